@@ -1,0 +1,289 @@
+"""The rules protocol every game family implements.
+
+A game is a set of rules for one variant (``tictactoe``, ``mnk-4-4-4``, ...).
+States and moves are plain Python integers chosen by the game; everything
+outside :mod:`tablebase.games` treats them as opaque values and talks to the
+game only through the methods below, so the solver, the store, the query
+layer and the CLI stay free of game-specific code.
+
+Conventions:
+
+* outcomes are from the point of view of the side to move: ``"win"``,
+  ``"loss"`` or ``"draw"``;
+* ``outcome(state)`` is ``None`` for a state where play goes on, and the
+  result for the side to move once the game is over (a state with no legal
+  move must be terminal);
+* symmetries are numbered ``0 .. num_symmetries - 1`` with 0 the identity;
+  ``transform(state, s)`` and ``transform_move(move, s)`` apply symmetry
+  ``s``; the canonical form of a state is its smallest image.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Sequence
+
+if TYPE_CHECKING:
+    from tablebase.games.kernels import VectorKernels
+
+Outcome = Literal["win", "loss", "draw"]
+
+WIN: Outcome = "win"
+LOSS: Outcome = "loss"
+DRAW: Outcome = "draw"
+
+
+class Game(ABC):
+    """Rules of one game variant."""
+
+    #: Family module name, e.g. ``"mnk"``.
+    family: ClassVar[str] = ""
+    #: Names of the two players, first player first.
+    players: ClassVar[tuple[str, str]] = ("x", "o")
+    #: Whether positions can repeat (movement games); draws there have no distance.
+    cyclic: ClassVar[bool] = False
+
+    #: Registered variant name, e.g. ``"mnk-4-4-4"``.
+    name: str
+    #: One line of rules for listings.
+    rules: str = ""
+
+    def parameters(self) -> dict[str, Any]:
+        """The parameters that define this variant (stored as JSON)."""
+        return {}
+
+    # -- rules ---------------------------------------------------------------
+
+    @abstractmethod
+    def initial_state(self) -> int:
+        """The start position."""
+
+    @abstractmethod
+    def to_move(self, state: int) -> str:
+        """The player to move, one of :attr:`players`."""
+
+    @abstractmethod
+    def outcome(self, state: int) -> Outcome | None:
+        """The result for the side to move if the game is over, else ``None``."""
+
+    @abstractmethod
+    def legal_moves(self, state: int) -> list[int]:
+        """Every legal move in a non-terminal state, in a fixed order."""
+
+    @abstractmethod
+    def apply(self, state: int, move: int) -> int:
+        """The state after ``move``; ``state`` itself is not changed."""
+
+    def children(self, state: int) -> list[tuple[int, int]]:
+        """``(move, next_state)`` for every legal move (empty when terminal)."""
+        if self.outcome(state) is not None:
+            return []
+        return [(m, self.apply(state, m)) for m in self.legal_moves(state)]
+
+    # -- symmetry ------------------------------------------------------------
+
+    @property
+    def num_symmetries(self) -> int:
+        """Size of the symmetry group (1 when the game has none)."""
+        return 1
+
+    def transform(self, state: int, sym: int) -> int:
+        """The image of ``state`` under symmetry ``sym``."""
+        return state
+
+    def transform_move(self, move: int, sym: int) -> int:
+        """The image of ``move`` under symmetry ``sym``."""
+        return move
+
+    def inverse_symmetry(self, sym: int) -> int:
+        """The symmetry that undoes ``sym``."""
+        return sym
+
+    def canonical(self, state: int) -> tuple[int, int]:
+        """``(smallest image, symmetry that maps state onto it)``."""
+        best, best_sym = state, 0
+        for s in range(1, self.num_symmetries):
+            image = self.transform(state, s)
+            if image < best:
+                best, best_sym = image, s
+        return best, best_sym
+
+    def orbit_size(self, state: int) -> int:
+        """How many distinct positions are symmetric to ``state`` (itself included)."""
+        return len({self.transform(state, s) for s in range(self.num_symmetries)})
+
+    # -- notation ------------------------------------------------------------
+
+    @abstractmethod
+    def parse_position(self, text: str) -> int:
+        """Parse a position string; raise :class:`MalformedPositionError` naming the problem."""
+
+    @abstractmethod
+    def format_position(self, state: int) -> str:
+        """The position string of ``state`` (round-trips through :meth:`parse_position`)."""
+
+    @abstractmethod
+    def parse_move(self, state: int, text: str) -> int:
+        """Parse a move in ``state``; raise :class:`IllegalMoveError` if malformed or illegal."""
+
+    @abstractmethod
+    def format_move(self, move: int) -> str:
+        """The notation of ``move``."""
+
+    def format_board(self, state: int) -> str:
+        """A multi-line picture of the position for terminals."""
+        return self.format_position(state)
+
+    # -- speed ---------------------------------------------------------------
+
+    #: Array kernels for the vectorised builder, or ``None`` for the scalar path.
+    vector: VectorKernels | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+def invert_permutation(perm: Sequence[int]) -> tuple[int, ...]:
+    """The inverse of a permutation given as a sequence of images."""
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return tuple(inv)
+
+
+class BitboardGame(Game):
+    """Base for games on a set of cells, each empty, ``x`` or ``o``.
+
+    A state packs two bitboards: bit ``c`` is an x on cell ``c`` and bit
+    ``cells + c`` an o on cell ``c``; bits from ``2 * cells`` upward are free
+    for the game (side to move, for instance) and are left unchanged by the
+    cell symmetries. Subclasses set :attr:`cells` and :attr:`perms` (cell
+    permutations, identity first: ``perm[c]`` is where cell ``c`` goes).
+    """
+
+    cells: int
+    perms: tuple[tuple[int, ...], ...] = ()
+
+    def _init_symmetry(self) -> None:
+        if not self.perms:
+            self.perms = (tuple(range(self.cells)),)
+        n = self.cells
+        self._inverse = []
+        for p in self.perms:
+            inv = invert_permutation(p)
+            self._inverse.append(next(i for i, q in enumerate(self.perms) if q == inv))
+        # byte-wise lookup tables: image of each byte of a bitboard
+        self._chunks = (n + 7) // 8
+        self._tables: list[list[list[int]]] = []
+        for p in self.perms:
+            tables = []
+            for c in range(self._chunks):
+                table = []
+                for byte in range(256):
+                    image = 0
+                    for b in range(8):
+                        cell = 8 * c + b
+                        if byte >> b & 1 and cell < n:
+                            image |= 1 << p[cell]
+                    table.append(image)
+                tables.append(table)
+            self._tables.append(tables)
+        self._mask = (1 << n) - 1
+
+    @property
+    def num_symmetries(self) -> int:
+        return len(self.perms)
+
+    def _map_bits(self, bits: int, sym: int) -> int:
+        tables = self._tables[sym]
+        image = 0
+        for c in range(self._chunks):
+            image |= tables[c][(bits >> (8 * c)) & 0xFF]
+        return image
+
+    def transform(self, state: int, sym: int) -> int:
+        if sym == 0:
+            return state
+        n = self.cells
+        mask = self._mask
+        xs = self._map_bits(state & mask, sym)
+        os = self._map_bits((state >> n) & mask, sym)
+        return (state >> (2 * n) << (2 * n)) | (os << n) | xs
+
+    def inverse_symmetry(self, sym: int) -> int:
+        return self._inverse[sym]
+
+    def canonical(self, state: int) -> tuple[int, int]:
+        best, best_sym = state, 0
+        n = self.cells
+        mask = self._mask
+        high = state >> (2 * n) << (2 * n)
+        x = state & mask
+        o = (state >> n) & mask
+        for s in range(1, len(self.perms)):
+            image = high | (self._map_bits(o, s) << n) | self._map_bits(x, s)
+            if image < best:
+                best, best_sym = image, s
+        return best, best_sym
+
+    def x_bits(self, state: int) -> int:
+        """Bitboard of the cells holding an x."""
+        return state & self._mask
+
+    def o_bits(self, state: int) -> int:
+        """Bitboard of the cells holding an o."""
+        return (state >> self.cells) & self._mask
+
+
+def grid_symmetries(columns: int, rows: int) -> tuple[tuple[int, ...], ...]:
+    """Cell permutations of a ``columns`` x ``rows`` grid: 8 for a square, 4 otherwise.
+
+    Cell ``c`` is column ``c % columns``, row ``c // columns`` (row 0 on top).
+    """
+
+    def perm(f: Any) -> tuple[int, ...]:
+        out = []
+        for c in range(columns * rows):
+            col, row = c % columns, c // columns
+            ncol, nrow, width = f(col, row)
+            out.append(nrow * width + ncol)
+        return tuple(out)
+
+    m, n = columns, rows
+    maps = [
+        lambda x, y: (x, y, m),
+        lambda x, y: (m - 1 - x, y, m),
+        lambda x, y: (x, n - 1 - y, m),
+        lambda x, y: (m - 1 - x, n - 1 - y, m),
+    ]
+    if m == n:
+        maps += [
+            lambda x, y: (y, x, m),
+            lambda x, y: (n - 1 - y, x, m),
+            lambda x, y: (y, m - 1 - x, m),
+            lambda x, y: (n - 1 - y, m - 1 - x, m),
+        ]
+    perms: list[tuple[int, ...]] = []
+    for f in maps:
+        p = perm(f)
+        if p not in perms:
+            perms.append(p)
+    return tuple(perms)
+
+
+def cell_name(cell: int, columns: int) -> str:
+    """Spreadsheet name of a cell: column letter, row number from the top (``a1`` top-left)."""
+    return f"{chr(ord('a') + cell % columns)}{cell // columns + 1}"
+
+
+def parse_cell(text: str, columns: int, rows: int) -> int | None:
+    """The cell index named by ``text`` (``"b2"``), or ``None`` if it names no cell."""
+    if len(text) < 2 or not text[0].isalpha() or not text[1:].isdigit():
+        return None
+    col = ord(text[0].lower()) - ord("a")
+    row = int(text[1:]) - 1
+    if not (0 <= col < columns and 0 <= row < rows) or text[0] != text[0].lower():
+        return None
+    if text[1:] != str(row + 1):
+        return None
+    return row * columns + col
