@@ -1,0 +1,316 @@
+"""The ``tablebase`` command line: a thin layer over :mod:`tablebase`.
+
+Each command opens the database, calls one library method and prints the
+result as a table or, with ``--json``, as JSON. Library errors become one
+line on stderr and exit code 1.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import time
+from typing import Annotated, Any, Callable, Optional, TypeVar
+
+import typer
+
+import tablebase
+from tablebase.errors import TablebaseError
+
+app = typer.Typer(
+    name="tablebase",
+    help="Exact endgame tablebases for the tic-tac-toe family of games, stored in SQLite.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DbOption = Annotated[
+    str,
+    typer.Option("--db", envvar="TABLEBASE_DB", help="Tablebase file (env TABLEBASE_DB).", show_default=True),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+VariantArg = Annotated[str, typer.Argument(help="Variant name, e.g. tictactoe or mnk-4-4-4.")]
+PositionArg = Annotated[
+    Optional[str],
+    typer.Argument(help="Position in the variant's notation, e.g. 'x.o/.x./...' (default: the start)."),
+]
+
+
+def fail(message: str) -> None:
+    """Print one line on stderr and exit with code 1."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def handle_errors(func: F) -> F:
+    """Turn library errors into one line on stderr and exit code 1."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except TablebaseError as exc:
+            fail(str(exc))
+        except KeyboardInterrupt:
+            fail("interrupted; the database is unchanged")
+
+    return wrapper  # type: ignore[return-value]
+
+
+def command(group: typer.Typer = app, **kwargs: Any) -> Callable[[F], F]:
+    """Register a CLI command with the shared error handling."""
+
+    def decorate(func: F) -> F:
+        group.command(**kwargs)(handle_errors(func))
+        return func
+
+    return decorate
+
+
+def emit_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2))
+
+
+def show_distance(distance: Optional[int]) -> str:
+    return "-" if distance is None else str(distance)
+
+
+def table(headers: list[str], rows: list[list[Any]]) -> str:
+    """A plain aligned text table."""
+    cells = [headers] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+# -- building ------------------------------------------------------------------
+
+
+class BuildProgress:
+    """A progress line per build phase (enumerate, label, write) on stderr."""
+
+    def __init__(self, name: str, stream: Any = None):
+        self.name = name
+        self.stream = stream or sys.stderr
+        self.live = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.phase: Optional[str] = None
+        self.started = 0.0
+        self.last = ""
+        self.shown = 0.0
+
+    def __call__(self, phase: str, done: int, total: Optional[int]) -> None:
+        now = time.perf_counter()
+        if phase != self.phase:
+            self.close()
+            self.phase, self.started, self.shown = phase, now, 0.0
+        if total:
+            pct = 100.0 * done / total
+            rate = done / max(now - self.started, 1e-9)
+            eta = (total - done) / rate if rate > 0 else 0.0
+            text = f"{self.name}: {phase:<9} {done:>12,}/{total:,} {pct:5.1f}%  eta {eta:5.1f} s"
+        else:
+            text = f"{self.name}: {phase:<9} {done:>12,}"
+        self.last = text
+        if self.live and now - self.shown > 0.1:
+            self.shown = now
+            self.stream.write("\r" + text + " " * 4)
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.phase is None:
+            return
+        elapsed = time.perf_counter() - self.started
+        end = f"  done in {elapsed:.2f} s"
+        self.stream.write(("\r" if self.live else "") + self.last + end + "\n")
+        self.stream.flush()
+        self.phase = None
+
+
+@command(help="Solve variants and store them (replacing earlier builds atomically).")
+def build(
+    variants: Annotated[Optional[list[str]], typer.Argument(help="Variant names to build.")] = None,
+    all_: Annotated[bool, typer.Option("--all", help="Build every catalogued variant.")] = False,
+    symmetry: Annotated[
+        bool, typer.Option("--symmetry/--no-symmetry", help="Store one position per symmetry class.")
+    ] = True,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    db: DbOption = tablebase.DEFAULT_DB,
+) -> None:
+    names = list(variants or [])
+    if all_:
+        names += [n for n in tablebase.catalog() if n not in names]
+    if not names:
+        fail("name at least one variant, or use --all")
+    with tablebase.open(db) as tb:
+        for name in names:
+            progress = None if quiet else BuildProgress(name)
+            try:
+                info = tb.build(name, symmetry=symmetry, progress=progress)
+            finally:
+                if progress is not None:
+                    progress.close()
+            typer.echo(
+                f"{info.name}: {info.states} states, {info.moves} moves, start is a {info.outcome}"
+                f" in {show_distance(info.distance)} ({info.build_seconds:.2f} s)"
+            )
+
+
+# -- queries -------------------------------------------------------------------
+
+
+@command(name="list", help="List the variants built into the database.")
+def list_(
+    json_: JsonOption = False,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print a Markdown results table.")] = False,
+    db: DbOption = tablebase.DEFAULT_DB,
+) -> None:
+    with tablebase.open(db) as tb:
+        infos = tb.variants()
+        if json_:
+            emit_json([i.to_dict() for i in infos])
+            return
+        if markdown:
+            typer.echo(tb.results_markdown())
+            return
+        rows = [
+            [i.name, i.states, i.moves, "yes" if i.symmetry else "no", i.outcome, show_distance(i.distance), i.rules]
+            for i in infos
+        ]
+        typer.echo(table(["variant", "states", "moves", "symmetry", "start", "distance", "rules"], rows))
+
+
+@command(help="Value of a position and of every legal move, best first.")
+def probe(
+    variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
+) -> None:
+    with tablebase.open(db) as tb:
+        vt = tb.variant(variant)
+        result = vt.probe(position)
+        if json_:
+            emit_json(result.to_dict())
+            return
+        state = vt.parse(result.position)
+        typer.echo(vt.game.format_board(state))
+        typer.echo(
+            f"{result.position}: {result.to_move} to move, {result.outcome}"
+            f" in {show_distance(result.distance)}" + (" (game over)" if result.terminal else "")
+        )
+        if result.moves:
+            rows = [[m.move, m.outcome, show_distance(m.distance), m.position] for m in result.moves]
+            typer.echo(table(["move", "outcome", "distance", "position"], rows))
+
+
+@command(help="The best move in a position.")
+def best(
+    variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
+) -> None:
+    with tablebase.open(db) as tb:
+        result = tb.variant(variant).probe(position)
+        move = result.best_move
+        if json_:
+            data: dict[str, Any] = {k: v for k, v in result.to_dict().items() if k != "moves"}
+            data["best"] = None if move is None else move.__dict__.copy()
+            emit_json(data)
+            return
+        if move is None:
+            typer.echo(f"{result.position}: the game is over ({result.to_move} to move: {result.outcome})")
+        else:
+            typer.echo(f"{move.move}  {move.outcome} in {show_distance(move.distance)}  -> {move.position}")
+
+
+@command(help="The perfect line from a position to the end.")
+def line(
+    variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
+) -> None:
+    with tablebase.open(db) as tb:
+        result = tb.variant(variant).line(position)
+        if json_:
+            emit_json(result.to_dict())
+            return
+        typer.echo(f"{result.position}: {result.outcome}")
+        for i, (move, pos) in enumerate(zip(result.moves, result.positions), start=1):
+            typer.echo(f"{i:>3}. {move:<8} {pos}")
+        if result.repeats:
+            typer.echo("     (position repeats: perpetual play)")
+
+
+@command(help="Positions one move before the given one.")
+def predecessors(
+    variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
+) -> None:
+    with tablebase.open(db) as tb:
+        vt = tb.variant(variant)
+        preds = vt.predecessors(position)
+        shown = vt.game.format_position(vt.parse(position))
+        if json_:
+            emit_json(
+                {"variant": variant, "position": shown, "predecessors": [p.__dict__.copy() for p in preds]}
+            )
+            return
+        if not preds:
+            typer.echo(f"{shown}: no predecessors (the start position)")
+        for p in preds:
+            typer.echo(f"{p.position}  {p.move}")
+
+
+@command(help="Positions and symmetry classes per ply, and outcome totals.")
+def stats(variant: VariantArg, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB) -> None:
+    with tablebase.open(db) as tb:
+        result = tb.variant(variant).stats()
+        if json_:
+            emit_json(result.to_dict())
+            return
+        rows = [[p.ply, p.positions, p.classes] for p in result.plies]
+        rows.append(["total", result.positions, result.classes])
+        typer.echo(table(["ply", "positions", "classes"], rows))
+        o = result.outcomes
+        typer.echo(
+            f"stored states: {o['win']} win, {o['loss']} loss, {o['draw']} draw; {result.terminal} terminal"
+        )
+
+
+@command(help="Re-derive every stored label from its children and the rules; exit 1 on any disagreement.")
+def verify(
+    variants: Annotated[Optional[list[str]], typer.Argument(help="Variants to check (default: all built).")] = None,
+    json_: JsonOption = False,
+    db: DbOption = tablebase.DEFAULT_DB,
+) -> None:
+    with tablebase.open(db) as tb:
+        names = list(variants or [i.name for i in tb.variants()])
+        reports = [tb.verify(name) for name in names]
+    if json_:
+        emit_json([r.to_dict() for r in reports])
+    else:
+        for r in reports:
+            status = "ok" if r.ok else f"{r.error_count} disagreement(s)"
+            typer.echo(f"{r.variant}: {r.states} states, {r.moves} moves: {status}")
+            for e in r.errors:
+                typer.echo(f"  {e}")
+    if not all(r.ok for r in reports):
+        raise typer.Exit(1)
+
+
+@command(group=db_app, name="upgrade", help="Create the schema or upgrade it to the newest revision (alembic).")
+def db_upgrade(db: DbOption = tablebase.DEFAULT_DB) -> None:
+    with tablebase.open(db) as tb:
+        before, after = tb.upgrade()
+    if before == after:
+        typer.echo(f"{db}: schema is up to date ({after})")
+    else:
+        typer.echo(f"{db}: schema upgraded from {before or 'empty'} to {after}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

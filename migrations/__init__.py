@@ -1,0 +1,1 @@
+"""Alembic migrations of the tablebase schema (shipped with the package)."""

@@ -1,0 +1,125 @@
+"""Initial schema: variants, states, moves and the browsing views.
+
+Revision ID: 0001_initial
+Revises:
+Create Date: 2026-11-22
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0001_initial"
+down_revision = None
+branch_labels = None
+depends_on = None
+
+OUTCOMES = "outcome IN ('win', 'loss', 'draw')"
+
+VIEWS = {
+    "positions": """
+        CREATE VIEW positions AS
+        SELECT v.name AS variant, s.key AS position, s.to_move, s.ply, s.terminal,
+               s.outcome, s.distance, s.orbit, s.id AS state_id
+        FROM states AS s JOIN variants AS v ON v.id = s.variant_id
+    """,
+    "move_values": """
+        CREATE VIEW move_values AS
+        SELECT v.name AS variant, f.key AS position, m.move, t.key AS result,
+               CASE t.outcome WHEN 'loss' THEN 'win' WHEN 'win' THEN 'loss' ELSE 'draw' END AS value,
+               t.distance + 1 AS distance, m.from_state, m.to_state
+        FROM moves AS m
+        JOIN states AS f ON f.id = m.from_state
+        JOIN states AS t ON t.id = m.to_state
+        JOIN variants AS v ON v.id = f.variant_id
+    """,
+    "best_moves": """
+        CREATE VIEW best_moves AS
+        SELECT variant, position, move, result, value, distance FROM (
+            SELECT mv.*, ROW_NUMBER() OVER (
+                PARTITION BY mv.from_state
+                ORDER BY CASE mv.value WHEN 'win' THEN 0 WHEN 'draw' THEN 1 ELSE 2 END,
+                         CASE mv.value WHEN 'win' THEN mv.distance
+                                       ELSE -COALESCE(mv.distance, 1000000000) END,
+                         mv.move
+            ) AS rank
+            FROM move_values AS mv
+        ) WHERE rank = 1
+    """,
+}
+
+
+def upgrade() -> None:
+    op.create_table(
+        "variants",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column("name", sa.String(), nullable=False),
+        sa.Column("family", sa.String(), nullable=False),
+        sa.Column("rules", sa.Text(), nullable=False),
+        sa.Column("parameters", sa.JSON(), nullable=False),
+        sa.Column("symmetry", sa.Boolean(), nullable=False),
+        sa.Column("complete", sa.Boolean(), nullable=False),
+        sa.Column("root_key", sa.String(), nullable=False),
+        sa.Column("outcome", sa.String(), nullable=True),
+        sa.Column("distance", sa.Integer(), nullable=True),
+        sa.Column("states_count", sa.Integer(), nullable=False),
+        sa.Column("moves_count", sa.Integer(), nullable=False),
+        sa.Column("build_seconds", sa.Float(), nullable=False),
+        sa.Column("builder_version", sa.String(), nullable=False),
+        sa.Column("built_at", sa.DateTime(), nullable=False),
+        sa.CheckConstraint(OUTCOMES, name="ck_variants_outcome"),
+        sa.UniqueConstraint("name", name="uq_variants_name"),
+    )
+    op.create_table(
+        "states",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column(
+            "variant_id",
+            sa.Integer(),
+            sa.ForeignKey("variants.id", name="fk_states_variant_id_variants", ondelete="CASCADE"),
+            nullable=False,
+        ),
+        sa.Column("key", sa.String(), nullable=False),
+        sa.Column("to_move", sa.String(), nullable=False),
+        sa.Column("ply", sa.Integer(), nullable=False),
+        sa.Column("terminal", sa.Boolean(), nullable=False),
+        sa.Column("outcome", sa.String(), nullable=False),
+        sa.Column("distance", sa.Integer(), nullable=True),
+        sa.Column("orbit", sa.Integer(), nullable=False),
+        sa.Column("representative", sa.Boolean(), nullable=False),
+        sa.CheckConstraint(OUTCOMES, name="ck_states_outcome"),
+        sa.UniqueConstraint("variant_id", "key", name="uq_states_variant_id_key"),
+    )
+    op.create_index("ix_states_variant_id_ply", "states", ["variant_id", "ply"])
+    op.create_table(
+        "moves",
+        sa.Column(
+            "from_state",
+            sa.Integer(),
+            sa.ForeignKey("states.id", name="fk_moves_from_state_states", ondelete="CASCADE"),
+            nullable=False,
+        ),
+        sa.Column("move", sa.String(), nullable=False),
+        sa.Column(
+            "to_state",
+            sa.Integer(),
+            sa.ForeignKey("states.id", name="fk_moves_to_state_states", ondelete="CASCADE"),
+            nullable=False,
+        ),
+        sa.PrimaryKeyConstraint("from_state", "move", name="pk_moves"),
+        sqlite_with_rowid=False,
+    )
+    op.create_index("ix_moves_to_state", "moves", ["to_state"])
+    for sql in VIEWS.values():
+        op.execute(sql)
+
+
+def downgrade() -> None:
+    for name in reversed(list(VIEWS)):
+        op.execute(f"DROP VIEW IF EXISTS {name}")
+    op.drop_index("ix_moves_to_state", table_name="moves")
+    op.drop_table("moves")
+    op.drop_index("ix_states_variant_id_ply", table_name="states")
+    op.drop_table("states")
+    op.drop_table("variants")

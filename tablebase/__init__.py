@@ -1,0 +1,63 @@
+"""tablebase: exact endgame tablebases for the tic-tac-toe family of games, in SQLite.
+
+>>> import tablebase
+>>> with tablebase.open("tablebase.db") as tb:          # doctest: +SKIP
+...     tb.variant("tictactoe").probe("x.o/.x./...").best_move
+"""
+
+from __future__ import annotations
+
+from tablebase.errors import (
+    BuildError,
+    DatabaseError,
+    IllegalMoveError,
+    MalformedPositionError,
+    SchemaVersionError,
+    TablebaseError,
+    UnknownVariantError,
+    UnreachablePositionError,
+    VariantNotBuiltError,
+)
+from tablebase.games import catalog, names
+from tablebase.query import (
+    DEFAULT_DB,
+    Line,
+    MoveValue,
+    PlyCount,
+    Predecessor,
+    Probe,
+    Stats,
+    Tablebase,
+    VariantInfo,
+    VariantTable,
+    VerifyReport,
+    open,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_DB",
+    "BuildError",
+    "DatabaseError",
+    "IllegalMoveError",
+    "Line",
+    "MalformedPositionError",
+    "MoveValue",
+    "PlyCount",
+    "Predecessor",
+    "Probe",
+    "SchemaVersionError",
+    "Stats",
+    "Tablebase",
+    "TablebaseError",
+    "UnknownVariantError",
+    "UnreachablePositionError",
+    "VariantInfo",
+    "VariantNotBuiltError",
+    "VariantTable",
+    "VerifyReport",
+    "catalog",
+    "names",
+    "open",
+]

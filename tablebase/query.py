@@ -1,0 +1,636 @@
+"""The front object: open a tablebase file, build variants, probe positions.
+
+Example::
+
+    import tablebase
+    with tablebase.open("tablebase.db") as tb:
+        ttt = tb.variant("tictactoe")
+        r = ttt.probe("x.o/.x./...")
+        r.outcome, r.distance, r.best_move.move
+        ttt.line("x.o/.x./...").moves
+        ttt.predecessors("x.o/.x./...")
+
+Positions and moves are strings in the variant's notation, in the user's
+orientation; lookups canonicalise them and map the stored moves back.
+Queries only read: they open the file read-only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator, TypeVar
+
+from tablebase import games
+from tablebase.errors import (
+    DatabaseError,
+    IllegalMoveError,
+    TablebaseError,
+    UnknownVariantError,
+    UnreachablePositionError,
+    VariantNotBuiltError,
+)
+from tablebase.games.base import Game
+from tablebase.store.schema import UPGRADE_COMMAND, check_revision
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from tablebase.solve import Progress
+
+DEFAULT_DB = "tablebase.db"
+_T = TypeVar("_T")
+_FLIP = {"win": "loss", "loss": "win", "draw": "draw"}
+_RANK = {"win": 0, "draw": 1, "loss": 2}
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """A legal move and what it achieves for the player making it."""
+
+    move: str
+    position: str
+    outcome: str
+    distance: int | None
+
+    def sort_key(self) -> tuple[int, float]:
+        """Best first: fastest win, then draws (longest first), then slowest loss."""
+        d = float("inf") if self.distance is None else self.distance
+        if self.outcome == "win":
+            return (0, d)
+        return (_RANK[self.outcome], -d)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The value of a position and of every legal move, best first."""
+
+    variant: str
+    position: str
+    to_move: str
+    outcome: str
+    distance: int | None
+    terminal: bool
+    moves: tuple[MoveValue, ...]
+
+    @property
+    def best_move(self) -> MoveValue | None:
+        """The best move, or ``None`` when the game is over."""
+        return self.moves[0] if self.moves else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``tablebase probe --json``."""
+        return {
+            "variant": self.variant,
+            "position": self.position,
+            "to_move": self.to_move,
+            "outcome": self.outcome,
+            "distance": self.distance,
+            "moves": [asdict(m) for m in self.moves],
+        }
+
+
+@dataclass(frozen=True)
+class Line:
+    """The principal variation from a position: best moves to the end."""
+
+    variant: str
+    position: str
+    outcome: str
+    moves: tuple[str, ...]
+    positions: tuple[str, ...]
+    #: True when the line stopped at a repeated position (perpetual draw).
+    repeats: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"variant": self.variant, "position": self.position, "outcome": self.outcome, "moves": list(self.moves)}
+
+
+@dataclass(frozen=True)
+class Predecessor:
+    """A position one move before the given one, and the move that leads from it."""
+
+    position: str
+    move: str
+
+
+@dataclass(frozen=True)
+class PlyCount:
+    ply: int
+    positions: int
+    classes: int
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Per-ply counts of positions and symmetry classes, and label totals."""
+
+    variant: str
+    plies: tuple[PlyCount, ...]
+    outcomes: dict[str, int]
+    terminal: int
+
+    @property
+    def positions(self) -> int:
+        return sum(p.positions for p in self.plies)
+
+    @property
+    def classes(self) -> int:
+        return sum(p.classes for p in self.plies)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "plies": [asdict(p) for p in self.plies],
+            "positions": self.positions,
+            "classes": self.classes,
+            "outcomes": dict(self.outcomes),
+            "terminal": self.terminal,
+        }
+
+
+@dataclass(frozen=True)
+class VariantInfo:
+    """What the ``variants`` table says about one built variant."""
+
+    name: str
+    family: str
+    rules: str
+    parameters: dict[str, Any]
+    symmetry: bool
+    complete: bool
+    states: int
+    moves: int
+    outcome: str | None
+    distance: int | None
+    build_seconds: float
+    builder_version: str
+    built_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``tablebase list --json``."""
+        return {
+            "variant": self.name,
+            "states": self.states,
+            "moves": self.moves,
+            "symmetry": self.symmetry,
+            "outcome": self.outcome,
+            "distance": self.distance,
+        }
+
+
+@dataclass
+class VerifyReport:
+    """What ``verify`` found: counts checked and every disagreement (capped)."""
+
+    variant: str
+    states: int = 0
+    moves: int = 0
+    errors: list[str] = field(default_factory=list)
+    error_count: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.error_count == 0
+
+    def add(self, message: str) -> None:
+        self.error_count += 1
+        if len(self.errors) < 50:
+            self.errors.append(message)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "variant": self.variant,
+            "states": self.states,
+            "moves": self.moves,
+            "ok": self.ok,
+            "error_count": self.error_count,
+            "errors": list(self.errors),
+        }
+
+
+_VARIANT_COLUMNS = (
+    "id, name, family, rules, parameters, symmetry, complete, states_count, moves_count,"
+    " outcome, distance, build_seconds, builder_version, built_at"
+)
+
+
+def _info(row: tuple[Any, ...]) -> VariantInfo:
+    return VariantInfo(
+        name=row[1],
+        family=row[2],
+        rules=row[3],
+        parameters=json.loads(row[4]) if row[4] else {},
+        symmetry=bool(row[5]),
+        complete=bool(row[6]),
+        states=row[7],
+        moves=row[8],
+        outcome=row[9],
+        distance=row[10],
+        build_seconds=row[11],
+        builder_version=row[12],
+        built_at=str(row[13]),
+    )
+
+
+class Tablebase:
+    """A tablebase file: the built variants, and building more.
+
+    ``Tablebase(path)`` opens ``path`` (default ``tablebase.db``); an existing
+    SQLAlchemy engine can be passed instead. Queries read through a read-only
+    connection; :meth:`build` and :meth:`upgrade` write.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, engine: Engine | None = None):
+        if engine is not None:
+            self.path = Path(engine.url.database or ":memory:")
+        else:
+            self.path = Path(path if path is not None else DEFAULT_DB)
+        self._engine = engine
+        self._owns_engine = engine is None
+        self._conn: sqlite3.Connection | None = None
+        self._raw: Any = None
+        self._tables: dict[str, VariantTable] = {}
+
+    # -- connections ---------------------------------------------------------
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine used for writing (created on first use)."""
+        if self._engine is None:
+            from tablebase.store.engine import make_engine
+
+            self._engine = make_engine(self.path)
+        return self._engine
+
+    def _reader(self) -> sqlite3.Connection:
+        if self._conn is not None:
+            return self._conn
+        if self._engine is not None and not self._owns_engine:
+            self._raw = self._engine.raw_connection()
+            conn: sqlite3.Connection = self._raw.driver_connection
+        else:
+            if not self.path.exists():
+                raise DatabaseError(
+                    f"database {str(self.path)!r} does not exist; build a variant first: "
+                    f"tablebase build tictactoe --db {self.path}"
+                )
+            try:
+                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+                conn.execute("PRAGMA busy_timeout = 30000")
+            except sqlite3.Error as exc:
+                raise DatabaseError(f"cannot open database {str(self.path)!r}: {exc}") from exc
+        self._check_schema(conn)
+        self._conn = conn
+        return conn
+
+    def _check_schema(self, conn: sqlite3.Connection) -> None:
+        where = str(self.path)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise DatabaseError(f"{where!r} is not a tablebase database ({exc})") from exc
+        if "alembic_version" not in tables:
+            raise DatabaseError(
+                f"{where!r} is not a tablebase database (no schema); "
+                f"build a variant into it or run '{UPGRADE_COMMAND} --db {where}'"
+            )
+        row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+        check_revision(row[0] if row else None, where)
+
+    def close(self) -> None:
+        """Close every connection (the object can be reopened by using it again)."""
+        if self._conn is not None:
+            if self._raw is not None:
+                self._raw.close()
+                self._raw = None
+            else:
+                self._conn.close()
+            self._conn = None
+        self._tables.clear()
+        if self._engine is not None and self._owns_engine:
+            self._engine.dispose()
+            self._engine = None
+
+    def __enter__(self) -> Tablebase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Tablebase({str(self.path)!r})"
+
+    # -- reading -------------------------------------------------------------
+
+    def variants(self) -> list[VariantInfo]:
+        """Every variant built into this file, by name."""
+        rows = self._reader().execute(f"SELECT {_VARIANT_COLUMNS} FROM variants ORDER BY name").fetchall()
+        return [_info(r) for r in rows]
+
+    def variant(self, name: str) -> VariantTable:
+        """The built variant ``name``; raises if the name is unknown or not built here."""
+        table = self._tables.get(name)
+        if table is not None:
+            return table
+        game = games.get(name)
+        row = self._reader().execute(f"SELECT {_VARIANT_COLUMNS} FROM variants WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise VariantNotBuiltError(
+                f"variant {name!r} is not built in {str(self.path)!r}; run: tablebase build {name} --db {self.path}"
+            )
+        table = VariantTable(self, game, row[0], _info(row))
+        self._tables[name] = table
+        return table
+
+    def get_variant(self, name: str) -> VariantTable | None:
+        """Like :meth:`variant`, but ``None`` when it is not built (unknown names still raise)."""
+        try:
+            return self.variant(name)
+        except VariantNotBuiltError:
+            return None
+
+    def results_markdown(self) -> str:
+        """A Markdown table of every built variant: rules, counts, result of the start."""
+        lines = [
+            "| variant | rules | positions | classes | start | distance |",
+            "|---|---|---:|---:|---|---:|",
+        ]
+        for info in self.variants():
+            stats = self.variant(info.name).stats()
+            distance = "-" if info.distance is None else str(info.distance)
+            lines.append(
+                f"| `{info.name}` | {info.rules} | {stats.positions:,} | {stats.classes:,} "
+                f"| {info.outcome} | {distance} |"
+            )
+        return "\n".join(lines)
+
+    # -- writing -------------------------------------------------------------
+
+    def upgrade(self) -> tuple[str | None, str]:
+        """Create or upgrade the schema with alembic; returns (old revision, new revision)."""
+        from tablebase.store.engine import upgrade
+
+        self._drop_reader()
+        return upgrade(self.engine)
+
+    def build(self, name: str, *, symmetry: bool = True, progress: Progress | None = None) -> VariantInfo:
+        """Solve ``name`` and store it, replacing an earlier build atomically."""
+        from tablebase.solve import solve
+        from tablebase.store.engine import upgrade
+        from tablebase.store.writer import write_solution
+
+        game = games.get(name)
+        self._check_writable()
+        self._drop_reader()
+        upgrade(self.engine)
+        start = time.perf_counter()
+        solution = solve(game, symmetry=symmetry, progress=progress)
+        seconds = time.perf_counter() - start
+        write_solution(self.engine, solution, seconds, progress=progress)
+        self._drop_reader()
+        return self.variant(name).info
+
+    def _check_writable(self) -> None:
+        if not self._owns_engine:
+            return
+        target = self.path if self.path.exists() else self.path.resolve().parent
+        if not target.exists():
+            raise DatabaseError(f"cannot create database {str(self.path)!r}: folder {str(target)!r} does not exist")
+        if not os.access(target, os.W_OK):
+            raise DatabaseError(f"cannot write database {str(self.path)!r}: permission denied")
+
+    def _drop_reader(self) -> None:
+        if self._conn is not None:
+            if self._raw is not None:
+                self._raw.close()
+                self._raw = None
+            else:
+                self._conn.close()
+            self._conn = None
+        self._tables.clear()
+
+    def verify(self, name: str) -> VerifyReport:
+        """Re-derive every stored label of ``name`` from its stored moves and the rules."""
+        from tablebase.verify import verify
+
+        return verify(self.variant(name))
+
+
+class VariantTable:
+    """Queries on one built variant."""
+
+    def __init__(self, tablebase: Tablebase, game: Game, variant_id: int, info: VariantInfo):
+        self.tablebase = tablebase
+        self.game = game
+        self.variant_id = variant_id
+        self.info = info
+        self._move_codes: dict[str, int] = {}
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    def __repr__(self) -> str:
+        return f"<VariantTable {self.name!r} in {str(self.tablebase.path)!r}>"
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        return self.tablebase._reader()
+
+    # -- positions -----------------------------------------------------------
+
+    def parse(self, position: str | None) -> int:
+        """The state of a position string (``None`` or empty: the start)."""
+        if position is None or position == "":
+            return self.game.initial_state()
+        return self.game.parse_position(position)
+
+    def _canonical(self, state: int) -> tuple[int, int]:
+        if self.info.symmetry:
+            return self.game.canonical(state)
+        return state, 0
+
+    def _lookup(self, state: int, position: str | None) -> tuple[int, str, int | None, bool, int]:
+        canon, sym = self._canonical(state)
+        key = self.game.format_position(canon)
+        row = self._conn.execute(
+            "SELECT id, outcome, distance, terminal FROM states WHERE variant_id = ? AND key = ?",
+            (self.variant_id, key),
+        ).fetchone()
+        if row is None:
+            shown = self.game.format_position(state) if position is None else position
+            if not self.info.complete:
+                raise UnreachablePositionError(
+                    f"position {shown!r} of {self.name} is not solved; run: tablebase solve {self.name} '{shown}'"
+                )
+            raise UnreachablePositionError(f"position {shown!r} is not reachable from the start of {self.name}")
+        return row[0], row[1], row[2], bool(row[3]), sym
+
+    def _move_code(self, canon: int, text: str) -> int:
+        code = self._move_codes.get(text)
+        if code is None:
+            code = self._move_codes[text] = self.game.parse_move(canon, text)
+        return code
+
+    def probe(self, position: str | None = None) -> Probe:
+        """Outcome and distance of ``position`` and every legal move's value, best first."""
+        state = self.parse(position)
+        state_id, outcome, distance, terminal, sym = self._lookup(state, position)
+        game = self.game
+        moves: list[MoveValue] = []
+        if not terminal:
+            canon = game.transform(state, sym) if sym else state
+            inverse = game.inverse_symmetry(sym)
+            order = {m: i for i, m in enumerate(game.legal_moves(state))}
+            rows = self._conn.execute(
+                "SELECT m.move, t.outcome, t.distance FROM moves AS m JOIN states AS t ON t.id = m.to_state"
+                " WHERE m.from_state = ?",
+                (state_id,),
+            ).fetchall()
+            ranked = []
+            for text, child_outcome, child_distance in rows:
+                code = self._move_code(canon, text)
+                if sym:
+                    code = game.transform_move(code, inverse)
+                value = MoveValue(
+                    move=game.format_move(code),
+                    position=game.format_position(game.apply(state, code)),
+                    outcome=_FLIP[child_outcome],
+                    distance=None if child_distance is None else child_distance + 1,
+                )
+                ranked.append((value.sort_key(), order.get(code, len(order)), value))
+            ranked.sort(key=lambda item: (item[0], item[1]))
+            moves = [item[2] for item in ranked]
+        return Probe(
+            variant=self.name,
+            position=game.format_position(state),
+            to_move=game.to_move(state),
+            outcome=outcome,
+            distance=distance,
+            terminal=terminal,
+            moves=tuple(moves),
+        )
+
+    def get_probe(self, position: str | None = None, default: _T = None) -> Probe | _T:  # type: ignore[assignment]
+        """Like :meth:`probe`, but ``default`` when the position is not in the tablebase."""
+        try:
+            return self.probe(position)
+        except UnreachablePositionError:
+            return default
+
+    def best_move(self, position: str | None = None) -> MoveValue | None:
+        """The best move (fastest win, else a draw, else the slowest loss); ``None`` at the end."""
+        return self.probe(position).best_move
+
+    def play(self, position: str | None, move: str) -> str:
+        """The position after ``move`` (checked against the rules)."""
+        state = self.parse(position)
+        if self.game.outcome(state) is not None:
+            raise IllegalMoveError(f"illegal move {move!r}: the game is over")
+        return self.game.format_position(self.game.apply(state, self.game.parse_move(state, move)))
+
+    def line(self, position: str | None = None, max_plies: int = 1000) -> Line:
+        """The perfect line from ``position`` to the end (or to the first repetition)."""
+        first = self.probe(position)
+        moves: list[str] = []
+        positions: list[str] = []
+        seen = {first.position}
+        probe = first
+        repeats = False
+        while probe.best_move is not None and len(moves) < max_plies:
+            best = probe.best_move
+            moves.append(best.move)
+            positions.append(best.position)
+            if best.position in seen:
+                repeats = True
+                break
+            seen.add(best.position)
+            probe = self.probe(best.position)
+        return Line(self.name, first.position, first.outcome, tuple(moves), tuple(positions), repeats)
+
+    def predecessors(self, position: str | None = None) -> list[Predecessor]:
+        """Every (position, move) one move before ``position``, read from the moves table."""
+        game = self.game
+        state = self.parse(position)
+        state_id, *_ = self._lookup(state, position)
+        rows = self._conn.execute(
+            "SELECT f.key, m.move FROM moves AS m JOIN states AS f ON f.id = m.from_state WHERE m.to_state = ?",
+            (state_id,),
+        ).fetchall()
+        symmetries = range(game.num_symmetries) if self.info.symmetry else range(1)
+        found: set[tuple[str, str]] = set()
+        for key, text in rows:
+            parent = game.parse_position(key)
+            code = self._move_code(parent, text)
+            child = game.apply(parent, code)
+            for t in symmetries:
+                if game.transform(child, t) == state:
+                    found.add(
+                        (game.format_position(game.transform(parent, t)), game.format_move(game.transform_move(code, t)))
+                    )
+        return [Predecessor(p, m) for p, m in sorted(found)]
+
+    def stats(self) -> Stats:
+        """Positions and symmetry classes per ply, and totals of outcomes and terminal states."""
+        conn = self._conn
+        rows = conn.execute(
+            "SELECT ply, COUNT(*), SUM(orbit), SUM(representative) FROM states WHERE variant_id = ?"
+            " GROUP BY ply ORDER BY ply",
+            (self.variant_id,),
+        ).fetchall()
+        if self.info.symmetry:
+            plies = tuple(PlyCount(r[0], r[2], r[1]) for r in rows)
+        else:
+            plies = tuple(PlyCount(r[0], r[1], r[3]) for r in rows)
+        outcomes = {"win": 0, "loss": 0, "draw": 0}
+        for outcome, count in conn.execute(
+            "SELECT outcome, COUNT(*) FROM states WHERE variant_id = ? GROUP BY outcome", (self.variant_id,)
+        ):
+            outcomes[outcome] = count
+        terminal = conn.execute(
+            "SELECT COUNT(*) FROM states WHERE variant_id = ? AND terminal", (self.variant_id,)
+        ).fetchone()[0]
+        return Stats(self.name, plies, outcomes, terminal)
+
+    def rows(self) -> Iterator[tuple[int, str, str, bool, str, int | None]]:
+        """Every stored state as (id, key, to_move, terminal, outcome, distance)."""
+        yield from self._conn.execute(
+            "SELECT id, key, to_move, terminal, outcome, distance FROM states WHERE variant_id = ? ORDER BY id",
+            (self.variant_id,),
+        )
+
+    def edges(self) -> Iterator[tuple[int, str, int]]:
+        """Every stored move as (from_state, move, to_state)."""
+        yield from self._conn.execute(
+            "SELECT m.from_state, m.move, m.to_state FROM moves AS m JOIN states AS s ON s.id = m.from_state"
+            " WHERE s.variant_id = ? ORDER BY m.from_state",
+            (self.variant_id,),
+        )
+
+
+def open(path: str | os.PathLike[str] | None = None, *, engine: Engine | None = None) -> Tablebase:  # noqa: A001
+    """Open a tablebase file (default ``tablebase.db``) or wrap an existing SQLAlchemy engine."""
+    return Tablebase(path, engine=engine)
+
+
+__all__ = [
+    "DEFAULT_DB",
+    "Line",
+    "MoveValue",
+    "PlyCount",
+    "Predecessor",
+    "Probe",
+    "Stats",
+    "Tablebase",
+    "TablebaseError",
+    "UnknownVariantError",
+    "VariantInfo",
+    "VariantTable",
+    "VerifyReport",
+    "open",
+]

@@ -1,0 +1,1 @@
+"""Storage: the SQLite schema, opening databases, migrations and bulk writes."""
