@@ -12,7 +12,8 @@ move names a cell like a spreadsheet: ``b2`` is column b, row 2 from the top.
 from __future__ import annotations
 
 import re
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
 from tablebase.games.base import (
@@ -25,6 +26,9 @@ from tablebase.games.base import (
     grid_symmetries,
     parse_cell,
 )
+
+if TYPE_CHECKING:
+    from tablebase.games.kernels import VectorKernels
 
 MAX_SIDE = 5
 MAX_CELLS = 20
@@ -68,6 +72,14 @@ class MNKGame(BitboardGame):
         self.perms = grid_symmetries(m, n)
         self._init_symmetry()
         self._row_re = re.compile(r"^[xo.]*$")
+        self._vector: VectorKernels | None = None
+
+    @property
+    def vector(self) -> VectorKernels:  # type: ignore[override]
+        """The array kernels of this board (numpy is imported on first use only)."""
+        if self._vector is None:
+            self._vector = kernels_class()(self)
+        return self._vector
 
     def parameters(self) -> dict[str, Any]:
         return {"m": self.m, "n": self.n, "k": self.k, "misere": self.misere}
@@ -198,6 +210,76 @@ class MNKGame(BitboardGame):
         for r, row in enumerate(self.format_position(state).split("/")):
             lines.append(f"{r + 1:>2} " + " ".join(row))
         return "\n".join(lines)
+
+
+@cache
+def kernels_class() -> type[VectorKernels]:
+    """The class of the m,n,k array kernels, defined on first use so that importing the rules needs no numpy."""
+    import numpy as np
+
+    from tablebase.games.kernels import DRAW as DRAW_CODE
+    from tablebase.games.kernels import LOSS as LOSS_CODE
+    from tablebase.games.kernels import UNKNOWN
+    from tablebase.games.kernels import WIN as WIN_CODE
+    from tablebase.games.kernels import BitboardKernels, popcount
+
+    class MNKKernels(BitboardKernels):
+        """The m,n,k rules over arrays of states (``x bits | o bits << cells``)."""
+
+        layered = True
+
+        def __init__(self, game: MNKGame):
+            super().__init__(game, state_bits=2 * game.cells)
+            self.m, self.n = game.m, game.n
+            self.mask = np.uint64(game.full)
+            self.shift = np.uint64(game.cells)
+            self.lines = [np.uint64(line) for line in game.lines]
+            self.end_code = WIN_CODE if game.misere else LOSS_CODE
+            self.cell_bits = np.uint64(1) << np.arange(game.cells, dtype=np.uint64)
+
+        def split(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            """The x and the o bitboards."""
+            states = np.asarray(states, dtype=np.uint64)
+            return states & self.mask, (states >> self.shift) & self.mask
+
+        def layer(self, states: np.ndarray) -> np.ndarray:
+            return popcount(np.asarray(states, dtype=np.uint64)).astype(np.int32)
+
+        def outcome(self, states: np.ndarray) -> np.ndarray:
+            xs, os = self.split(states)
+            last = np.where(popcount(xs) > popcount(os), xs, os)
+            lined = np.zeros(len(xs), dtype=bool)
+            for line in self.lines:
+                lined |= (last & line) == line
+            codes = np.full(len(xs), UNKNOWN, dtype=np.int8)
+            codes[(xs | os) == self.mask] = DRAW_CODE
+            codes[lined] = self.end_code
+            return codes
+
+        def children(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            states = np.asarray(states, dtype=np.uint64)
+            xs, os = self.split(states)
+            free = (~(xs | os) & self.mask)[:, None] & self.cell_bits != 0
+            parent, cell = np.nonzero(free)
+            o_moves = popcount(xs[parent]) > popcount(os[parent])
+            bit = self.cell_bits[cell] << np.where(o_moves, self.shift, np.uint64(0))
+            return parent, cell.astype(np.int16), states[parent] | bit
+
+        def to_move(self, states: np.ndarray) -> list[str]:
+            xs, os = self.split(states)
+            return np.where(popcount(xs) > popcount(os), "o", "x").astype(object).tolist()
+
+        def format_positions(self, states: np.ndarray) -> list[str]:
+            xs, os = self.split(states)
+            width = self.m * self.n + self.n - 1
+            chars = np.full((len(xs), width), ord("/"), dtype=np.uint32)
+            for cell in range(self.m * self.n):
+                column = cell // self.m * (self.m + 1) + cell % self.m
+                bit = self.cell_bits[cell]
+                chars[:, column] = np.where(xs & bit != 0, ord("x"), np.where(os & bit != 0, ord("o"), ord(".")))
+            return chars.view(f"<U{width}").ravel().tolist()
+
+    return MNKKernels
 
 
 def tictactoe() -> MNKGame:

@@ -4,7 +4,12 @@
 from the start (one representative per symmetry class when symmetry reduction
 is on) breadth first, so each state's ``ply`` is its distance in moves from
 the start; the edges keep the move in the representative's orientation.
-Labelling is :func:`tablebase.solve.retrograde.label`, shared by every game.
+
+There are two enumerations and one labeller. Games with array kernels
+(``game.vector``) are enumerated layer by layer on numpy arrays
+(:mod:`tablebase.solve.vector`); the others state by state in Python
+(:func:`enumerate_states`). Both produce the same graph, and labelling is
+:func:`tablebase.solve.retrograde.label` for every game.
 """
 
 from __future__ import annotations
@@ -23,10 +28,13 @@ __all__ = [
     "LOSS",
     "NO_DISTANCE",
     "OUTCOME_NAMES",
+    "PlyCounts",
     "UNKNOWN",
     "WIN",
     "Progress",
     "Solution",
+    "count",
+    "enumerate_arrays",
     "enumerate_states",
     "label",
     "solve",
@@ -38,11 +46,16 @@ Progress = Callable[[str, int, "int | None"], None]
 
 @dataclass
 class Solution:
-    """A solved variant: states in breadth-first order and the moves between them."""
+    """A solved variant: states in breadth-first order and the moves between them.
+
+    ``states`` is a list of Python integers on the scalar path and an
+    ``np.uint64`` array on the vector path; the other columns are arrays
+    either way (``src``/``dst`` index into ``states``, sorted by ``src``).
+    """
 
     game: Game
     symmetry: bool
-    states: list[int]
+    states: list[int] | np.ndarray
     ply: np.ndarray
     terminal: np.ndarray
     src: np.ndarray
@@ -113,20 +126,86 @@ def enumerate_states(game: Game, symmetry: bool = True, progress: Progress | Non
     )
 
 
-def solve(game: Game, symmetry: bool = True, progress: Progress | None = None) -> Solution:
-    """Enumerate and label every reachable state of ``game``."""
+def enumerate_arrays(game: Game, symmetry: bool = True, progress: Progress | None = None) -> Solution:
+    """Like :func:`enumerate_states`, on the game's array kernels (``game.vector`` must be set)."""
+    from tablebase.solve.vector import enumerate_vector
+
+    kernels = game.vector
+    if kernels is None:
+        raise ValueError(f"{game.name} has no array kernels")
+    states, ply, terminal, src, move, dst = enumerate_vector(kernels, game.initial_state(), symmetry, progress)
+    if progress is not None:
+        progress("enumerate", len(states), len(states))
+    return Solution(
+        game=game, symmetry=symmetry, states=states, ply=ply, terminal=terminal, src=src, move=move, dst=dst
+    )
+
+
+def solve(
+    game: Game, symmetry: bool = True, progress: Progress | None = None, vector: bool | None = None
+) -> Solution:
+    """Enumerate and label every reachable state of ``game``.
+
+    ``vector`` chooses the enumeration: ``None`` uses the array kernels when
+    the game has them, ``False`` forces the scalar path, ``True`` requires
+    the kernels.
+    """
+    use_vector = game.vector is not None if vector is None else vector
     t0 = time.perf_counter()
-    solution = enumerate_states(game, symmetry=symmetry, progress=progress)
+    if use_vector:
+        solution = enumerate_arrays(game, symmetry=symmetry, progress=progress)
+    else:
+        solution = enumerate_states(game, symmetry=symmetry, progress=progress)
     t1 = time.perf_counter()
     n = solution.num_states
-    levels = [0]
 
-    def level_done(size: int) -> None:
-        levels[0] += 1
+    def labelled(done: int) -> None:
         if progress is not None:
-            progress("label", levels[0], None)
+            progress("label", done, n)
 
-    solution.outcome, solution.distance = label(n, solution.src, solution.dst, solution.terminal, level_done)
+    solution.outcome, solution.distance = label(n, solution.src, solution.dst, solution.terminal, labelled)
     t2 = time.perf_counter()
     solution.seconds = {"enumerate": t1 - t0, "label": t2 - t1}
     return solution
+
+
+@dataclass(frozen=True)
+class PlyCounts:
+    """How many positions and symmetry classes are reachable after ``ply`` moves, and how many are terminal."""
+
+    ply: int
+    positions: int
+    classes: int
+    terminal: int
+
+
+def count(
+    game: Game, symmetry: bool = True, progress: Progress | None = None, vector: bool | None = None
+) -> list[PlyCounts]:
+    """Per-ply counts of reachable positions and symmetry classes, without labelling or storing.
+
+    With ``symmetry`` the walk visits one state per class and counts the
+    positions as orbit sizes; without, it visits every position and counts
+    the classes as the states that are their own canonical form. Both give
+    the same table (a check of the symmetry code).
+    """
+    use_vector = game.vector is not None if vector is None else vector
+    if use_vector:
+        from tablebase.solve.vector import count_layers
+
+        kernels = game.vector
+        if kernels is None:
+            raise ValueError(f"{game.name} has no array kernels")
+        layers = count_layers(kernels, game.initial_state(), symmetry, progress)
+        return [PlyCounts(c.depth, c.positions, c.classes, c.terminal) for c in layers]
+    solution = enumerate_states(game, symmetry=symmetry, progress=progress)
+    plies = int(solution.ply.max()) + 1
+    states = solution.states
+    if symmetry:
+        positions = np.bincount(solution.ply, weights=[game.orbit_size(s) for s in states], minlength=plies)
+        classes = np.bincount(solution.ply, minlength=plies)
+    else:
+        positions = np.bincount(solution.ply, minlength=plies)
+        classes = np.bincount(solution.ply, weights=[game.canonical(s)[0] == s for s in states], minlength=plies)
+    terminal = np.bincount(solution.ply[solution.terminal != UNKNOWN], minlength=plies)
+    return [PlyCounts(p, int(positions[p]), int(classes[p]), int(terminal[p])) for p in range(plies)]

@@ -22,21 +22,39 @@ from typing import Callable
 
 import numpy as np
 
-UNKNOWN, WIN, LOSS, DRAW = 0, 1, 2, 3
+from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, WIN
+
 OUTCOME_CODES = {"win": WIN, "loss": LOSS, "draw": DRAW}
 OUTCOME_NAMES = {WIN: "win", LOSS: "loss", DRAW: "draw"}
 NO_DISTANCE = -1
+
+__all__ = ["DRAW", "LOSS", "NO_DISTANCE", "OUTCOME_CODES", "OUTCOME_NAMES", "UNKNOWN", "WIN", "ReverseIndex", "label"]
+
+
+def _as_index(values: np.ndarray) -> np.ndarray:
+    values = np.asarray(values)
+    if values.dtype in (np.int32, np.int64):
+        return values
+    return values.astype(np.int64)
 
 
 class ReverseIndex:
     """Parents of each state: ``parents[ptr[s]:ptr[s + 1]]`` (with multiplicity)."""
 
     def __init__(self, n: int, src: np.ndarray, dst: np.ndarray):
-        order = np.argsort(dst, kind="stable")
-        self.parents = src[order]
-        counts = np.bincount(dst, minlength=n)
+        src, dst = _as_index(src), _as_index(dst)
+        if n <= 1 << 32:
+            # one sort of (dst, src) packed in 64 bits: no index array, no gather
+            keys = dst.astype(np.uint64) << np.uint64(32)
+            keys |= src.astype(np.uint64)
+            keys.sort()
+            keys &= np.uint64(0xFFFFFFFF)
+            self.parents = keys.astype(src.dtype)
+            del keys
+        else:
+            self.parents = src[np.argsort(dst)]
         self.ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=self.ptr[1:])
+        np.cumsum(np.bincount(dst, minlength=n), out=self.ptr[1:])
 
     def gather(self, nodes: np.ndarray) -> np.ndarray:
         """The parents of every node in ``nodes``, one entry per edge."""
@@ -48,16 +66,28 @@ class ReverseIndex:
         if total == 0:
             return np.empty(0, dtype=self.parents.dtype)
         offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
-        return self.parents[offsets + np.arange(total)]
+        offsets += np.arange(total)
+        return self.parents[offsets]
+
+
+def _unique(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted."""
+    if values.size <= 1:
+        return values
+    values = np.sort(values)
+    keep = np.empty(values.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
 
 
 def _decrement(counter: np.ndarray, hits: np.ndarray) -> np.ndarray:
-    """Subtract one from ``counter`` per occurrence in ``hits``; the nodes that reach zero."""
+    """Subtract one from ``counter`` (``np.intp``) per occurrence in ``hits``; the nodes that reach zero."""
     if hits.size == 0:
         return hits
-    nodes, counts = np.unique(hits, return_counts=True)
-    counter[nodes] -= counts
-    return nodes[counter[nodes] == 0]
+    hits = hits.astype(np.intp, copy=False)
+    np.subtract.at(counter, hits, 1)
+    return _unique(hits[counter[hits] == 0])
 
 
 def label(
@@ -71,11 +101,12 @@ def label(
 
     ``src``/``dst`` are the edges (one per legal move; parallel edges allowed),
     ``terminal`` the outcome code of each terminal state and ``UNKNOWN`` elsewhere.
+    ``progress`` is called after each distance level with the number of
+    states labelled so far.
     """
-    src = np.asarray(src, dtype=np.int64)
-    dst = np.asarray(dst, dtype=np.int64)
+    src, dst = _as_index(src), _as_index(dst)
     terminal = np.asarray(terminal, dtype=np.int8)
-    outdeg = np.bincount(src, minlength=n).astype(np.int64)
+    outdeg = np.bincount(src, minlength=n)
     stuck = np.flatnonzero((outdeg == 0) & (terminal == UNKNOWN))
     if stuck.size:
         raise ValueError(f"state {int(stuck[0])} has no moves but is not terminal")
@@ -86,38 +117,42 @@ def label(
     decided = (terminal == WIN) | (terminal == LOSS)
     outcome[decided] = terminal[decided]
     distance[decided] = 0
-    remaining = outdeg.copy()
+    # children not yet known to be won; for a draw at the end: its drawn children
+    remaining = outdeg.astype(np.intp)
+    del outdeg, decided
 
-    frontier = np.flatnonzero(decided)
+    frontier = np.flatnonzero(outcome != UNKNOWN)
+    done = int(frontier.size)
     level = 0
     while frontier.size:
-        lost = frontier[outcome[frontier] == LOSS]
-        won = frontier[outcome[frontier] == WIN]
-        winners = reverse.gather(lost)
-        winners = np.unique(winners[outcome[winners] == UNKNOWN])
+        codes = outcome[frontier]
+        winners = reverse.gather(frontier[codes == LOSS])
+        winners = _unique(winners[outcome[winners] == UNKNOWN])
         outcome[winners] = WIN
         distance[winners] = level + 1
-        hits = reverse.gather(won)
+        hits = reverse.gather(frontier[codes == WIN])
         losers = _decrement(remaining, hits[outcome[hits] == UNKNOWN])
         outcome[losers] = LOSS
         distance[losers] = level + 1
         frontier = np.concatenate([winners, losers])
+        done += int(frontier.size)
         level += 1
         if progress is not None:
-            progress(int(frontier.size))
+            progress(done)
 
     drawn = outcome == UNKNOWN
     outcome[drawn] = DRAW
-    # longest drawn line: Kahn's algorithm on the subgraph of drawn states
-    draw_edges = drawn[src] & drawn[dst]
-    pending = np.bincount(src[draw_edges], minlength=n).astype(np.int64)
-    draw_reverse = ReverseIndex(n, src[draw_edges], dst[draw_edges])
+    # longest drawn line: Kahn's algorithm on the drawn states, whose remaining
+    # children are exactly their drawn children (a draw has no lost child)
     frontier = np.flatnonzero(terminal == DRAW)
     distance[frontier] = 0
     level = 0
     while frontier.size:
-        ready = _decrement(pending, draw_reverse.gather(frontier))
+        parents = reverse.gather(frontier)
+        ready = _decrement(remaining, parents[drawn[parents]])
         distance[ready] = level + 1
         frontier = ready
         level += 1
+    if progress is not None:
+        progress(n)
     return outcome, distance

@@ -1,0 +1,188 @@
+"""Array kernels: a game's rules applied to many encoded states at once.
+
+The vectorised builder (:mod:`tablebase.solve.vector`) works on numpy arrays
+of states, never on single Python integers, so a game that wants to be built
+at scale provides a :class:`VectorKernels` object as its ``vector``
+attribute. States are the game's own integer encodings stored as
+``np.uint64``; a game whose states do not fit in 64 bits keeps
+``vector = None`` and is built on the scalar path.
+
+Every kernel must agree exactly with the scalar rules of its game (tests
+compare the two paths on every small variant):
+
+* :meth:`VectorKernels.outcome` is :meth:`Game.outcome` as codes
+  (:data:`UNKNOWN` while play goes on, else :data:`WIN`/:data:`LOSS`/:data:`DRAW`
+  for the side to move);
+* :meth:`VectorKernels.children` lists, for every non-terminal state, the
+  pairs of :meth:`Game.children` in the same order;
+* :meth:`VectorKernels.canonical` is the first element of :meth:`Game.canonical`.
+
+:class:`BitboardKernels` implements the symmetry kernels for every
+:class:`~tablebase.games.base.BitboardGame` from its cell permutations.
+Kernels are called on chunks of a few thousand states at a time, so that
+their temporary arrays stay in the processor's cache.
+"""
+
+from __future__ import annotations
+
+import sys
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from tablebase.games.base import BitboardGame, Game
+
+#: Outcome codes of the array kernels and the solver: play goes on, or the
+#: result for the side to move.
+UNKNOWN, WIN, LOSS, DRAW = 0, 1, 2, 3
+
+#: Bits of a state covered by one symmetry lookup table.
+_SLICE = 16
+
+
+class VectorKernels(ABC):
+    """The rules of one game over ``np.uint64`` arrays of encoded states."""
+
+    #: ``True`` when every move adds one to :meth:`layer`, so the children of
+    #: layer ``d`` all lie in layer ``d + 1`` and each layer can be
+    #: deduplicated on its own (placement games: the layer is the number of
+    #: marks). ``False`` for games whose positions can repeat.
+    layered: bool = False
+
+    def __init__(self, game: Game):
+        self.game = game
+
+    # -- rules ---------------------------------------------------------------
+
+    @abstractmethod
+    def outcome(self, states: np.ndarray) -> np.ndarray:
+        """``np.int8`` outcome codes: :data:`UNKNOWN` where play goes on, else the result for the side to move."""
+
+    @abstractmethod
+    def children(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(parent, move, child)`` for every legal move of every state in ``states``.
+
+        ``states`` holds non-terminal states only. ``parent`` indexes into
+        ``states`` and is non-decreasing; within one parent the moves come in
+        the order of :meth:`Game.legal_moves`. ``move`` holds the game's move
+        codes, ``child`` the states after them (not canonicalised).
+        """
+
+    def layer(self, states: np.ndarray) -> np.ndarray:
+        """The layer of each state (for :attr:`layered` games: moves played from the start)."""
+        raise NotImplementedError(f"{type(self).__name__} has no layer function")
+
+    # -- symmetry ------------------------------------------------------------
+
+    def canonical(self, states: np.ndarray) -> np.ndarray:
+        """The canonical form (smallest image under the symmetry group) of each state."""
+        return np.array(states, dtype=np.uint64)
+
+    def orbit_sizes(self, states: np.ndarray) -> np.ndarray:
+        """How many distinct positions each state's symmetry class holds."""
+        return np.ones(len(states), dtype=np.int64)
+
+    # -- notation ------------------------------------------------------------
+
+    def to_move(self, states: np.ndarray) -> list[str]:
+        """The player to move in each state, as in :meth:`Game.to_move`."""
+        game = self.game
+        return [game.to_move(int(s)) for s in states]
+
+    def format_positions(self, states: np.ndarray) -> list[str]:
+        """The position string of each state, as in :meth:`Game.format_position`."""
+        game = self.game
+        return [game.format_position(int(s)) for s in states]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self.game.name!r}>"
+
+
+class BitboardKernels(VectorKernels):
+    """Symmetry kernels of a :class:`~tablebase.games.base.BitboardGame`.
+
+    A symmetry permutes cells, so it maps the x bitboard and the o bitboard
+    independently and leaves the bits above ``2 * cells`` alone. Each
+    symmetry is applied with one lookup table per 16-bit slice of the
+    bitboards: the image of a state is the OR of the images of its slices.
+    Games whose states fit in 32 bits work in ``np.uint32`` throughout.
+    """
+
+    def __init__(self, game: BitboardGame, state_bits: int = 64):
+        """``state_bits``: how many low bits the game's states use (at least ``2 * cells``)."""
+        super().__init__(game)
+        self.cells = game.cells
+        self.num_symmetries = len(game.perms)
+        width = 2 * game.cells
+        self.slices = (width + _SLICE - 1) // _SLICE
+        dtype = np.uint32 if state_bits <= 32 else np.uint64
+        self.high_mask = dtype(((1 << state_bits) - 1) ^ ((1 << width) - 1))
+        self.tables = np.zeros((self.num_symmetries, self.slices, 1 << _SLICE), dtype=dtype)
+        values = np.arange(1 << _SLICE, dtype=np.uint64)
+        for s, perm in enumerate(game.perms):
+            image_bit = [perm[b] if b < game.cells else game.cells + perm[b - game.cells] for b in range(width)]
+            for j in range(self.slices):
+                image = np.zeros(1 << _SLICE, dtype=np.uint64)
+                for b in range(_SLICE):
+                    bit = j * _SLICE + b
+                    if bit < width:
+                        image |= ((values >> np.uint64(b)) & np.uint64(1)) << np.uint64(image_bit[bit])
+                self.tables[s, j] = image.astype(dtype)
+
+    def _slices(self, states: np.ndarray) -> list[np.ndarray]:
+        """The 16-bit slices of each state, as table indices."""
+        if sys.byteorder == "little":
+            words = states.view(np.uint16).reshape(-1, 4)
+            return [words[:, j].astype(np.intp) for j in range(self.slices)]
+        mask = np.uint64(0xFFFF)
+        return [((states >> np.uint64(_SLICE * j)) & mask).astype(np.intp) for j in range(self.slices)]
+
+    def _image(self, states: np.ndarray, slices: list[np.ndarray], sym: int) -> np.ndarray:
+        """The image under ``sym``, in the tables' dtype (``np.uint32`` for boards up to 16 cells)."""
+        tables = self.tables[sym]
+        out = np.take(tables[0], slices[0])
+        for j in range(1, self.slices):
+            out |= np.take(tables[j], slices[j])
+        if self.high_mask:
+            out |= (states & np.uint64(self.high_mask)).astype(out.dtype)
+        return out
+
+    def image(self, states: np.ndarray, sym: int) -> np.ndarray:
+        """The image of each state under symmetry ``sym``."""
+        states = np.ascontiguousarray(states, dtype=np.uint64)
+        return self._image(states, self._slices(states), sym).astype(np.uint64)
+
+    def canonical(self, states: np.ndarray) -> np.ndarray:
+        states = np.ascontiguousarray(states, dtype=np.uint64)
+        if self.num_symmetries == 1:
+            return states.copy()
+        slices = self._slices(states)
+        best = states.astype(self.tables.dtype)
+        for s in range(1, self.num_symmetries):
+            np.minimum(best, self._image(states, slices, s), out=best)
+        return best.astype(np.uint64)
+
+    def orbit_sizes(self, states: np.ndarray) -> np.ndarray:
+        states = np.ascontiguousarray(states, dtype=np.uint64)
+        if self.num_symmetries == 1:
+            return np.ones(len(states), dtype=np.int64)
+        images = np.empty((len(states), self.num_symmetries), dtype=np.uint64)
+        images[:, 0] = states
+        slices = self._slices(states)
+        for s in range(1, self.num_symmetries):
+            images[:, s] = self._image(states, slices, s)
+        images.sort(axis=1)
+        return 1 + np.count_nonzero(images[:, 1:] != images[:, :-1], axis=1)
+
+
+_BYTE_COUNTS = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)
+
+
+def popcount(values: np.ndarray) -> np.ndarray:
+    """Number of set bits of each ``np.uint64`` value, as ``np.uint8``."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(values)
+    as_bytes = np.ascontiguousarray(values, dtype=np.uint64).view(np.uint8).reshape(-1, 8)
+    return _BYTE_COUNTS[as_bytes].sum(axis=1, dtype=np.uint8)
