@@ -3,15 +3,24 @@
 A rebuild deletes the old rows of the variant and inserts the new ones in the
 same transaction, so readers (in WAL mode) see either the old tablebase or
 the new one, never a mixture, and an interrupted build leaves the old one.
+
+Rows are produced in chunks of :data:`CHUNK` straight from the solver's
+arrays (on the vector path the keys are formatted by the game's array
+kernels), so memory does not grow with the size of the variant. When the
+new rows outnumber the rows of the other variants in the file, the secondary
+indexes of a table are dropped inside the transaction and recreated after the
+load (from their own ``CREATE INDEX`` text, so the schema stays the one the
+migrations made): building an index once by sorting is much faster than
+updating it row by row. A larger page cache is used for the load, and the
+write-ahead log is truncated after the commit.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterator
 
 import numpy as np
 from sqlalchemy.engine import Engine
@@ -19,24 +28,17 @@ from sqlalchemy.engine import Engine
 from tablebase.solve import NO_DISTANCE, OUTCOME_NAMES, Progress, Solution
 
 BUILDER_VERSION = "tablebase 0.1.0"
-CHUNK = 200_000
+#: Rows per executemany call.
+CHUNK = 100_000
+#: Page cache for the load, in KiB (SQLite's negative ``cache_size``).
+LOAD_CACHE_KIB = 1 << 20
 
-
-@dataclass
-class VariantRows:
-    """Column arrays for the ``states`` and ``moves`` rows of one variant."""
-
-    keys: Sequence[str]
-    to_move: Sequence[str]
-    orbit: np.ndarray
-    representative: np.ndarray
-    move_text: Sequence[str]
+_OUTCOME_TEXT = np.array([None, OUTCOME_NAMES[1], OUTCOME_NAMES[2], OUTCOME_NAMES[3]], dtype=object)
 
 
 def outcome_texts(codes: np.ndarray) -> list[Any]:
     """Outcome codes as ``'win'``/``'loss'``/``'draw'`` strings."""
-    table = np.array([None, OUTCOME_NAMES[1], OUTCOME_NAMES[2], OUTCOME_NAMES[3]], dtype=object)
-    return table[codes].tolist()
+    return _OUTCOME_TEXT[codes].tolist()
 
 
 def distances(values: np.ndarray) -> list[int | None]:
@@ -48,48 +50,96 @@ def distances(values: np.ndarray) -> list[int | None]:
 
 def move_texts(game: Any, moves: np.ndarray) -> list[str]:
     """Notation of each move code, formatting every distinct code once."""
+    moves = np.asarray(moves)
     if moves.size == 0:
         return []
+    if moves.dtype.kind in "iu" and moves.min() >= 0 and moves.max() < 1 << 16:
+        present = np.flatnonzero(np.bincount(moves))
+        table = np.empty(int(present[-1]) + 1, dtype=object)
+        table[present] = [game.format_move(int(c)) for c in present]
+        return table[moves].tolist()
     codes, inverse = np.unique(moves, return_inverse=True)
     texts = np.array([game.format_move(int(c)) for c in codes], dtype=object)
     return texts[inverse].tolist()
 
 
-def variant_rows(solution: Solution) -> VariantRows:
-    """Everything the tables need beyond the solver's arrays."""
+def state_columns(solution: Solution, lo: int, hi: int) -> tuple[list[str], list[str], list[int], list[bool]]:
+    """Keys, sides to move, orbit sizes and representative flags of states ``lo:hi``."""
     game = solution.game
     kernels = game.vector
-    if kernels is not None and isinstance(solution.states, np.ndarray):
-        keys = kernels.format_positions(solution.states)
-        to_move = kernels.to_move(solution.states)
-        orbit = kernels.orbit_sizes(solution.states)
+    part = solution.states[lo:hi]
+    if kernels is not None and isinstance(part, np.ndarray):
+        keys = kernels.format_positions(part)
+        to_move = kernels.to_move(part)
+        orbit = kernels.orbit_sizes(part).tolist()
         if solution.symmetry:
-            representative = np.ones(len(keys), dtype=bool)
+            representative = [True] * len(keys)
         else:
-            representative = kernels.canonical(solution.states) == solution.states
+            representative = (kernels.canonical(part) == part).tolist()
     else:
-        states = solution.states
-        keys = [game.format_position(s) for s in states]
-        to_move = [game.to_move(s) for s in states]
-        orbit = np.fromiter((game.orbit_size(s) for s in states), dtype=np.int64, count=len(states))
+        keys = [game.format_position(s) for s in part]
+        to_move = [game.to_move(s) for s in part]
+        orbit = [game.orbit_size(s) for s in part]
         if solution.symmetry:
-            representative = np.ones(len(states), dtype=bool)
+            representative = [True] * len(keys)
         else:
-            representative = np.fromiter(
-                (game.canonical(s)[0] == s for s in states), dtype=bool, count=len(states)
+            representative = [game.canonical(s)[0] == s for s in part]
+    return keys, to_move, orbit, representative
+
+
+def state_rows(solution: Solution, base: int, chunk: int = CHUNK) -> Iterator[list[tuple[Any, ...]]]:
+    """``states`` rows without the variant id, in chunks: (id, key, to_move, ply, terminal, outcome, distance, orbit, representative)."""
+    n = solution.num_states
+    for lo in range(0, n, chunk):
+        hi = min(n, lo + chunk)
+        keys, to_move, orbit, representative = state_columns(solution, lo, hi)
+        yield list(
+            zip(
+                range(base + lo, base + hi),
+                keys,
+                to_move,
+                solution.ply[lo:hi].tolist(),
+                (solution.terminal[lo:hi] != 0).tolist(),
+                outcome_texts(solution.outcome[lo:hi]),
+                distances(solution.distance[lo:hi]),
+                orbit,
+                representative,
             )
-    return VariantRows(keys, to_move, orbit, representative, move_texts(game, solution.move))
+        )
 
 
-def _chunks(rows: Iterable[tuple[Any, ...]], size: int) -> Iterator[list[tuple[Any, ...]]]:
-    chunk: list[tuple[Any, ...]] = []
-    for row in rows:
-        chunk.append(row)
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
+def move_rows(solution: Solution, base: int, chunk: int = CHUNK) -> Iterator[list[tuple[Any, ...]]]:
+    """``moves`` rows in chunks: (from_state, move, to_state)."""
+    m = solution.num_moves
+    for lo in range(0, m, chunk):
+        hi = min(m, lo + chunk)
+        yield list(
+            zip(
+                (solution.src[lo:hi].astype(np.int64) + base).tolist(),
+                move_texts(solution.game, solution.move[lo:hi]),
+                (solution.dst[lo:hi].astype(np.int64) + base).tolist(),
+            )
+        )
+
+
+def insert_states_sql(variant_id: int) -> str:
+    """The statement :func:`state_rows` feeds, with the variant id inlined."""
+    return (
+        "INSERT INTO states (id, variant_id, key, to_move, ply, terminal, outcome, distance, orbit, representative)"
+        f" VALUES (?, {int(variant_id)}, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+
+
+INSERT_MOVES_SQL = "INSERT INTO moves (from_state, move, to_state) VALUES (?, ?, ?)"
+
+
+def secondary_indexes(cur: sqlite3.Cursor, table: str) -> list[tuple[str, str]]:
+    """``(name, CREATE INDEX statement)`` of the indexes of ``table`` that can be dropped and recreated."""
+    cur.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
+        (table,),
+    )
+    return [(name, sql) for name, sql in cur.fetchall()]
 
 
 def write_solution(
@@ -101,18 +151,31 @@ def write_solution(
 ) -> int:
     """Replace the variant's tables with ``solution`` in one transaction; returns the variant id."""
     game = solution.game
-    rows = variant_rows(solution)
     n, m = solution.num_states, solution.num_moves
     outcome, distance = solution.result()
+    root_key = state_columns(solution, 0, 1)[0][0]
     raw = engine.raw_connection()
+    conn: sqlite3.Connection = raw.driver_connection  # type: ignore[assignment]
+    conn.isolation_level = None
+    cur = conn.cursor()
+    cache_size = cur.execute("PRAGMA cache_size").fetchone()[0]
     try:
-        conn: sqlite3.Connection = raw.driver_connection  # type: ignore[assignment]
-        conn.isolation_level = None
-        cur = conn.cursor()
         # ids are assigned consistently below; per-row foreign key checks only slow the load
         cur.execute("PRAGMA foreign_keys = OFF")
+        cur.execute(f"PRAGMA cache_size = {-LOAD_CACHE_KIB}")
         cur.execute("BEGIN IMMEDIATE")
         try:
+            cur.execute(
+                "SELECT COALESCE(SUM(states_count), 0), COALESCE(SUM(moves_count), 0) FROM variants WHERE name != ?",
+                (game.name,),
+            )
+            other_states, other_moves = cur.fetchone()
+            rebuilt = []
+            for table, others, new in (("states", other_states, n), ("moves", other_moves, m)):
+                if others <= new:
+                    for name, sql in secondary_indexes(cur, table):
+                        cur.execute(f'DROP INDEX "{name}"')
+                        rebuilt.append(sql)
             delete_variant(cur, game.name)
             cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants")
             variant_id = cur.fetchone()[0]
@@ -128,7 +191,7 @@ def write_solution(
                     json.dumps(game.parameters()),
                     solution.symmetry,
                     complete,
-                    rows.keys[0],
+                    root_key,
                     outcome,
                     distance,
                     n,
@@ -140,40 +203,44 @@ def write_solution(
             )
             cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM states")
             base = cur.fetchone()[0]
-            state_rows = zip(
-                range(base, base + n),
-                [variant_id] * n,
-                rows.keys,
-                rows.to_move,
-                solution.ply.tolist(),
-                (solution.terminal != 0).tolist(),
-                outcome_texts(solution.outcome),
-                distances(solution.distance),
-                rows.orbit.tolist(),
-                rows.representative.tolist(),
-            )
             done = 0
             total = n + m
-            for chunk in _chunks(state_rows, CHUNK):
-                cur.executemany("INSERT INTO states VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk)
-                done += len(chunk)
+            sql = insert_states_sql(variant_id)
+            for rows in state_rows(solution, base):
+                cur.executemany(sql, rows)
+                done += len(rows)
                 if progress is not None:
                     progress("write", done, total)
-            move_rows = zip((solution.src + base).tolist(), rows.move_text, (solution.dst + base).tolist())
-            for chunk in _chunks(move_rows, CHUNK):
-                cur.executemany("INSERT INTO moves VALUES (?, ?, ?)", chunk)
-                done += len(chunk)
+            for rows in move_rows(solution, base):
+                cur.executemany(INSERT_MOVES_SQL, rows)
+                done += len(rows)
                 if progress is not None:
                     progress("write", done, total)
+            for sql in rebuilt:
+                cur.execute(sql)
             cur.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 cur.execute("ROLLBACK")
             raise
+        truncate_wal(cur)
         return int(variant_id)
     finally:
         conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute(f"PRAGMA cache_size = {int(cache_size)}")
         raw.close()
+
+
+def truncate_wal(cur: sqlite3.Cursor) -> None:
+    """Copy the write-ahead log into the database and empty it, unless readers still use it."""
+    timeout = cur.execute("PRAGMA busy_timeout").fetchone()[0]
+    try:
+        cur.execute("PRAGMA busy_timeout = 0")
+        cur.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    except sqlite3.OperationalError:
+        pass
+    finally:
+        cur.execute(f"PRAGMA busy_timeout = {int(timeout)}")
 
 
 def delete_variant(cur: sqlite3.Cursor, name: str) -> bool:
