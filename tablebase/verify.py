@@ -5,60 +5,177 @@ the stored moves and terminal outcomes against the rules, without using the
 builder. Local agreement everywhere implies the labels are exact: by
 induction on distance, every won or lost label is proved by its children, and
 a state with a lost (or an only-won) set of children cannot pass as a draw.
+
+The rules check runs on the game's array kernels when it has them (parsing
+the stored keys, generating each state's moves and comparing the sorted edge
+lists), and state by state otherwise; the label check is array code for
+every game. Rows and moves are read in chunks straight into arrays.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from itertools import islice
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
 
 from tablebase.errors import TablebaseError
 
 if TYPE_CHECKING:
+    from tablebase.games.kernels import VectorKernels
     from tablebase.query import VariantTable, VerifyReport
 
 _CODES = {"win": 1, "loss": 2, "draw": 3}
 _NAMES = {1: "win", 2: "loss", 3: "draw"}
 _NONE = -1
+_CHUNK = 200_000
+#: Shown disagreements per check; the rest are only counted.
+_SHOWN = 50
 
 
-def verify(table: VariantTable, rules: bool = True) -> VerifyReport:
-    """Check every state of ``table``; the report lists each disagreement."""
+class _Stored:
+    """The stored rows of one variant as arrays (keys kept only when asked for)."""
+
+    def __init__(self, table: VariantTable, keep_keys: bool, parse: Callable[[list[str]], Any] | None):
+        self.table = table
+        ids, to_move, terminal, outcome, distance, keys, parsed = [], [], [], [], [], [], []
+        for chunk in _chunks(_state_rows(table), _CHUNK):
+            columns = list(zip(*chunk))
+            ids.append(np.array(columns[0], dtype=np.int64))
+            to_move.extend(columns[2])
+            terminal.append(np.array(columns[3], dtype=bool))
+            outcome.append(np.array([_CODES.get(o, 0) for o in columns[4]], dtype=np.int8))
+            distance.append(np.array([_NONE if d is None else d for d in columns[5]], dtype=np.int64))
+            if keep_keys:
+                keys.extend(columns[1])
+            if parse is not None:
+                parsed.append(parse(list(columns[1])))
+        self.ids = np.concatenate(ids) if ids else np.empty(0, dtype=np.int64)
+        self.to_move = to_move
+        self.terminal = np.concatenate(terminal) if terminal else np.empty(0, dtype=bool)
+        self.outcome = np.concatenate(outcome) if outcome else np.empty(0, dtype=np.int8)
+        self.distance = np.concatenate(distance) if distance else np.empty(0, dtype=np.int64)
+        self.keys: list[str] | None = keys if keep_keys else None
+        if parse is not None and parsed:
+            self.states = np.concatenate([s for s, _ in parsed])
+            self.parsed = np.concatenate([ok for _, ok in parsed])
+        else:
+            self.states = np.empty(0, dtype=np.uint64)
+            self.parsed = np.empty(0, dtype=bool)
+        self._key_cache: dict[int, str] = {}
+
+    def key(self, i: int) -> str:
+        """The stored key of row ``i``."""
+        if self.keys is not None:
+            return self.keys[i]
+        key = self._key_cache.get(i)
+        if key is None:
+            row = self.table._conn.execute("SELECT key FROM states WHERE id = ?", (int(self.ids[i]),)).fetchone()
+            key = self._key_cache[i] = row[0]
+        return key
+
+
+def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    it = iter(rows)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def _id_range(table: VariantTable) -> tuple[int, int] | None:
+    """``(first, last)`` when the variant's state ids form one block (as the builder writes them)."""
+    low, high, count = table._conn.execute(
+        "SELECT MIN(id), MAX(id), COUNT(*) FROM states WHERE variant_id = ?", (table.variant_id,)
+    ).fetchone()
+    if count and high - low + 1 == count:
+        return low, high
+    return None
+
+
+def _state_rows(table: VariantTable) -> Iterable[tuple[Any, ...]]:
+    block = _id_range(table)
+    if block is None:
+        return table.rows()
+    return table._conn.execute(
+        "SELECT id, key, to_move, terminal, outcome, distance FROM states WHERE id BETWEEN ? AND ? ORDER BY id",
+        block,
+    )
+
+
+def _edge_rows(table: VariantTable) -> Iterable[tuple[int, str, int]]:
+    block = _id_range(table)
+    if block is None:
+        return table.edges()
+    return table._conn.execute(
+        "SELECT from_state, move, to_state FROM moves WHERE from_state BETWEEN ? AND ? ORDER BY from_state", block
+    )
+
+
+def verify(table: VariantTable, rules: bool = True, vector: bool | None = None) -> VerifyReport:
+    """Check every state of ``table``; the report lists each disagreement.
+
+    ``vector`` chooses the rules check: ``None`` uses the game's array
+    kernels when it has them (and the variant is complete), ``False`` the
+    state-by-state check.
+    """
     from tablebase.query import VerifyReport
 
     report = VerifyReport(table.name)
-    rows = list(table.rows())
-    edges = list(table.edges())
-    report.states, report.moves = len(rows), len(edges)
-    if not rows:
+    use_kernels = rules and table.info.complete and vector is not False
+    kernels = table.game.vector if use_kernels else None
+    stored = _Stored(table, keep_keys=rules and kernels is None, parse=kernels.parse_positions if kernels else None)
+    n = len(stored.ids)
+    move_ids: dict[str, int] = {}
+    src_ids, dst_ids, moves = [], [], []
+    for chunk in _chunks(_edge_rows(table), _CHUNK):
+        columns = list(zip(*chunk))
+        src_ids.append(np.array(columns[0], dtype=np.int64))
+        texts, inverse = np.unique(np.array(columns[1], dtype=object).astype(str), return_inverse=True)
+        codes = np.array([move_ids.setdefault(str(t), len(move_ids)) for t in texts], dtype=np.int64)
+        moves.append(codes[inverse.ravel()])
+        dst_ids.append(np.array(columns[2], dtype=np.int64))
+    src_id = np.concatenate(src_ids) if src_ids else np.empty(0, dtype=np.int64)
+    dst_id = np.concatenate(dst_ids) if dst_ids else np.empty(0, dtype=np.int64)
+    move = np.concatenate(moves) if moves else np.empty(0, dtype=np.int64)
+    del src_ids, dst_ids, moves
+    report.states, report.moves = n, len(src_id)
+    if not n:
         report.add("no states stored")
         return report
-    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    keys = [r[1] for r in rows]
-    terminal = np.fromiter((bool(r[3]) for r in rows), dtype=bool, count=len(rows))
-    outcome = np.fromiter((_CODES[r[4]] for r in rows), dtype=np.int8, count=len(rows))
-    distance = np.fromiter((_NONE if r[5] is None else r[5] for r in rows), dtype=np.int64, count=len(rows))
-    src = np.searchsorted(ids, np.fromiter((e[0] for e in edges), dtype=np.int64, count=len(edges)))
-    dst_ids = np.fromiter((e[2] for e in edges), dtype=np.int64, count=len(edges))
-    dst = np.searchsorted(ids, dst_ids)
-    if edges and (np.any(dst >= len(ids)) or np.any(ids[np.minimum(dst, len(ids) - 1)] != dst_ids)):
+    src = np.searchsorted(stored.ids, src_id)
+    dst = np.searchsorted(stored.ids, dst_id)
+    if len(src_id) and (
+        np.any(dst >= n)
+        or np.any(stored.ids[np.minimum(dst, n - 1)] != dst_id)
+        or np.any(src >= n)
+        or np.any(stored.ids[np.minimum(src, n - 1)] != src_id)
+    ):
         report.add("moves lead to states of another variant")
         return report
     if rules:
-        _check_rules(table, rows, keys, edges, report)
-    _check_labels(keys, terminal, outcome, distance, src, dst, table.info.complete, report)
+        if kernels is not None:
+            _check_rules_vector(table, kernels, stored, src, move, dst, move_ids, report)
+        else:
+            texts = {i: m for m, i in move_ids.items()}
+            edges = [(int(a), texts[int(b)], int(c)) for a, b, c in zip(src_id, move, dst_id)]
+            _check_rules(table, stored, edges, report)
+    _check_labels(stored.key, stored.terminal, stored.outcome, stored.distance, src, dst, table.info.complete, report)
     return report
 
 
-def _check_rules(table: VariantTable, rows: list, keys: list[str], edges: list, report: VerifyReport) -> None:
+def _check_rules(table: VariantTable, stored_rows: _Stored, edges: list[tuple[int, str, int]], report: VerifyReport) -> None:
     game = table.game
     symmetric = table.info.symmetry
+    keys = stored_rows.keys or []
     stored: dict[int, set[tuple[str, int]]] = {}
     for from_id, move, to_id in edges:
         stored.setdefault(from_id, set()).add((move, to_id))
-    id_of = {key: r[0] for key, r in zip(keys, rows)}
-    for (state_id, key, to_move, is_terminal, outcome, distance) in rows:
+    id_of = {key: int(i) for key, i in zip(keys, stored_rows.ids)}
+    for i, key in enumerate(keys):
+        state_id = int(stored_rows.ids[i])
+        to_move = stored_rows.to_move[i]
+        is_terminal = bool(stored_rows.terminal[i])
+        outcome = _NAMES.get(int(stored_rows.outcome[i]))
+        distance = None if stored_rows.distance[i] == _NONE else int(stored_rows.distance[i])
         try:
             state = game.parse_position(key)
         except TablebaseError as exc:
@@ -69,8 +186,8 @@ def _check_rules(table: VariantTable, rows: list, keys: list[str], edges: list, 
         if game.to_move(state) != to_move:
             report.add(f"{key}: stored side to move {to_move!r}, rules say {game.to_move(state)!r}")
         result = game.outcome(state)
-        if bool(is_terminal) != (result is not None):
-            report.add(f"{key}: stored terminal={bool(is_terminal)}, rules say {result is not None}")
+        if is_terminal != (result is not None):
+            report.add(f"{key}: stored terminal={is_terminal}, rules say {result is not None}")
             continue
         if result is not None:
             if outcome != result or distance != 0:
@@ -91,8 +208,122 @@ def _check_rules(table: VariantTable, rows: list, keys: list[str], edges: list, 
             report.add(f"{key}: stored moves are not legal: {sorted(m for m, _ in have - expected)}")
 
 
+def _report(report: VerifyReport, rows: np.ndarray, message: Callable[[int], str]) -> None:
+    """Add a message for the first rows of ``rows`` and count the rest."""
+    for i in rows[:_SHOWN]:
+        report.add(message(int(i)))
+    report.error_count += max(0, len(rows) - _SHOWN)
+
+
+def _check_rules_vector(
+    table: VariantTable,
+    kernels: VectorKernels,
+    stored: _Stored,
+    src: np.ndarray,
+    move: np.ndarray,
+    dst: np.ndarray,
+    move_ids: dict[str, int],
+    report: VerifyReport,
+) -> None:
+    """The rules check of :func:`_check_rules` on arrays, for a complete variant."""
+    game = table.game
+    n = len(stored.ids)
+    states, valid = stored.states, stored.parsed.copy()
+
+    def unparsed(i: int) -> str:
+        try:
+            game.parse_position(stored.key(i))
+        except TablebaseError as exc:
+            return f"{stored.key(i)}: stored key does not parse ({exc})"
+        return f"{stored.key(i)}: stored key does not parse"
+
+    _report(report, np.flatnonzero(~valid), unparsed)
+    chunks = [slice(lo, min(n, lo + _CHUNK)) for lo in range(0, n, _CHUNK)]
+    if table.info.symmetry:
+        canonical = np.concatenate([kernels.canonical(states[c]) for c in chunks])
+        _report(
+            report,
+            np.flatnonzero(valid & (canonical != states)),
+            lambda i: f"{stored.key(i)}: stored key is not the canonical form of its class",
+        )
+    rules_to_move = np.array([m for c in chunks for m in kernels.to_move(states[c])], dtype=object)
+    wrong_side = np.flatnonzero(valid & (rules_to_move != np.array(stored.to_move, dtype=object)))
+    _report(
+        report,
+        wrong_side,
+        lambda i: f"{stored.key(i)}: stored side to move {stored.to_move[i]!r}, rules say {rules_to_move[i]!r}",
+    )
+    result = np.concatenate([kernels.outcome(states[c]) for c in chunks])
+    ends = result != 0
+    _report(
+        report,
+        np.flatnonzero(valid & (stored.terminal != ends)),
+        lambda i: f"{stored.key(i)}: stored terminal={bool(stored.terminal[i])}, rules say {bool(ends[i])}",
+    )
+    valid &= stored.terminal == ends
+
+    def terminal_message(i: int) -> str:
+        d = None if stored.distance[i] == _NONE else int(stored.distance[i])
+        return f"{stored.key(i)}: terminal {_NAMES.get(int(stored.outcome[i]))}/{d}, rules say {_NAMES[int(result[i])]}/0"
+
+    _report(
+        report,
+        np.flatnonzero(valid & ends & ((stored.outcome != result) | (stored.distance != 0))),
+        terminal_message,
+    )
+
+    # the moves of every valid non-terminal state: generated by the rules, looked up among the stored states
+    checked = valid & ~ends
+    order = np.argsort(states)
+    sorted_states = states[order]
+    texts: dict[int, int] = {}
+    exp_src, exp_move, exp_dst = [], [], []
+    for c in chunks:
+        live = np.flatnonzero(checked[c]) + c.start
+        if not live.size:
+            continue
+        parent, codes, child = kernels.children(states[live])
+        if table.info.symmetry:
+            child = kernels.canonical(child)
+        pos = np.minimum(np.searchsorted(sorted_states, child), n - 1)
+        found = sorted_states[pos] == child
+        for code in np.unique(codes).tolist():
+            if code not in texts:
+                texts[code] = move_ids.setdefault(game.format_move(code), len(move_ids))
+        lookup = np.zeros(max(texts) + 1, dtype=np.int64)
+        lookup[list(texts)] = list(texts.values())
+        exp_src.append(live[parent])
+        exp_move.append(lookup[codes])
+        exp_dst.append(np.where(found, order[pos], -1))
+    e_src = np.concatenate(exp_src) if exp_src else np.empty(0, dtype=np.int64)
+    e_move = np.concatenate(exp_move) if exp_move else np.empty(0, dtype=np.int64)
+    e_dst = np.concatenate(exp_dst) if exp_dst else np.empty(0, dtype=np.int64)
+    keep = checked[src]
+    s_src, s_move, s_dst = src[keep], move[keep], dst[keep]
+
+    differ = np.bincount(s_src, minlength=n) != np.bincount(e_src, minlength=n)
+    width = max(len(move_ids), 1)
+    same_s, same_e = ~differ[s_src], ~differ[e_src]
+    s_key, e_key = s_src[same_s] * width + s_move[same_s], e_src[same_e] * width + e_move[same_e]
+    s_order, e_order = np.argsort(s_key, kind="stable"), np.argsort(e_key, kind="stable")
+    s_key, e_key = s_key[s_order], e_key[e_order]
+    unequal = (s_key != e_key) | (s_dst[same_s][s_order] != e_dst[same_e][e_order])
+    differ[s_key[unequal] // width] = True
+
+    names = {i: m for m, i in move_ids.items()}
+
+    def moves_message(i: int) -> str:
+        have = {(names[int(m)], int(d)) for m, d in zip(s_move[s_src == i], s_dst[s_src == i])}
+        expected = {(names[int(m)], int(d)) for m, d in zip(e_move[e_src == i], e_dst[e_src == i])}
+        missing = sorted(m for m, _ in expected - have)
+        extra = sorted(m for m, _ in have - expected)
+        return f"{stored.key(i)}: stored moves differ from the rules (missing {missing}, extra {extra})"
+
+    _report(report, np.flatnonzero(differ), moves_message)
+
+
 def _check_labels(
-    keys: list[str],
+    key: Callable[[int], str],
     terminal: np.ndarray,
     outcome: np.ndarray,
     distance: np.ndarray,
@@ -101,7 +332,7 @@ def _check_labels(
     complete: bool,
     report: VerifyReport,
 ) -> None:
-    n = len(keys)
+    n = len(terminal)
     child_outcome = outcome[dst]
     child_distance = distance[dst]
     big = np.iinfo(np.int64).max
@@ -130,14 +361,16 @@ def _check_labels(
     if not complete:
         # only what was proved is stored: a win needs one stored losing child, a loss all children
         check &= ~(outcome == 1) | has_lost_child
-    bad = np.flatnonzero(check & ((exp_outcome != outcome) | (exp_distance != distance)))
-    for i in bad[:50]:
+
+    def label_message(i: int) -> str:
         d = None if distance[i] == _NONE else int(distance[i])
         e = None if exp_distance[i] == _NONE else int(exp_distance[i])
-        report.add(f"{keys[i]}: stored {_NAMES[int(outcome[i])]}/{d}, children say {_NAMES[int(exp_outcome[i])]}/{e}")
-    report.error_count += max(0, len(bad) - 50)
-    orphan = np.flatnonzero(~terminal & (outdeg == 0))
+        return f"{key(i)}: stored {_NAMES.get(int(outcome[i]))}/{d}, children say {_NAMES[int(exp_outcome[i])]}/{e}"
+
+    _report(report, np.flatnonzero(check & ((exp_outcome != outcome) | (exp_distance != distance))), label_message)
     if complete:
-        for i in orphan[:50]:
-            report.add(f"{keys[i]}: not terminal but has no stored moves")
-        report.error_count += max(0, len(orphan) - 50)
+        _report(
+            report,
+            np.flatnonzero(~terminal & (outdeg == 0)),
+            lambda i: f"{key(i)}: not terminal but has no stored moves",
+        )

@@ -96,6 +96,20 @@ class VectorKernels(ABC):
         game = self.game
         return [game.format_position(int(s)) for s in states]
 
+    def parse_positions(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """``(states, ok)``: each text parsed as by :meth:`Game.parse_position`; ``ok`` is ``False`` where that raises."""
+        from tablebase.errors import TablebaseError
+
+        game = self.game
+        states = np.zeros(len(texts), dtype=np.uint64)
+        ok = np.ones(len(texts), dtype=bool)
+        for i, text in enumerate(texts):
+            try:
+                states[i] = game.parse_position(text)
+            except TablebaseError:
+                ok[i] = False
+        return states, ok
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self.game.name!r}>"
 

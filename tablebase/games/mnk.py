@@ -279,6 +279,36 @@ def kernels_class() -> type[VectorKernels]:
                 chars[:, column] = np.where(xs & bit != 0, ord("x"), np.where(os & bit != 0, ord("o"), ord(".")))
             return chars.view(f"<U{width}").ravel().tolist()
 
+        def parse_positions(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+            width = self.m * self.n + self.n - 1
+            board = np.array(texts, dtype=f"<U{width + 1}")
+            chars = board.view(np.uint32).reshape(len(board), width + 1)
+            fits = chars[:, width] == 0
+            for column in range(self.m, width, self.m + 1):
+                fits &= chars[:, column] == ord("/")
+            xs = np.zeros(len(board), dtype=np.uint64)
+            os = np.zeros(len(board), dtype=np.uint64)
+            for cell in range(self.m * self.n):
+                c = chars[:, cell // self.m * (self.m + 1) + cell % self.m]
+                xs[c == ord("x")] |= self.cell_bits[cell]
+                os[c == ord("o")] |= self.cell_bits[cell]
+                fits &= (c == ord("x")) | (c == ord("o")) | (c == ord("."))
+            nx, no = popcount(xs).astype(np.int16), popcount(os).astype(np.int16)
+            x_line = np.zeros(len(board), dtype=bool)
+            o_line = np.zeros(len(board), dtype=bool)
+            for line in self.lines:
+                x_line |= (xs & line) == line
+                o_line |= (os & line) == line
+            ok = fits & ((nx - no == 0) | (nx - no == 1))
+            ok &= ~(x_line & o_line) & ~(x_line & (nx == no)) & ~(o_line & (nx != no))
+            states = xs | (os << self.shift)
+            if not ok.all():
+                # anything off the plain layout (a side-to-move suffix, say) goes through the rules
+                odd = np.flatnonzero(~fits)
+                fallback, parsed = super().parse_positions([texts[i] for i in odd])
+                states[odd], ok[odd] = fallback, parsed
+            return states, ok
+
     return MNKKernels
 
 
