@@ -72,6 +72,13 @@ class MNKGame(BitboardGame):
         self.perms = grid_symmetries(m, n)
         self._init_symmetry()
         self._row_re = re.compile(r"^[xo.]*$")
+        # the text of one row, indexed by its x bits | its o bits << m
+        self._row_mask = (1 << m) - 1
+        self._rows = [
+            "".join("x" if x >> c & 1 else "o" if o >> c & 1 else "." for c in range(m))
+            for o in range(1 << m)
+            for x in range(1 << m)
+        ]
         self._vector: VectorKernels | None = None
 
     @property
@@ -123,19 +130,9 @@ class MNKGame(BitboardGame):
     # -- notation ------------------------------------------------------------
 
     def format_position(self, state: int) -> str:
-        rows = []
-        for r in range(self.n):
-            row = []
-            for c in range(self.m):
-                cell = r * self.m + c
-                if state >> cell & 1:
-                    row.append("x")
-                elif state >> (cell + self.cells) & 1:
-                    row.append("o")
-                else:
-                    row.append(".")
-            rows.append("".join(row))
-        return "/".join(rows)
+        m, cells, row_mask, rows = self.m, self.cells, self._row_mask, self._rows
+        xs, os = state & self._mask, state >> cells
+        return "/".join(rows[(xs >> r & row_mask) | (os >> r & row_mask) << m] for r in range(0, cells, m))
 
     def parse_position(self, text: str) -> int:
         if not isinstance(text, str):
