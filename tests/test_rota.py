@@ -38,9 +38,9 @@ def joined(a: int, b: int) -> bool:
     return (a - b) % 8 in (1, 7)
 
 
-def spots(game, text: str) -> tuple[str, str]:
-    board, _, side = text.partition(" ")
-    return board.replace("/", ""), side
+def spots(text: str) -> str:
+    """The nine spots of a position string, rim then centre."""
+    return text.partition(" ")[0].replace("/", "")
 
 
 # -- an independent solver ---------------------------------------------------------
@@ -156,7 +156,7 @@ def test_independent_colouring_agrees(solved, name, lines):
     assert len(colours) == full.num_states
     for i, state in enumerate(full.states):
         side = game.to_move(state)
-        want = {side: WIN, "-": DRAW}.get(colours[(spots(game, game.format_position(state))[0], side)], LOSS)
+        want = {side: WIN, "-": DRAW}.get(colours[(spots(game.format_position(state)), side)], LOSS)
         assert full.outcome[i] == want, game.format_position(state)
 
 
@@ -184,7 +184,11 @@ def test_seed_zugzwang(solved):
     reduced, _ = solved["rota"]
     index = index_of(reduced)
     state = game.parse_position("xxo...oo/x x")
-    label = lambda s: (int(reduced.outcome[index[game.canonical(s)[0]]]), int(reduced.distance[index[game.canonical(s)[0]]]))  # noqa: E731
+
+    def label(s: int) -> tuple[int, int]:
+        i = index[game.canonical(s)[0]]
+        return int(reduced.outcome[i]), int(reduced.distance[i])
+
     assert label(state) == (LOSS, 2)
     moves = [game.format_move(m) for m in game.legal_moves(state)]
     assert sorted(moves) == ["8-3", "8-4", "8-5"]
