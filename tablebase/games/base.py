@@ -159,10 +159,20 @@ class BitboardGame(Game):
     for the game (side to move, for instance) and are left unchanged by the
     cell symmetries. Subclasses set :attr:`cells` and :attr:`perms` (cell
     permutations, identity first: ``perm[c]`` is where cell ``c`` goes).
+
+    A game in which exchanging every x with an o (and o with x) is also a
+    symmetry sets :attr:`colour_swap`; the group then has twice as many
+    elements: symmetry ``s`` for ``s < len(perms)`` is ``perms[s]`` alone, and
+    ``len(perms) + s`` is ``perms[s]`` followed by the colour swap. The swap
+    leaves the free high bits alone, so it suits games whose high bits do not
+    depend on colour (Wild tic-tac-toe, where either player may place either
+    mark). Use :meth:`cell_permutation` and :meth:`swaps_colours` to map moves.
     """
 
     cells: int
     perms: tuple[tuple[int, ...], ...] = ()
+    #: Whether exchanging x and o is a symmetry too (doubles the group).
+    colour_swap: bool = False
 
     def _init_symmetry(self) -> None:
         if not self.perms:
@@ -172,6 +182,10 @@ class BitboardGame(Game):
         for p in self.perms:
             inv = invert_permutation(p)
             self._inverse.append(next(i for i, q in enumerate(self.perms) if q == inv))
+        if self.colour_swap:
+            # the swap commutes with every cell permutation and is its own inverse
+            k = len(self.perms)
+            self._inverse += [k + i for i in self._inverse]
         # byte-wise lookup tables: image of each byte of a bitboard
         self._chunks = (n + 7) // 8
         self._tables: list[list[list[int]]] = []
@@ -192,10 +206,18 @@ class BitboardGame(Game):
 
     @property
     def num_symmetries(self) -> int:
-        return len(self.perms)
+        return len(self.perms) * (2 if self.colour_swap else 1)
+
+    def cell_permutation(self, sym: int) -> tuple[int, ...]:
+        """The cell permutation of symmetry ``sym`` (``perm[c]`` is where cell ``c`` goes)."""
+        return self.perms[sym % len(self.perms)]
+
+    def swaps_colours(self, sym: int) -> bool:
+        """Whether symmetry ``sym`` exchanges x and o."""
+        return sym >= len(self.perms)
 
     def _map_bits(self, bits: int, sym: int) -> int:
-        tables = self._tables[sym]
+        tables = self._tables[sym % len(self.perms)]
         image = 0
         for c in range(self._chunks):
             image |= tables[c][(bits >> (8 * c)) & 0xFF]
@@ -208,6 +230,8 @@ class BitboardGame(Game):
         mask = self._mask
         xs = self._map_bits(state & mask, sym)
         os = self._map_bits((state >> n) & mask, sym)
+        if sym >= len(self.perms):
+            xs, os = os, xs
         return (state >> (2 * n) << (2 * n)) | (os << n) | xs
 
     def inverse_symmetry(self, sym: int) -> int:
@@ -220,10 +244,18 @@ class BitboardGame(Game):
         high = state >> (2 * n) << (2 * n)
         x = state & mask
         o = (state >> n) & mask
-        for s in range(1, len(self.perms)):
-            image = high | (self._map_bits(o, s) << n) | self._map_bits(x, s)
+        k = len(self.perms)
+        for s in range(1, k):
+            xs, os = self._map_bits(x, s), self._map_bits(o, s)
+            image = high | (os << n) | xs
             if image < best:
                 best, best_sym = image, s
+        if self.colour_swap:
+            for s in range(k):
+                xs, os = self._map_bits(x, s), self._map_bits(o, s)
+                image = high | (xs << n) | os
+                if image < best:
+                    best, best_sym = image, k + s
         return best, best_sym
 
     def x_bits(self, state: int) -> int:
