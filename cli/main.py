@@ -297,6 +297,68 @@ def verify(
         raise typer.Exit(1)
 
 
+@command(help="Play against perfect play in the terminal ('?' lists your moves' values, 'undo', 'quit').")
+def play(
+    variant: VariantArg,
+    position: PositionArg = None,
+    as_: Annotated[
+        str, typer.Option("--as", help="Your side: x, o, first or second (x is first).")
+    ] = "first",
+    db: DbOption = tablebase.DEFAULT_DB,
+) -> None:
+    with tablebase.open(db) as tb:
+        vt = tb.variant(variant)
+        players = vt.game.players
+        seat = {"x": 0, "first": 0, "o": 1, "second": 1}.get(as_.lower())
+        if seat is None:
+            fail(f"invalid side {as_!r}: use x, o, first or second")
+        human = players[seat]
+        history = [vt.probe(position)]
+        typer.echo(f"{variant}: you play {human}; '?' shows the value of each move, 'undo' takes back, 'quit' stops.")
+        while True:
+            probe = history[-1]
+            typer.echo("")
+            typer.echo(vt.game.format_board(vt.parse(probe.position)))
+            if probe.terminal:
+                if probe.outcome == "draw":
+                    typer.echo("game over: draw")
+                else:
+                    mover = players.index(probe.to_move)
+                    winner = players[mover if probe.outcome == "win" else 1 - mover]
+                    typer.echo(f"game over: {winner} wins" + (" (you)" if winner == human else " (perfect play)"))
+                return
+            typer.echo(f"{probe.position}: {probe.to_move} to move, {probe.outcome} in {show_distance(probe.distance)}")
+            if probe.to_move != human:
+                move = probe.best_move
+                assert move is not None
+                typer.echo(f"perfect play: {move.move} ({move.outcome} in {show_distance(move.distance)})")
+                history.append(vt.probe(move.position))
+                continue
+            answer = typer.prompt("your move", default="", show_default=False).strip()
+            if answer in ("quit", "q", "exit"):
+                return
+            if answer in ("?", "hint"):
+                rows = [[m.move, m.outcome, show_distance(m.distance)] for m in probe.moves]
+                typer.echo(table(["move", "outcome", "distance"], rows))
+                continue
+            if answer == "undo":
+                while len(history) > 1:
+                    history.pop()
+                    if history[-1].to_move == human:
+                        break
+                continue
+            chosen = next((m for m in probe.moves if m.move == answer), None)
+            if chosen is None:
+                try:
+                    vt.play(probe.position, answer)
+                except TablebaseError as exc:
+                    typer.echo(str(exc))
+                    continue
+                typer.echo(f"illegal move {answer!r}")
+                continue
+            history.append(vt.probe(chosen.position))
+
+
 @command(group=db_app, name="upgrade", help="Create the schema or upgrade it to the newest revision (alembic).")
 def db_upgrade(db: DbOption = tablebase.DEFAULT_DB) -> None:
     with tablebase.open(db) as tb:

@@ -129,3 +129,21 @@ def test_db_upgrade(tmp_path: Path) -> None:
     again = run("db", "upgrade", db=path)
     assert again.exit_code == 0 and "up to date" in again.stdout
     assert ok_json("list", db=path) == []
+
+
+def test_play_against_perfect_play(built_db: Path) -> None:
+    # every o move loses on the 2x2 board; an off-board cell is refused, undo returns to the start
+    moves = "?\nc2\nundo\nb2\nquit\n"
+    result = runner.invoke(app, ["play", "mnk-2-2-2", "--as", "o", "--db", str(built_db)], input=moves)
+    assert result.exit_code == 0, result.output
+    assert "perfect play: a1 (win in 3)" in result.stdout
+    assert "game over: x wins (perfect play)" in result.stdout
+
+
+def test_play_as_first_and_an_unknown_side(built_db: Path) -> None:
+    result = runner.invoke(
+        app, ["play", "tictactoe", "--as", "first", "--db", str(built_db)], input="b2\na1\nc1\nquit\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert "perfect play:" in result.stdout
+    assert runner.invoke(app, ["play", "tictactoe", "--as", "z", "--db", str(built_db)]).exit_code == 1
