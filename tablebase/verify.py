@@ -28,8 +28,7 @@ def verify(table: VariantTable, rules: bool = True) -> VerifyReport:
     from tablebase.query import VerifyReport
 
     report = VerifyReport(table.name)
-    rows = list(table.rows())
-    edges = list(table.edges())
+    rows, edges = table.dump()
     report.states, report.moves = len(rows), len(edges)
     if not rows:
         report.add("no states stored")

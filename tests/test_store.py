@@ -100,3 +100,29 @@ def test_older_revision_names_the_upgrade_command(db_copy: Path, monkeypatch: py
     with tablebase.open(db_copy) as tb, pytest.raises(SchemaVersionError) as err:
         tb.variants()
     assert "tablebase db upgrade --db" in str(err.value)
+
+
+def test_older_database_is_upgraded_keeping_its_data(db_copy: Path) -> None:
+    from alembic import command
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from tablebase.store.engine import alembic_config, make_engine
+
+    engine = make_engine(db_copy)
+    with engine.begin() as conn:
+        config = alembic_config(engine)
+        config.attributes["connection"] = conn
+        command.downgrade(config, schema.REVISIONS[0])
+    engine.dispose()
+    runner = CliRunner()
+    refused = runner.invoke(app, ["probe", "tictactoe", "--db", str(db_copy)])
+    assert refused.exit_code == 1
+    assert f"run 'tablebase db upgrade --db {db_copy}'" in refused.stderr
+    upgraded = runner.invoke(app, ["db", "upgrade", "--db", str(db_copy)])
+    assert upgraded.exit_code == 0
+    assert f"upgraded from {schema.REVISIONS[0]} to {schema.HEAD}" in upgraded.stdout
+    with tablebase.open(db_copy) as tb:
+        assert tb.variant("tictactoe").probe().outcome == "draw"
+        assert tb.variant("tictactoe").info.storage == "moves"
+        assert tb.verify("tictactoe").ok

@@ -42,6 +42,8 @@ class Game(ABC):
     players: ClassVar[tuple[str, str]] = ("x", "o")
     #: Whether positions can repeat (movement games); draws there have no distance.
     cyclic: ClassVar[bool] = False
+    #: Whether ``tablebase build`` can enumerate every reachable state.
+    enumerable: ClassVar[bool] = True
 
     #: Registered variant name, e.g. ``"mnk-4-4-4"``.
     name: str
