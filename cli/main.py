@@ -14,12 +14,37 @@ import time
 from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 import tablebase
 from tablebase.errors import TablebaseError
 
+#: The command-line framework's base exception for usage errors (typer may vendor click).
+ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+class OneLineErrors(TyperGroup):
+    """Usage errors as one line on stderr with exit code 1, like library errors."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            result = super().main(*args, standalone_mode=False, **kwargs)
+        except ClickException as exc:
+            message = " ".join(exc.format_message().split())
+            hint = " (a position that starts with '-' goes after '--')" if "No such option: -" in message else ""
+            typer.echo(f"error: {message[:1].lower()}{message[1:]}{hint}", err=True)
+            sys.exit(1)
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)
+
+
 app = typer.Typer(
     name="tablebase",
+    cls=OneLineErrors,
     help="Exact endgame tablebases for the tic-tac-toe family of games, stored in SQLite.",
     no_args_is_help=True,
     add_completion=False,
