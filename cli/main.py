@@ -33,6 +33,8 @@ class OneLineErrors(TyperGroup):
             result = super().main(*args, standalone_mode=False, **kwargs)
         except ClickException as exc:
             message = " ".join(exc.format_message().split())
+            if not message:  # help was shown for a bare command
+                sys.exit(0)
             hint = " (a position that starts with '-' goes after '--')" if "No such option: -" in message else ""
             typer.echo(f"error: {message[:1].lower()}{message[1:]}{hint}", err=True)
             sys.exit(1)
