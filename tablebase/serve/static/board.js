@@ -181,11 +181,9 @@ function renderBoard(probe) {
   const board = $("#board");
   board.replaceChildren();
   const layout = app.layout;
-  board.hidden = !layout;
-  if (!layout) {
-    $("#message").textContent = "This variant has no board drawing yet: play from the list of moves.";
-    return;
-  }
+  board.toggleAttribute("hidden", !layout);
+  $("#no-board").hidden = Boolean(layout);
+  if (!layout) return;
   const xs = layout.cells.map((c) => c.x);
   const ys = layout.cells.map((c) => c.y);
   const pad = 0.6;
