@@ -255,6 +255,7 @@ class Tablebase:
         self._conn: sqlite3.Connection | None = None
         self._raw: Any = None
         self._tables: dict[str, VariantTable] = {}
+        self._data_version: int | None = None
 
     # -- connections ---------------------------------------------------------
 
@@ -334,6 +335,11 @@ class Tablebase:
 
     def variant(self, name: str) -> VariantTable:
         """The built variant ``name``; raises if the name is unknown or not built here."""
+        # a build by another connection (another process) replaces the variant's rows and ids
+        version = self._reader().execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._tables.clear()
+            self._data_version = version
         table = self._tables.get(name)
         if table is not None:
             return table

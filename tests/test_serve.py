@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from serve_support import BUILT, build_database, registered  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
+import tablebase  # noqa: E402
 from cli.main import app as cli_app  # noqa: E402
 from tablebase.serve import create_app  # noqa: E402
 from tablebase.serve.app import (  # noqa: E402
@@ -187,6 +188,19 @@ def test_queries_do_not_write_the_database(db: Path) -> None:
         for url in ("/api/variants", "/api/tictactoe", "/api/tictactoe/line", "/api/tictactoe/predecessors"):
             fresh.get(url)
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+
+
+def test_a_rebuild_by_another_process_is_seen_without_restart(tmp_path: Path) -> None:
+    db = tmp_path / "tablebase.db"
+    with tablebase.open(db) as tb:
+        tb.build("mnk-2-2-2")
+        tb.build("mnk-3-3-2")  # so the rebuilt variant gets new ids
+    with TestClient(create_app(db)) as fresh:
+        before = get(fresh, "/api/mnk-2-2-2")
+        subprocess.run(
+            [sys.executable, "-m", "cli.main", "build", "mnk-2-2-2", "-q", "--db", str(db)], cwd=ROOT, check=True, capture_output=True
+        )
+        assert get(fresh, "/api/mnk-2-2-2") == before
 
 
 def test_serve_command_reports_a_missing_database(tmp_path: Path) -> None:
