@@ -190,7 +190,10 @@ def main() -> None:
             print(json.dumps(row))
         return
     print(f"# {platform.python_version()}, {os.cpu_count()} CPUs, {platform.platform()}; server: tablebase serve")
-    print("| variant | conc. | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | server CPU µs/req | in-process probes/s |")
+    print(
+        "| variant | conc. | requests | req/s | p50 ms | p90 ms | p99 ms | max ms "
+        "| server CPU µs/req | in-process probes/s |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(

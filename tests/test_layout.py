@@ -37,7 +37,7 @@ def check_layout(game: Game, playouts: int = 30, seed: int = 7) -> None:
             if game.outcome(state) is not None:
                 break
             for move in game.legal_moves(state):
-                label, cells = split_move(layout, game.format_move(move))
+                _, cells = split_move(layout, game.format_move(move))
                 after = board_cells(layout, game.format_position(game.apply(state, move)))
                 changed = {c for c in names if before[c] != after[c]}
                 assert changed and changed <= set(cells), (game.format_move(move), changed)

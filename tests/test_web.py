@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import quote
 
 import pytest
@@ -22,7 +23,8 @@ pytest.importorskip("fastapi", reason="the serve extra is not installed: pip ins
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed: pip install -e '.[dev]'")
 CHROMIUM = os.environ.get("TABLEBASE_CHROMIUM") or chromium_path()
 if CHROMIUM is None:
-    pytest.skip("chromium is not installed: run .ci/install-browser (apt-get install chromium)", allow_module_level=True)
+    pytest.skip("chromium is not installed: run .ci/install-browser (apt-get install chromium)",
+                allow_module_level=True)
 
 import uvicorn  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402

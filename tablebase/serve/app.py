@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Literal, Optional
+from typing import Any, Literal
 
 from fastapi import FastAPI, Query, Request
 from fastapi.middleware.cors import CORSMiddleware
@@ -92,7 +93,7 @@ class MoveReply(BaseModel):
     move: str
     position: str = Field(description="The position after the move.")
     outcome: Outcome
-    distance: Optional[int] = Field(description="Plies to the end from the probed position; null: perpetual draw.")
+    distance: int | None = Field(description="Plies to the end from the probed position; null: perpetual draw.")
 
 
 class ProbeReply(BaseModel):
@@ -102,8 +103,10 @@ class ProbeReply(BaseModel):
     position: str
     to_move: str
     outcome: Outcome
-    distance: Optional[int]
-    moves: list[MoveReply] = Field(description="Fastest win first, then draws, then the slowest loss; empty at the end.")
+    distance: int | None
+    moves: list[MoveReply] = Field(
+        description="Fastest win first, then draws, then the slowest loss; empty at the end."
+    )
 
 
 class VariantReply(BaseModel):
@@ -118,8 +121,8 @@ class VariantReply(BaseModel):
     states: int
     moves: int
     symmetry: bool
-    outcome: Optional[Outcome] = Field(description="Value of the start for the first player.")
-    distance: Optional[int]
+    outcome: Outcome | None = Field(description="Value of the start for the first player.")
+    distance: int | None
 
 
 class LineReply(BaseModel):
@@ -229,18 +232,18 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
         return JSONResponse(out)
 
     @app.get("/api/{variant}", response_model=ProbeReply, responses=ERRORS, tags=["api"])
-    async def probe(variant: str, position: Optional[str] = PositionQuery) -> JSONResponse:
+    async def probe(variant: str, position: str | None = PositionQuery) -> JSONResponse:
         """Outcome and distance of a position and of every legal move, best first."""
         return JSONResponse(tb.variant(variant).probe(position).to_dict())
 
     @app.get("/api/{variant}/line", response_model=LineReply, responses=ERRORS, tags=["api"])
-    async def line(variant: str, position: Optional[str] = PositionQuery) -> JSONResponse:
+    async def line(variant: str, position: str | None = PositionQuery) -> JSONResponse:
         """The perfect line from a position to the end (or to the first repetition)."""
         result = tb.variant(variant).line(position)
         return JSONResponse({**result.to_dict(), "positions": list(result.positions), "repeats": result.repeats})
 
     @app.get("/api/{variant}/predecessors", response_model=PredecessorsReply, responses=ERRORS, tags=["api"])
-    async def predecessors(variant: str, position: Optional[str] = PositionQuery) -> JSONResponse:
+    async def predecessors(variant: str, position: str | None = PositionQuery) -> JSONResponse:
         """Every position one move before the given one, with the move that leads here."""
         table = tb.variant(variant)
         preds = table.predecessors(position)
