@@ -308,6 +308,7 @@ def serve(
         from tablebase.serve import run
     except ModuleNotFoundError as exc:
         fail(f"serving needs the 'serve' extra (missing {exc.name}): pip install 'tablebase[serve]'")
+        return
     run(db, host=host, port=port, access_log=access_log)
 
 

@@ -208,6 +208,15 @@ def test_serve_command_reports_a_missing_database(tmp_path: Path) -> None:
     assert "does not exist" in result.output and "Traceback" not in result.output
 
 
+def test_serve_command_without_the_extra_says_what_to_install(monkeypatch: pytest.MonkeyPatch, db: Path) -> None:
+    monkeypatch.setitem(sys.modules, "fastapi", None)
+    monkeypatch.delitem(sys.modules, "tablebase.serve")
+    monkeypatch.delitem(sys.modules, "tablebase.serve.app")
+    result = CliRunner().invoke(cli_app, ["serve", "--db", str(db)])
+    assert result.exit_code == 1
+    assert "pip install 'tablebase[serve]'" in result.output and "fastapi" in result.output
+
+
 def test_serve_command_has_help() -> None:
     result = CliRunner().invoke(cli_app, ["serve", "--help"])
     assert result.exit_code == 0 and "--port" in result.output
