@@ -3,7 +3,7 @@
 Each test opens the board served by uvicorn on a free loopback port, plays by
 clicking and compares what the page shows with what the JSON API says.
 Skipped when chromium or the playwright package is missing; ``.ci/install-browser``
-installs chromium on CI.
+installs chromium on CI. ``TABLEBASE_CHROMIUM`` names another chromium binary.
 """
 
 from __future__ import annotations
@@ -22,9 +22,11 @@ from serve_support import build_database, chromium_path, registered
 pytest.importorskip("fastapi", reason="the serve extra is not installed: pip install -e '.[dev]'")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed: pip install -e '.[dev]'")
 CHROMIUM = os.environ.get("TABLEBASE_CHROMIUM") or chromium_path()
-if CHROMIUM is None:
-    pytest.skip("chromium is not installed: run .ci/install-browser (apt-get install chromium)",
-                allow_module_level=True)
+if CHROMIUM is None or not Path(CHROMIUM).exists():
+    pytest.skip(
+        f"chromium is not installed ({CHROMIUM or '/usr/bin/chromium'} missing): run .ci/install-browser",
+        allow_module_level=True,
+    )
 
 import uvicorn  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
