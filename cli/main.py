@@ -386,6 +386,21 @@ def play(
             history.append(vt.probe(chosen.position))
 
 
+@command(help="Serve the HTTP JSON API and the web board, read-only (needs the serve extra).")
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: every interface).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Log every request.")] = False,
+    db: DbOption = tablebase.DEFAULT_DB,
+) -> None:
+    try:
+        from tablebase.serve import run
+    except ModuleNotFoundError as exc:
+        fail(f"serving needs the 'serve' extra (missing {exc.name}): pip install 'tablebase[serve]'")
+        return
+    run(db, host=host, port=port, access_log=access_log)
+
+
 @command(group=db_app, name="upgrade", help="Create the schema or upgrade it to the newest revision (alembic).")
 def db_upgrade(db: DbOption = tablebase.DEFAULT_DB) -> None:
     with tablebase.open(db) as tb:

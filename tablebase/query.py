@@ -92,7 +92,7 @@ class Probe:
             "to_move": self.to_move,
             "outcome": self.outcome,
             "distance": self.distance,
-            "moves": [asdict(m) for m in self.moves],
+            "moves": [dict(vars(m)) for m in self.moves],
         }
 
 
