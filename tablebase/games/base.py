@@ -150,7 +150,12 @@ class Game(ABC):
 
     @abstractmethod
     def format_move(self, move: int) -> str:
-        """The notation of ``move``."""
+        """The notation of ``move``.
+
+        It depends on the move alone, and different moves have different
+        notations, so a move string names the same move in every position
+        where it is legal (the query layer relies on that).
+        """
 
     def format_board(self, state: int) -> str:
         """A multi-line picture of the position for terminals."""
