@@ -1,7 +1,8 @@
 """Helpers for the server tests: two toy games and a built tablebase holding them.
 
-The toy games exist so the web board is tested on the move shapes of the
-movement and Wild variants before those families land: ``toy-wheel`` has
+The toy games test the web board on the move shapes of the movement and
+Wild variants with games small enough to reason about by hand (the real
+``rota`` and ``wild`` are played in tests/test_web.py too): ``toy-wheel`` has
 Rota's round spots, edges, placements ``3`` and slides ``3-4``; ``toy-wild``
 has Wild tic-tac-toe's labelled moves ``xb1`` / ``ob1``. They are registered
 with :func:`registered` only while a test runs.
@@ -12,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import math
 import types
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -205,10 +206,10 @@ def registered() -> Iterator[None]:
             games.get.cache_clear()
 
 
-def build_database(path: Path) -> Path:
-    """A tablebase file with :data:`BUILT` (call inside :func:`registered`)."""
+def build_database(path: Path, names: Iterable[str] = BUILT) -> Path:
+    """A tablebase file with ``names``, by default :data:`BUILT` (call inside :func:`registered`)."""
     with tablebase.open(path) as tb:
-        for name in BUILT:
+        for name in names:
             tb.build(name)
     return path
 

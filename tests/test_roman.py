@@ -14,6 +14,7 @@ from game_checks import (
 )
 from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games import get, names
+from tablebase.games.base import board_cells, grid_layout, split_move
 from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, solve
 
 VARIANTS = ("roman", "roman-adjacent", "roman-lines")
@@ -353,3 +354,15 @@ def test_blocked_positions_already_have_a_line():
                     blocked += 1
                     assert game.outcome(game.parse_position(text)) == "loss"
         assert blocked == 8
+
+
+# -- board layout (the generic contract is tests/test_layout.py) --------------
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_layout_is_the_grid(name):
+    layout = get(name).layout()
+    assert layout == grid_layout(3, 3)
+    cells = board_cells(layout, "xo./.xo/o.x x")
+    assert [cells[c] for c in ("a1", "b1", "c1", "b2", "c2", "a3", "c3")] == ["x", "o", None, "x", "o", "o", "x"]
+    assert split_move(layout, "a1-b2") == ("", ("a1", "b2"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import pytest
 
@@ -17,6 +18,7 @@ from game_checks import (
 )
 from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games import get, names
+from tablebase.games.base import board_cells, split_move
 from tablebase.games.rota import RotaGame
 from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, solve
 
@@ -361,3 +363,32 @@ def test_transform_move_matches_transform(name):
     game = get(name)
     for state in random_states(game, playouts=10, seed=3)[::4]:
         check_symmetries(game, state)
+
+
+# -- board layout (the generic contract is tests/test_layout.py) ---------------------
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_layout_is_the_wheel(name):
+    layout = get(name).layout()
+    assert layout["shape"] == "circle"
+    assert [c["name"] for c in layout["cells"]] == [str(i) for i in range(9)]
+    at = {c["name"]: (c["x"], c["y"]) for c in layout["cells"]}
+    assert at["8"] == (0, 0)
+    # clockwise from the top, y growing downwards
+    assert at["0"][1] < 0 and at["2"][0] > 0 and at["4"][1] > 0 and at["6"][0] < 0
+    for i in range(8):
+        angle = math.atan2(at[str(i)][0], -at[str(i)][1]) % (2 * math.pi)
+        assert angle == pytest.approx(2 * math.pi * i / 8, abs=1e-3)
+        assert math.hypot(*at[str(i)]) == pytest.approx(math.hypot(*at["0"]), abs=1e-3)
+    # the drawn lines are seed 001's joining lines: the rim and the spokes
+    edges = {frozenset(map(int, e)) for e in layout["edges"]}
+    assert len(edges) == len(layout["edges"]) == 16
+    assert edges == {frozenset((a, b)) for a, b in itertools.combinations(range(9), 2) if joined(a, b)}
+
+
+def test_layout_reads_positions_and_moves():
+    layout = get("rota").layout()
+    assert board_cells(layout, "x...o.../x o") == {str(i): {0: "x", 4: "o", 8: "x"}.get(i) for i in range(9)}
+    assert split_move(layout, "3") == ("", ("3",))
+    assert split_move(layout, "3-8") == ("", ("3", "8"))

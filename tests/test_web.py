@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from serve_support import build_database, chromium_path, registered
+from serve_support import BUILT, build_database, chromium_path, registered
 
 pytest.importorskip("fastapi", reason="the serve extra is not installed: pip install -e '.[dev]'")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed: pip install -e '.[dev]'")
@@ -33,6 +33,9 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from tablebase.serve import create_app  # noqa: E402
 
+#: Real variants played here besides the toys of serve_support (a second or two each to build).
+REAL = ("rota", "wild")
+
 LAUNCH_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -47,7 +50,7 @@ LAUNCH_ARGS = [
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with registered():
-        yield build_database(tmp_path_factory.mktemp("web") / "tablebase.db")
+        yield build_database(tmp_path_factory.mktemp("web") / "tablebase.db", (*BUILT, *REAL))
 
 
 @pytest.fixture(scope="module")
@@ -138,11 +141,16 @@ def assert_cells_match(page: Any, api: TestClient, variant: str) -> dict[str, An
     shown = cell_values(page)
     colours = legend_colours(page)
     assert len(set(colours.values())) == 3
-    expected = {m["move"]: (m["outcome"], str(m["distance"])) for m in result["moves"]}
+    expected = {m["move"]: (m["outcome"], distance(m)) for m in result["moves"]}
     assert {cell: (o, d) for cell, (o, d, _) in shown.items()} == expected
     for outcome, _, fill in shown.values():
         assert fill == colours[outcome]
     return result
+
+
+def distance(move: dict[str, Any]) -> str:
+    """A move's distance as the board's ``data-distance`` shows it (empty for a draw without one)."""
+    return "" if move["distance"] is None else str(move["distance"])
 
 
 def status_of(result: dict[str, Any]) -> str:
@@ -228,6 +236,51 @@ def test_labelled_moves_offer_a_choice(page: Any, api: TestClient) -> None:
     click(page, "#chooser [data-move=ob1]")
     assert shown_position(page) == "xo."
     assert page.is_hidden("#chooser")
+
+
+def test_rota_places_then_slides_on_the_wheel(page: Any, api: TestClient) -> None:
+    open_board(page, "rota", "xxox.o../.")
+    assert page.eval_on_selector_all("#board .edge", "e => e.length") == 16
+    assert page.eval_on_selector_all("#board .cell circle", "e => e.length") == 9
+    placing = assert_cells_match(page, api, "rota")
+    assert page.inner_text("#status") == status_of(placing)
+    # o places its last token; every token is down and x must slide one
+    click(page, "[data-cell='6']")
+    assert shown_position(page) == "xxox.oo./. x"
+    result = probe(api, "rota", "xxox.oo./. x")
+    assert page.inner_text("#status") == status_of(result)
+    # each x token shows the best slide it can make
+    for token in ("0", "1", "3"):
+        best = next(m for m in result["moves"] if m["move"].startswith(f"{token}-"))
+        assert page.get_attribute(f"[data-cell='{token}']", "data-move") == best["move"]
+    click(page, "[data-cell='0']")
+    assert "selected" in page.get_attribute("[data-cell='0']", "class")
+    shown = {c: (o, d) for c, (o, d, _) in cell_values(page).items()}
+    slides = [m for m in result["moves"] if m["move"].startswith("0-")]
+    assert shown == {m["move"][2:]: (m["outcome"], distance(m)) for m in slides} == {"8": ("draw", ""), "7": ("loss", "2")}
+    click(page, "[data-cell='8']")
+    assert shown_position(page) == next(m["position"] for m in slides if m["move"] == "0-8") == ".xox.oo./x o"
+    assert page.get_attribute("[data-cell='8']", "data-piece") == "x"
+
+
+def test_wild_asks_which_mark(page: Any, api: TestClient) -> None:
+    open_board(page, "wild", "x../.../...")
+    result = probe(api, "wild", "x../.../...")
+    assert page.inner_text("#status") == status_of(result)
+    # each empty cell shows the better of its two marks (moves come best first)
+    best: dict[str, dict[str, Any]] = {}
+    for m in result["moves"]:
+        best.setdefault(m["move"][1:], m)
+    shown = {c: (o, d) for c, (o, d, _) in cell_values(page).items()}
+    assert shown == {c: (m["outcome"], distance(m)) for c, m in best.items()}
+    click(page, "[data-cell=b1]")
+    choices = page.eval_on_selector_all("#chooser button", "b => b.map(e => [e.dataset.move, e.dataset.outcome])")
+    assert sorted(choices) == sorted([m["move"], m["outcome"]] for m in result["moves"] if m["move"][1:] == "b1")
+    assert dict(choices)["xb1"] == "loss"  # x x . lets the next player complete three x
+    click(page, "#chooser [data-move=ob1]")
+    assert shown_position(page) == "xo./.../..."
+    assert page.is_hidden("#chooser")
+    assert page.get_attribute("[data-cell=b1]", "data-piece") == "o"
 
 
 def test_a_variant_without_layout_plays_from_the_move_list(page: Any, api: TestClient) -> None:

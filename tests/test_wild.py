@@ -18,6 +18,7 @@ from game_checks import (
 )
 from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games import get, names
+from tablebase.games.base import board_cells, grid_layout, split_move
 from tablebase.solve import DRAW, LOSS, WIN, solve
 
 VARIANTS = ("wild", "wild-misere")
@@ -304,3 +305,18 @@ def test_transform_move_matches_transform(name):
     game = get(name)
     for state in random_states(game, playouts=10, seed=5)[::3]:
         check_symmetries(game, state)
+
+
+# -- board layout (the generic contract is tests/test_layout.py) --------------
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_layout_is_the_grid_with_the_mark_as_label(name):
+    layout = get(name).layout()
+    assert layout == grid_layout(3, 3)
+    # the marks belong to neither player (first, second): the board shows the mark itself
+    assert layout["pieces"] == {"x": "x", "o": "o"}
+    cells = board_cells(layout, "o../oxo/.xx")
+    assert (cells["a1"], cells["b2"], cells["c3"], cells["a3"]) == ("o", "x", "x", None)
+    assert split_move(layout, "xb2") == ("x", ("b2",))
+    assert split_move(layout, "ob2") == ("o", ("b2",))

@@ -32,7 +32,7 @@ import re
 from typing import Any
 
 from tablebase.errors import MalformedPositionError, UnknownVariantError
-from tablebase.games.base import cell_name, grid_symmetries, parse_cell
+from tablebase.games.base import Layout, cell_name, grid_layout, grid_symmetries, parse_cell
 from tablebase.games.mnk import line_masks
 from tablebase.games.tokens import TokenGame
 
@@ -121,6 +121,15 @@ class RomanGame(TokenGame):
                 elif ch == "o":
                     state |= 1 << (3 * r + c + 9)
         return state
+
+    def layout(self) -> Layout:
+        """The 3x3 grid of :func:`grid_layout`; placements ``b2``, movements ``a1-b2``.
+
+        The lines a token steps along are not drawn: ``edges`` join round
+        spots (``shape: circle``), and square cells, which touch, show the
+        grid itself.
+        """
+        return grid_layout(3, 3)
 
     def format_board(self, state: int) -> str:
         lines = ["   a b c"]

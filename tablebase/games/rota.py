@@ -30,14 +30,18 @@ placement is the spot number, ``3``; a slide is ``from-to``, ``3-8``.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
 from tablebase.errors import MalformedPositionError
+from tablebase.games.base import Layout, LayoutCell
 from tablebase.games.tokens import TokenGame
 
 RIM = 8
 CENTRE = 8
+#: Distance from the centre to the rim spots in :meth:`RotaGame.layout`, in cell units.
+RADIUS = 2.0
 
 
 def wheel_symmetries() -> tuple[tuple[int, ...], ...]:
@@ -120,6 +124,33 @@ class RotaGame(TokenGame):
             elif ch == "o":
                 state |= 1 << (spot + 9)
         return state
+
+    def layout(self) -> Layout:
+        """The wheel: round spots ``0..7`` clockwise from the top, the centre ``8``.
+
+        The rim spots lie on a circle of radius :data:`RADIUS` around the
+        centre (neighbours about 1.5 apart); the edges are the joining lines
+        along which tokens slide, the rim and the spokes. The board part of a
+        position (``x...o.../x``) lists the spots in that order once the
+        ``/`` before the centre is dropped.
+        """
+        spots: list[LayoutCell] = []
+        for spot in range(RIM):
+            angle = 2 * math.pi * spot / RIM
+            # + 0.0 turns a rounded -0.0 into 0.0
+            x, y = round(RADIUS * math.sin(angle), 3) + 0.0, round(-RADIUS * math.cos(angle), 3) + 0.0
+            spots.append({"name": str(spot), "x": x, "y": y})
+        spots.append({"name": str(CENTRE), "x": 0.0, "y": 0.0})
+        edges = [(str(a), str(b)) for a in range(self.cells) for b in range(a + 1, self.cells) if self.reach[a] >> b & 1]
+        return {
+            "cells": spots,
+            "shape": "circle",
+            "edges": edges,
+            "separators": "/",
+            "empty": ".",
+            "pieces": {"x": "x", "o": "o"},
+            "move_separator": "-",
+        }
 
     def format_board(self, state: int) -> str:
         """The wheel, with the spot numbers beside it::

@@ -30,7 +30,18 @@ import re
 from typing import Any, ClassVar
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import DRAW, LOSS, WIN, BitboardGame, Outcome, cell_name, grid_symmetries, parse_cell
+from tablebase.games.base import (
+    DRAW,
+    LOSS,
+    WIN,
+    BitboardGame,
+    Layout,
+    Outcome,
+    cell_name,
+    grid_layout,
+    grid_symmetries,
+    parse_cell,
+)
 from tablebase.games.mnk import line_masks
 
 MARKS = "xo"
@@ -177,6 +188,15 @@ class WildGame(BitboardGame):
 
     def format_move(self, move: int) -> str:
         return MARKS[move // 9] + cell_name(move % 9, 3)
+
+    def layout(self) -> Layout:
+        """The 3x3 grid of :func:`grid_layout`.
+
+        Its ``pieces`` name the marks ``x`` and ``o``, which belong to neither
+        player; a move's mark is its label (``xb2``, ``ob2``), so a client asks
+        which mark when a cell is clicked.
+        """
+        return grid_layout(3, 3)
 
     def format_board(self, state: int) -> str:
         lines = ["   a b c"]
