@@ -14,12 +14,39 @@ import time
 from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 import tablebase
 from tablebase.errors import TablebaseError
 
+#: The command-line framework's base exception for usage errors (typer may vendor click).
+ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+class OneLineErrors(TyperGroup):
+    """Usage errors as one line on stderr with exit code 1, like library errors."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            result = super().main(*args, standalone_mode=False, **kwargs)
+        except ClickException as exc:
+            message = " ".join(exc.format_message().split())
+            if not message:  # help was shown for a bare command
+                sys.exit(0)
+            hint = " (a position that starts with '-' goes after '--')" if "No such option: -" in message else ""
+            typer.echo(f"error: {message[:1].lower()}{message[1:]}{hint}", err=True)
+            sys.exit(1)
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(result if isinstance(result, int) else 0)
+
+
 app = typer.Typer(
     name="tablebase",
+    cls=OneLineErrors,
     help="Exact endgame tablebases for the tic-tac-toe family of games, stored in SQLite.",
     no_args_is_help=True,
     add_completion=False,
@@ -295,6 +322,83 @@ def verify(
                 typer.echo(f"  {e}")
     if not all(r.ok for r in reports):
         raise typer.Exit(1)
+
+
+@command(help="Play against perfect play in the terminal ('?' lists your moves' values, 'undo', 'quit').")
+def play(
+    variant: VariantArg,
+    position: PositionArg = None,
+    as_: Annotated[
+        str, typer.Option("--as", help="Your side: x, o, first or second (x is first).")
+    ] = "first",
+    db: DbOption = tablebase.DEFAULT_DB,
+) -> None:
+    with tablebase.open(db) as tb:
+        vt = tb.variant(variant)
+        players = vt.game.players
+        seat = {"x": 0, "first": 0, "o": 1, "second": 1}.get(as_.lower())
+        if seat is None:
+            fail(f"invalid side {as_!r}: use x, o, first or second")
+        human = players[seat]
+        history = [vt.probe(position)]
+        typer.echo(f"{variant}: you play {human}; '?' shows the value of each move, 'undo' takes back, 'quit' stops.")
+        while True:
+            probe = history[-1]
+            typer.echo("")
+            typer.echo(vt.game.format_board(vt.parse(probe.position)))
+            if probe.terminal:
+                if probe.outcome == "draw":
+                    typer.echo("game over: draw")
+                else:
+                    mover = players.index(probe.to_move)
+                    winner = players[mover if probe.outcome == "win" else 1 - mover]
+                    typer.echo(f"game over: {winner} wins" + (" (you)" if winner == human else " (perfect play)"))
+                return
+            typer.echo(f"{probe.position}: {probe.to_move} to move, {probe.outcome} in {show_distance(probe.distance)}")
+            if probe.to_move != human:
+                move = probe.best_move
+                assert move is not None
+                typer.echo(f"perfect play: {move.move} ({move.outcome} in {show_distance(move.distance)})")
+                history.append(vt.probe(move.position))
+                continue
+            answer = typer.prompt("your move", default="", show_default=False).strip()
+            if answer in ("quit", "q", "exit"):
+                return
+            if answer in ("?", "hint"):
+                rows = [[m.move, m.outcome, show_distance(m.distance)] for m in probe.moves]
+                typer.echo(table(["move", "outcome", "distance"], rows))
+                continue
+            if answer == "undo":
+                while len(history) > 1:
+                    history.pop()
+                    if history[-1].to_move == human:
+                        break
+                continue
+            chosen = next((m for m in probe.moves if m.move == answer), None)
+            if chosen is None:
+                try:
+                    vt.play(probe.position, answer)
+                except TablebaseError as exc:
+                    typer.echo(str(exc))
+                    continue
+                typer.echo(f"illegal move {answer!r}")
+                continue
+            history.append(vt.probe(chosen.position))
+
+
+@command(help="Serve the HTTP JSON API and the web board, read-only (needs the serve extra).")
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: every interface).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Log every request.")] = False,
+    db: DbOption = tablebase.DEFAULT_DB,
+) -> None:
+    try:
+        from tablebase.serve import run
+    except ModuleNotFoundError as exc:
+        fail(f"serving needs the 'serve' extra (missing {exc.name}): pip install 'tablebase[serve]'")
+        return
+    run(db, host=host, port=port, access_log=access_log)
 
 
 @command(group=db_app, name="upgrade", help="Create the schema or upgrade it to the newest revision (alembic).")

@@ -21,12 +21,14 @@ import json
 import os
 import sqlite3
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, TypeVar
 
 from tablebase import games
 from tablebase.errors import (
+    BuildError,
     DatabaseError,
     IllegalMoveError,
     TablebaseError,
@@ -90,7 +92,7 @@ class Probe:
             "to_move": self.to_move,
             "outcome": self.outcome,
             "distance": self.distance,
-            "moves": [asdict(m) for m in self.moves],
+            "moves": [dict(vars(m)) for m in self.moves],
         }
 
 
@@ -170,6 +172,8 @@ class VariantInfo:
     build_seconds: float
     builder_version: str
     built_at: str
+    #: ``"moves"`` when the moves table holds the variant's moves, ``"states"`` when they come from the rules.
+    storage: str = "moves"
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``tablebase list --json``."""
@@ -215,7 +219,7 @@ class VerifyReport:
 
 _VARIANT_COLUMNS = (
     "id, name, family, rules, parameters, symmetry, complete, states_count, moves_count,"
-    " outcome, distance, build_seconds, builder_version, built_at"
+    " outcome, distance, build_seconds, builder_version, built_at, storage"
 )
 
 
@@ -234,6 +238,7 @@ def _info(row: tuple[Any, ...]) -> VariantInfo:
         build_seconds=row[11],
         builder_version=row[12],
         built_at=str(row[13]),
+        storage=row[14],
     )
 
 
@@ -255,6 +260,7 @@ class Tablebase:
         self._conn: sqlite3.Connection | None = None
         self._raw: Any = None
         self._tables: dict[str, VariantTable] = {}
+        self._data_version: int | None = None
 
     # -- connections ---------------------------------------------------------
 
@@ -280,13 +286,43 @@ class Tablebase:
                     f"tablebase build tictactoe --db {self.path}"
                 )
             try:
-                conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+                conn = sqlite3.connect(
+                    f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False, isolation_level=None
+                )
                 conn.execute("PRAGMA busy_timeout = 30000")
             except sqlite3.Error as exc:
                 raise DatabaseError(f"cannot open database {str(self.path)!r}: {exc}") from exc
         self._check_schema(conn)
         self._conn = conn
+        self._data_version = conn.execute("PRAGMA data_version").fetchone()[0]
         return conn
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: every query inside sees the same committed state of the file."""
+        conn = self._reader()
+        if conn.in_transaction:
+            yield conn
+            return
+        conn.execute("BEGIN")
+        try:
+            version = conn.execute("PRAGMA data_version").fetchone()[0]
+            if version != self._data_version:
+                self._data_version = version
+                self._refresh_tables(conn)
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
+    def _refresh_tables(self, conn: sqlite3.Connection) -> None:
+        """Re-read the variant rows after another connection changed the file (a rebuild)."""
+        for name, table in list(self._tables.items()):
+            row = conn.execute(f"SELECT {_VARIANT_COLUMNS} FROM variants WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                del self._tables[name]
+                table.variant_id = -1
+            else:
+                table.variant_id, table.info = row[0], _info(row)
 
     def _check_schema(self, conn: sqlite3.Connection) -> None:
         where = str(self.path)
@@ -304,14 +340,7 @@ class Tablebase:
 
     def close(self) -> None:
         """Close every connection (the object can be reopened by using it again)."""
-        if self._conn is not None:
-            if self._raw is not None:
-                self._raw.close()
-                self._raw = None
-            else:
-                self._conn.close()
-            self._conn = None
-        self._tables.clear()
+        self._drop_reader()
         if self._engine is not None and self._owns_engine:
             self._engine.dispose()
             self._engine = None
@@ -329,7 +358,8 @@ class Tablebase:
 
     def variants(self) -> list[VariantInfo]:
         """Every variant built into this file, by name."""
-        rows = self._reader().execute(f"SELECT {_VARIANT_COLUMNS} FROM variants ORDER BY name").fetchall()
+        with self._snapshot() as conn:
+            rows = conn.execute(f"SELECT {_VARIANT_COLUMNS} FROM variants ORDER BY name").fetchall()
         return [_info(r) for r in rows]
 
     def variant(self, name: str) -> VariantTable:
@@ -338,7 +368,8 @@ class Tablebase:
         if table is not None:
             return table
         game = games.get(name)
-        row = self._reader().execute(f"SELECT {_VARIANT_COLUMNS} FROM variants WHERE name = ?", (name,)).fetchone()
+        with self._snapshot() as conn:
+            row = conn.execute(f"SELECT {_VARIANT_COLUMNS} FROM variants WHERE name = ?", (name,)).fetchone()
         if row is None:
             raise VariantNotBuiltError(
                 f"variant {name!r} is not built in {str(self.path)!r}; run: tablebase build {name} --db {self.path}"
@@ -385,6 +416,10 @@ class Tablebase:
         from tablebase.store.writer import write_solution
 
         game = games.get(name)
+        if not game.enumerable:
+            raise BuildError(
+                f"variant {name!r} is too large to enumerate; solve positions with: tablebase solve {name} POSITION"
+            )
         self._check_writable()
         self._drop_reader()
         upgrade(self.engine)
@@ -398,11 +433,12 @@ class Tablebase:
     def _check_writable(self) -> None:
         if not self._owns_engine:
             return
-        target = self.path if self.path.exists() else self.path.resolve().parent
-        if not target.exists():
-            raise DatabaseError(f"cannot create database {str(self.path)!r}: folder {str(target)!r} does not exist")
-        if not os.access(target, os.W_OK):
-            raise DatabaseError(f"cannot write database {str(self.path)!r}: permission denied")
+        folder = self.path.resolve().parent
+        if not folder.is_dir():
+            raise DatabaseError(f"cannot create database {str(self.path)!r}: folder {str(folder)!r} does not exist")
+        for target in (self.path, folder):
+            if target.exists() and (not os.access(target, os.W_OK) or not target.stat().st_mode & 0o222):
+                raise DatabaseError(f"cannot write database {str(self.path)!r}: {str(target)!r} is read-only")
 
     def _drop_reader(self) -> None:
         if self._conn is not None:
@@ -438,9 +474,8 @@ class VariantTable:
     def __repr__(self) -> str:
         return f"<VariantTable {self.name!r} in {str(self.tablebase.path)!r}>"
 
-    @property
-    def _conn(self) -> sqlite3.Connection:
-        return self.tablebase._reader()
+    def _snapshot(self) -> Any:
+        return self.tablebase._snapshot()
 
     # -- positions -----------------------------------------------------------
 
@@ -455,10 +490,12 @@ class VariantTable:
             return self.game.canonical(state)
         return state, 0
 
-    def _lookup(self, state: int, position: str | None) -> tuple[int, str, int | None, bool, int]:
+    def _lookup(
+        self, conn: sqlite3.Connection, state: int, position: str | None
+    ) -> tuple[int, str, int | None, bool, int]:
         canon, sym = self._canonical(state)
         key = self.game.format_position(canon)
-        row = self._conn.execute(
+        row = conn.execute(
             "SELECT id, outcome, distance, terminal FROM states WHERE variant_id = ? AND key = ?",
             (self.variant_id, key),
         ).fetchone()
@@ -480,18 +517,19 @@ class VariantTable:
     def probe(self, position: str | None = None) -> Probe:
         """Outcome and distance of ``position`` and every legal move's value, best first."""
         state = self.parse(position)
-        state_id, outcome, distance, terminal, sym = self._lookup(state, position)
+        with self._snapshot() as conn:
+            state_id, outcome, distance, terminal, sym = self._lookup(conn, state, position)
+            rows = [] if terminal else conn.execute(
+                "SELECT m.move, t.outcome, t.distance FROM moves AS m JOIN states AS t ON t.id = m.to_state"
+                " WHERE m.from_state = ?",
+                (state_id,),
+            ).fetchall()
         game = self.game
         moves: list[MoveValue] = []
         if not terminal:
             canon = game.transform(state, sym) if sym else state
             inverse = game.inverse_symmetry(sym)
             order = {m: i for i, m in enumerate(game.legal_moves(state))}
-            rows = self._conn.execute(
-                "SELECT m.move, t.outcome, t.distance FROM moves AS m JOIN states AS t ON t.id = m.to_state"
-                " WHERE m.from_state = ?",
-                (state_id,),
-            ).fetchall()
             ranked = []
             for text, child_outcome, child_distance in rows:
                 code = self._move_code(canon, text)
@@ -557,11 +595,12 @@ class VariantTable:
         """Every (position, move) one move before ``position``, read from the moves table."""
         game = self.game
         state = self.parse(position)
-        state_id, *_ = self._lookup(state, position)
-        rows = self._conn.execute(
-            "SELECT f.key, m.move FROM moves AS m JOIN states AS f ON f.id = m.from_state WHERE m.to_state = ?",
-            (state_id,),
-        ).fetchall()
+        with self._snapshot() as conn:
+            state_id, *_ = self._lookup(conn, state, position)
+            rows = conn.execute(
+                "SELECT f.key, m.move FROM moves AS m JOIN states AS f ON f.id = m.from_state WHERE m.to_state = ?",
+                (state_id,),
+            ).fetchall()
         symmetries = range(game.num_symmetries) if self.info.symmetry else range(1)
         found: set[tuple[str, str]] = set()
         for key, text in rows:
@@ -577,40 +616,44 @@ class VariantTable:
 
     def stats(self) -> Stats:
         """Positions and symmetry classes per ply, and totals of outcomes and terminal states."""
-        conn = self._conn
-        rows = conn.execute(
-            "SELECT ply, COUNT(*), SUM(orbit), SUM(representative) FROM states WHERE variant_id = ?"
-            " GROUP BY ply ORDER BY ply",
-            (self.variant_id,),
-        ).fetchall()
+        with self._snapshot() as conn:
+            rows = conn.execute(
+                "SELECT ply, COUNT(*), SUM(orbit), SUM(representative) FROM states WHERE variant_id = ?"
+                " GROUP BY ply ORDER BY ply",
+                (self.variant_id,),
+            ).fetchall()
+            outcome_rows = conn.execute(
+                "SELECT outcome, COUNT(*) FROM states WHERE variant_id = ? GROUP BY outcome", (self.variant_id,)
+            ).fetchall()
+            terminal = conn.execute(
+                "SELECT COUNT(*) FROM states WHERE variant_id = ? AND terminal", (self.variant_id,)
+            ).fetchone()[0]
         if self.info.symmetry:
             plies = tuple(PlyCount(r[0], r[2], r[1]) for r in rows)
         else:
             plies = tuple(PlyCount(r[0], r[1], r[3]) for r in rows)
         outcomes = {"win": 0, "loss": 0, "draw": 0}
-        for outcome, count in conn.execute(
-            "SELECT outcome, COUNT(*) FROM states WHERE variant_id = ? GROUP BY outcome", (self.variant_id,)
-        ):
-            outcomes[outcome] = count
-        terminal = conn.execute(
-            "SELECT COUNT(*) FROM states WHERE variant_id = ? AND terminal", (self.variant_id,)
-        ).fetchone()[0]
+        outcomes.update(dict(outcome_rows))
         return Stats(self.name, plies, outcomes, terminal)
+
+    def dump(self) -> tuple[list[tuple[int, str, str, bool, str, int | None]], list[tuple[int, str, int]]]:
+        """Every stored state as (id, key, to_move, terminal, outcome, distance) and every
+        stored move as (from_state, move, to_state), read in one snapshot."""
+        with self._snapshot() as conn:
+            states = conn.execute(
+                "SELECT id, key, to_move, terminal, outcome, distance FROM states WHERE variant_id = ? ORDER BY id",
+                (self.variant_id,),
+            ).fetchall()
+            moves = conn.execute(
+                "SELECT m.from_state, m.move, m.to_state FROM moves AS m JOIN states AS s ON s.id = m.from_state"
+                " WHERE s.variant_id = ? ORDER BY m.from_state",
+                (self.variant_id,),
+            ).fetchall()
+        return states, moves
 
     def rows(self) -> Iterator[tuple[int, str, str, bool, str, int | None]]:
         """Every stored state as (id, key, to_move, terminal, outcome, distance)."""
-        yield from self._conn.execute(
-            "SELECT id, key, to_move, terminal, outcome, distance FROM states WHERE variant_id = ? ORDER BY id",
-            (self.variant_id,),
-        )
-
-    def edges(self) -> Iterator[tuple[int, str, int]]:
-        """Every stored move as (from_state, move, to_state)."""
-        yield from self._conn.execute(
-            "SELECT m.from_state, m.move, m.to_state FROM moves AS m JOIN states AS s ON s.id = m.from_state"
-            " WHERE s.variant_id = ? ORDER BY m.from_state",
-            (self.variant_id,),
-        )
+        yield from self.dump()[0]
 
 
 def open(path: str | os.PathLike[str] | None = None, *, engine: Engine | None = None) -> Tablebase:  # noqa: A001

@@ -9,11 +9,13 @@ a state with a lost (or an only-won) set of children cannot pass as a draw.
 The rules check runs on the game's array kernels when it has them (parsing
 the stored keys, generating each state's moves and comparing the sorted edge
 lists), and state by state otherwise; the label check is array code for
-every game. Rows and moves are read in chunks straight into arrays.
+every game. Rows and moves are read in one snapshot, in chunks straight
+into arrays.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from itertools import islice
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
@@ -36,10 +38,16 @@ _SHOWN = 50
 class _Stored:
     """The stored rows of one variant as arrays (keys kept only when asked for)."""
 
-    def __init__(self, table: VariantTable, keep_keys: bool, parse: Callable[[list[str]], Any] | None):
-        self.table = table
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        table: VariantTable,
+        keep_keys: bool,
+        parse: Callable[[list[str]], Any] | None,
+    ):
+        self.conn = conn
         ids, to_move, terminal, outcome, distance, keys, parsed = [], [], [], [], [], [], []
-        for chunk in _chunks(_state_rows(table), _CHUNK):
+        for chunk in _chunks(_state_rows(conn, table), _CHUNK):
             columns = list(zip(*chunk))
             ids.append(np.array(columns[0], dtype=np.int64))
             to_move.extend(columns[2])
@@ -70,7 +78,7 @@ class _Stored:
             return self.keys[i]
         key = self._key_cache.get(i)
         if key is None:
-            row = self.table._conn.execute("SELECT key FROM states WHERE id = ?", (int(self.ids[i]),)).fetchone()
+            row = self.conn.execute("SELECT key FROM states WHERE id = ?", (int(self.ids[i]),)).fetchone()
             key = self._key_cache[i] = row[0]
         return key
 
@@ -81,9 +89,9 @@ def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
         yield chunk
 
 
-def _id_range(table: VariantTable) -> tuple[int, int] | None:
+def _id_range(conn: sqlite3.Connection, table: VariantTable) -> tuple[int, int] | None:
     """``(first, last)`` when the variant's state ids form one block (as the builder writes them)."""
-    low, high, count = table._conn.execute(
+    low, high, count = conn.execute(
         "SELECT MIN(id), MAX(id), COUNT(*) FROM states WHERE variant_id = ?", (table.variant_id,)
     ).fetchone()
     if count and high - low + 1 == count:
@@ -91,21 +99,28 @@ def _id_range(table: VariantTable) -> tuple[int, int] | None:
     return None
 
 
-def _state_rows(table: VariantTable) -> Iterable[tuple[Any, ...]]:
-    block = _id_range(table)
+def _state_rows(conn: sqlite3.Connection, table: VariantTable) -> Iterable[tuple[Any, ...]]:
+    block = _id_range(conn, table)
     if block is None:
-        return table.rows()
-    return table._conn.execute(
+        return conn.execute(
+            "SELECT id, key, to_move, terminal, outcome, distance FROM states WHERE variant_id = ? ORDER BY id",
+            (table.variant_id,),
+        )
+    return conn.execute(
         "SELECT id, key, to_move, terminal, outcome, distance FROM states WHERE id BETWEEN ? AND ? ORDER BY id",
         block,
     )
 
 
-def _edge_rows(table: VariantTable) -> Iterable[tuple[int, str, int]]:
-    block = _id_range(table)
+def _edge_rows(conn: sqlite3.Connection, table: VariantTable) -> Iterable[tuple[int, str, int]]:
+    block = _id_range(conn, table)
     if block is None:
-        return table.edges()
-    return table._conn.execute(
+        return conn.execute(
+            "SELECT m.from_state, m.move, m.to_state FROM moves AS m JOIN states AS s ON s.id = m.from_state"
+            " WHERE s.variant_id = ? ORDER BY m.from_state",
+            (table.variant_id,),
+        )
+    return conn.execute(
         "SELECT from_state, move, to_state FROM moves WHERE from_state BETWEEN ? AND ? ORDER BY from_state", block
     )
 
@@ -117,16 +132,21 @@ def verify(table: VariantTable, rules: bool = True, vector: bool | None = None) 
     kernels when it has them (and the variant is complete), ``False`` the
     state-by-state check.
     """
+    with table._snapshot() as conn:
+        return _verify(conn, table, rules, vector)
+
+
+def _verify(conn: sqlite3.Connection, table: VariantTable, rules: bool, vector: bool | None) -> VerifyReport:
     from tablebase.query import VerifyReport
 
     report = VerifyReport(table.name)
     use_kernels = rules and table.info.complete and vector is not False
     kernels = table.game.vector if use_kernels else None
-    stored = _Stored(table, keep_keys=rules and kernels is None, parse=kernels.parse_positions if kernels else None)
+    stored = _Stored(conn, table, keep_keys=rules and kernels is None, parse=kernels.parse_positions if kernels else None)
     n = len(stored.ids)
     move_ids: dict[str, int] = {}
     src_ids, dst_ids, moves = [], [], []
-    for chunk in _chunks(_edge_rows(table), _CHUNK):
+    for chunk in _chunks(_edge_rows(conn, table), _CHUNK):
         columns = list(zip(*chunk))
         src_ids.append(np.array(columns[0], dtype=np.int64))
         texts, inverse = np.unique(np.array(columns[1], dtype=object).astype(str), return_inverse=True)

@@ -21,7 +21,7 @@ Conventions:
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Sequence, TypedDict
 
 if TYPE_CHECKING:
     from tablebase.games.kernels import VectorKernels
@@ -33,6 +33,26 @@ LOSS: Outcome = "loss"
 DRAW: Outcome = "draw"
 
 
+class LayoutCell(TypedDict):
+    """One cell of a :class:`Layout`: its name in move strings and where its centre is drawn."""
+
+    name: str
+    x: float
+    y: float
+
+
+class Layout(TypedDict):
+    """A game-agnostic picture of a board; see :meth:`Game.layout` for the contract."""
+
+    cells: list[LayoutCell]
+    shape: Literal["square", "circle"]
+    edges: list[tuple[str, str]]
+    separators: str
+    empty: str
+    pieces: dict[str, str]
+    move_separator: str
+
+
 class Game(ABC):
     """Rules of one game variant."""
 
@@ -42,6 +62,8 @@ class Game(ABC):
     players: ClassVar[tuple[str, str]] = ("x", "o")
     #: Whether positions can repeat (movement games); draws there have no distance.
     cyclic: ClassVar[bool] = False
+    #: Whether ``tablebase build`` can enumerate every reachable state.
+    enumerable: ClassVar[bool] = True
 
     #: Registered variant name, e.g. ``"mnk-4-4-4"``.
     name: str
@@ -128,11 +150,66 @@ class Game(ABC):
 
     @abstractmethod
     def format_move(self, move: int) -> str:
-        """The notation of ``move``."""
+        """The notation of ``move``.
+
+        It depends on the move alone, and different moves have different
+        notations, so a move string names the same move in every position
+        where it is legal (the query layer relies on that).
+        """
 
     def format_board(self, state: int) -> str:
         """A multi-line picture of the position for terminals."""
         return self.format_position(state)
+
+    def layout(self) -> Layout | None:
+        """The board as cells with coordinates, so a client can draw and play any variant.
+
+        The web board and ``GET /api/{variant}/layout`` use only this; they
+        know no rules. ``None`` (the default) means the game has no drawable
+        board yet: clients then offer the list of moves only. The returned
+        dict is JSON-ready and must satisfy this contract (the test suite
+        checks it for every registered variant, see :func:`board_cells` and
+        :func:`split_move`, the reference readers):
+
+        ``cells``
+            Every cell once, in *board order* (below), each
+            ``{"name", "x", "y"}``: ``name`` is the cell exactly as move
+            strings spell it (``"b2"``, Rota's ``"3"``), unique; ``x`` and
+            ``y`` are the centre of the cell in units of one cell (neighbours
+            on a grid are 1 apart), ``y`` growing downwards; gaps may show
+            structure (between Ultimate's fields, say).
+        ``shape``
+            ``"square"``: cells tile the plane as 1x1 squares (grids);
+            ``"circle"``: cells are round spots joined by ``edges`` (Rota's
+            wheel).
+        ``edges``
+            Pairs of cell names to join with a line (Rota's rim and spokes);
+            empty for grids. Drawing only: legality comes from the moves.
+        ``separators``, ``empty``, ``pieces``
+            How a position string shows what is on each cell: its first
+            space-separated token, with every character of ``separators``
+            removed (``"/"`` between grid rows), has exactly one character
+            per cell, in board order. ``empty`` is the character of an empty
+            cell (``"."``); ``pieces`` maps every other character that can
+            appear to the name drawn on the cell: the player it belongs to
+            (one of :attr:`players`), or the mark where marks belong to no
+            one (Wild tic-tac-toe), e.g. ``{"x": "x", "o": "o"}``. The rest
+            of the position string (side to move, active field, ...) is not
+            part of the board.
+        ``move_separator``
+            Every move string is ``[label]cell(SEP cell)*`` with ``SEP`` this
+            string (``"-"``): the cells the move involves in the order a user
+            clicks them (placement ``b2``; slide ``a1-b2``, from then to; Rota
+            ``3`` and ``3-8``), preceded by an optional label that tells apart
+            moves on the same cells (Wild tic-tac-toe's mark in ``xb2`` /
+            ``ob2``). The first cell is the longest suffix of the first part
+            that is a cell name; the label is what comes before it. A move
+            changes what is on no cell but those it names.
+
+        A client composes a move by clicks on its cells in order, and asks for
+        the label when several moves share the same cells.
+        """
+        return None
 
     # -- speed ---------------------------------------------------------------
 
@@ -159,10 +236,20 @@ class BitboardGame(Game):
     for the game (side to move, for instance) and are left unchanged by the
     cell symmetries. Subclasses set :attr:`cells` and :attr:`perms` (cell
     permutations, identity first: ``perm[c]`` is where cell ``c`` goes).
+
+    A game in which exchanging every x with an o (and o with x) is also a
+    symmetry sets :attr:`colour_swap`; the group then has twice as many
+    elements: symmetry ``s`` for ``s < len(perms)`` is ``perms[s]`` alone, and
+    ``len(perms) + s`` is ``perms[s]`` followed by the colour swap. The swap
+    leaves the free high bits alone, so it suits games whose high bits do not
+    depend on colour (Wild tic-tac-toe, where either player may place either
+    mark). Use :meth:`cell_permutation` and :meth:`swaps_colours` to map moves.
     """
 
     cells: int
     perms: tuple[tuple[int, ...], ...] = ()
+    #: Whether exchanging x and o is a symmetry too (doubles the group).
+    colour_swap: bool = False
 
     def _init_symmetry(self) -> None:
         if not self.perms:
@@ -172,6 +259,10 @@ class BitboardGame(Game):
         for p in self.perms:
             inv = invert_permutation(p)
             self._inverse.append(next(i for i, q in enumerate(self.perms) if q == inv))
+        if self.colour_swap:
+            # the swap commutes with every cell permutation and is its own inverse
+            k = len(self.perms)
+            self._inverse += [k + i for i in self._inverse]
         # byte-wise lookup tables: image of each byte of a bitboard
         self._chunks = (n + 7) // 8
         self._tables: list[list[list[int]]] = []
@@ -192,10 +283,18 @@ class BitboardGame(Game):
 
     @property
     def num_symmetries(self) -> int:
-        return len(self.perms)
+        return len(self.perms) * (2 if self.colour_swap else 1)
+
+    def cell_permutation(self, sym: int) -> tuple[int, ...]:
+        """The cell permutation of symmetry ``sym`` (``perm[c]`` is where cell ``c`` goes)."""
+        return self.perms[sym % len(self.perms)]
+
+    def swaps_colours(self, sym: int) -> bool:
+        """Whether symmetry ``sym`` exchanges x and o."""
+        return sym >= len(self.perms)
 
     def _map_bits(self, bits: int, sym: int) -> int:
-        tables = self._tables[sym]
+        tables = self._tables[sym % len(self.perms)]
         image = 0
         for c in range(self._chunks):
             image |= tables[c][(bits >> (8 * c)) & 0xFF]
@@ -208,6 +307,8 @@ class BitboardGame(Game):
         mask = self._mask
         xs = self._map_bits(state & mask, sym)
         os = self._map_bits((state >> n) & mask, sym)
+        if sym >= len(self.perms):
+            xs, os = os, xs
         return (state >> (2 * n) << (2 * n)) | (os << n) | xs
 
     def inverse_symmetry(self, sym: int) -> int:
@@ -220,10 +321,18 @@ class BitboardGame(Game):
         high = state >> (2 * n) << (2 * n)
         x = state & mask
         o = (state >> n) & mask
-        for s in range(1, len(self.perms)):
-            image = high | (self._map_bits(o, s) << n) | self._map_bits(x, s)
+        k = len(self.perms)
+        for s in range(1, k):
+            xs, os = self._map_bits(x, s), self._map_bits(o, s)
+            image = high | (os << n) | xs
             if image < best:
                 best, best_sym = image, s
+        if self.colour_swap:
+            for s in range(k):
+                xs, os = self._map_bits(x, s), self._map_bits(o, s)
+                image = high | (xs << n) | os
+                if image < best:
+                    best, best_sym = image, k + s
         return best, best_sym
 
     def x_bits(self, state: int) -> int:
@@ -287,3 +396,68 @@ def parse_cell(text: str, columns: int, rows: int) -> int | None:
     if text[1:] != str(row + 1):
         return None
     return row * columns + col
+
+
+def grid_layout(columns: int, rows: int) -> Layout:
+    """The :class:`Layout` of a ``columns`` x ``rows`` grid named like a spreadsheet.
+
+    Cells are in row-major order (the order of the position string), ``a1``
+    top-left at ``(0, 0)``; positions write rows top to bottom separated by
+    ``/`` with ``x``, ``o`` and ``.``; moves are cells joined by ``-``.
+    """
+    return {
+        "cells": [
+            {"name": cell_name(c, columns), "x": float(c % columns), "y": float(c // columns)}
+            for c in range(columns * rows)
+        ],
+        "shape": "square",
+        "edges": [],
+        "separators": "/",
+        "empty": ".",
+        "pieces": {"x": "x", "o": "o"},
+        "move_separator": "-",
+    }
+
+
+def board_cells(layout: Layout, position: str) -> dict[str, str | None]:
+    """Reference reader of a layout: the player on each cell of ``position`` (``None``: empty).
+
+    Raises ``ValueError`` when the position does not fit the layout.
+    """
+    board = position.split(" ", 1)[0]
+    for sep in layout["separators"]:
+        board = board.replace(sep, "")
+    cells = layout["cells"]
+    if len(board) != len(cells):
+        raise ValueError(f"position {position!r} has {len(board)} board characters, the layout {len(cells)} cells")
+    out: dict[str, str | None] = {}
+    for cell, ch in zip(cells, board):
+        if ch == layout["empty"]:
+            out[cell["name"]] = None
+        elif ch in layout["pieces"]:
+            out[cell["name"]] = layout["pieces"][ch]
+        else:
+            raise ValueError(f"position {position!r}: character {ch!r} is neither empty nor a piece")
+    return out
+
+
+def split_move(layout: Layout, move: str) -> tuple[str, tuple[str, ...]]:
+    """Reference reader of a layout: ``(label, cells)`` of a move string.
+
+    >>> split_move(grid_layout(3, 3), "xb2")
+    ('x', ('b2',))
+
+    Raises ``ValueError`` when the move does not fit the layout.
+    """
+    names = {cell["name"] for cell in layout["cells"]}
+    first, *rest = move.split(layout["move_separator"])
+    for start in range(len(first)):
+        if first[start:] in names:
+            label, cells = first[:start], (first[start:], *rest)
+            break
+    else:
+        raise ValueError(f"move {move!r} does not start with a cell of the layout")
+    unknown = [c for c in cells if c not in names]
+    if unknown:
+        raise ValueError(f"move {move!r} names {unknown[0]!r}, which is not a cell of the layout")
+    return label, cells

@@ -21,8 +21,10 @@ from tablebase.games.base import (
     LOSS,
     WIN,
     BitboardGame,
+    Layout,
     Outcome,
     cell_name,
+    grid_layout,
     grid_symmetries,
     parse_cell,
 )
@@ -207,6 +209,9 @@ class MNKGame(BitboardGame):
         for r, row in enumerate(self.format_position(state).split("/")):
             lines.append(f"{r + 1:>2} " + " ".join(row))
         return "\n".join(lines)
+
+    def layout(self) -> Layout:
+        return grid_layout(self.m, self.n)
 
 
 @cache

@@ -48,7 +48,7 @@ def alembic_config(engine: Engine) -> Any:
 
     config = Config()
     config.set_main_option("script_location", str(migrations_path()))
-    config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False))
+    config.set_main_option("sqlalchemy.url", engine.url.render_as_string(hide_password=False).replace("%", "%%"))
     return config
 
 

@@ -51,6 +51,7 @@ class Variant(Base):
     parameters: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     symmetry: Mapped[bool] = mapped_column(Boolean)
     complete: Mapped[bool] = mapped_column(Boolean, default=True)
+    storage: Mapped[str] = mapped_column(String, server_default="moves")
     root_key: Mapped[str] = mapped_column(String)
     outcome: Mapped[Optional[str]] = mapped_column(String, nullable=True)
     distance: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)

@@ -176,9 +176,10 @@ def write_solution(
                     for name, sql in secondary_indexes(cur, table):
                         cur.execute(f'DROP INDEX "{name}"')
                         rebuilt.append(sql)
-            delete_variant(cur, game.name)
-            cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants")
-            variant_id = cur.fetchone()[0]
+            variant_id = delete_variant(cur, game.name)
+            if variant_id is None:
+                cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants")
+                variant_id = cur.fetchone()[0]
             cur.execute(
                 "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, root_key,"
                 " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
@@ -243,15 +244,15 @@ def truncate_wal(cur: sqlite3.Cursor) -> None:
         cur.execute(f"PRAGMA busy_timeout = {int(timeout)}")
 
 
-def delete_variant(cur: sqlite3.Cursor, name: str) -> bool:
-    """Delete a variant and its rows inside the caller's transaction; whether it existed."""
+def delete_variant(cur: sqlite3.Cursor, name: str) -> int | None:
+    """Delete a variant and its rows inside the caller's transaction; its id, if it existed."""
     cur.execute("SELECT id FROM variants WHERE name = ?", (name,))
     row = cur.fetchone()
     if row is None:
-        return False
+        return None
     cur.execute(
         "DELETE FROM moves WHERE from_state IN (SELECT id FROM states WHERE variant_id = ?)", (row[0],)
     )
     cur.execute("DELETE FROM states WHERE variant_id = ?", (row[0],))
     cur.execute("DELETE FROM variants WHERE id = ?", (row[0],))
-    return True
+    return int(row[0])

@@ -1,0 +1,24 @@
+"""Record how a variant's moves are stored: in the moves table, or derived from the rules.
+
+Revision ID: 0002_storage
+Revises: 0001_initial
+Create Date: 2026-11-22
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0002_storage"
+down_revision = "0001_initial"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.add_column("variants", sa.Column("storage", sa.String(), nullable=False, server_default="moves"))
+
+
+def downgrade() -> None:
+    op.drop_column("variants", "storage")

@@ -1,0 +1,7 @@
+"""HTTP JSON API and web board (``tablebase serve``); needs ``pip install 'tablebase[serve]'``."""
+
+from __future__ import annotations
+
+from tablebase.serve.app import create_app, run
+
+__all__ = ["create_app", "run"]

@@ -1,0 +1,142 @@
+"""Generic checks of a game's rules and of a solved variant, shared by the per-game tests.
+
+Everything here talks to a game only through the :class:`tablebase.games.base.Game`
+protocol, so the same checks apply to every family.
+"""
+
+from __future__ import annotations
+
+import random
+
+from tablebase.games.base import Game
+from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, Solution
+
+CODES = {"win": WIN, "loss": LOSS, "draw": DRAW}
+
+
+def random_states(game: Game, playouts: int, seed: int, max_plies: int = 60) -> list[int]:
+    """States met in random games from the start (each game stops at the end or after ``max_plies``)."""
+    rng = random.Random(seed)
+    seen: list[int] = []
+    for _ in range(playouts):
+        state = game.initial_state()
+        for _ in range(max_plies):
+            seen.append(state)
+            moves = game.legal_moves(state)
+            if game.outcome(state) is not None or not moves:
+                break
+            state = game.apply(state, rng.choice(moves))
+        else:
+            seen.append(state)
+    return seen
+
+
+def check_state(game: Game, state: int) -> None:
+    """Notation round-trips, terminal states have no moves, moves round-trip, apply is pure."""
+    text = game.format_position(state)
+    assert game.parse_position(text) == state, text
+    assert game.format_position(game.parse_position(text)) == text
+    assert game.to_move(state) in game.players
+    moves = game.legal_moves(state)
+    if game.outcome(state) is not None:
+        assert moves == [], text
+        assert game.children(state) == []
+        return
+    assert moves, f"{text}: no legal move but not terminal"
+    assert len(set(moves)) == len(moves)
+    before = state
+    for move in moves:
+        notation = game.format_move(move)
+        assert game.parse_move(state, notation) == move, (text, notation)
+        assert game.format_move(game.parse_move(state, notation)) == notation
+        child = game.apply(state, move)
+        assert child != state
+        assert state == before and game.format_position(state) == text
+        assert game.to_move(child) != game.to_move(state)
+        game.parse_position(game.format_position(child))  # every child is a valid position
+
+
+def check_symmetries(game: Game, state: int) -> None:
+    """``transform_move`` agrees with ``transform`` for every symmetry and legal move."""
+    moves = game.legal_moves(state)
+    images = set()
+    canonical, canonical_sym = game.canonical(state)
+    for sym in range(game.num_symmetries):
+        image = game.transform(state, sym)
+        images.add(image)
+        assert game.transform(image, game.inverse_symmetry(sym)) == state
+        assert game.outcome(image) == game.outcome(state)
+        assert game.to_move(image) == game.to_move(state)
+        assert game.parse_position(game.format_position(image)) == image
+        assert sorted(game.transform_move(m, sym) for m in moves) == sorted(game.legal_moves(image))
+        for move in moves:
+            assert game.apply(image, game.transform_move(move, sym)) == game.transform(game.apply(state, move), sym)
+    assert canonical == min(images)
+    assert game.transform(state, canonical_sym) == canonical
+    assert game.orbit_size(state) == len(images)
+
+
+def index_of(solution: Solution) -> dict[int, int]:
+    return {state: i for i, state in enumerate(solution.states)}
+
+
+def check_labels(solution: Solution) -> None:
+    """Re-derive every label from the children the rules give, independently of the solver.
+
+    A win needs a child lost for the side to move there (distance 1 + the
+    smallest such); a loss needs every child won (1 + the largest); anything
+    else is a draw, whose distance is 1 + the longest drawn child's when
+    every drawn child has one, and none otherwise. With distances strictly
+    decreasing along the justifying moves, local agreement everywhere makes
+    the labels right on cyclic graphs too.
+    """
+    game = solution.game
+    canon = game.canonical if solution.symmetry else (lambda s: (s, 0))
+    index = index_of(solution)
+    edges: dict[int, list[tuple[int, int]]] = {}
+    for s, m, d in zip(solution.src.tolist(), solution.move.tolist(), solution.dst.tolist()):
+        edges.setdefault(s, []).append((m, d))
+    for i, state in enumerate(solution.states):
+        got = (int(solution.outcome[i]), int(solution.distance[i]))
+        result = game.outcome(state)
+        if result is not None:
+            assert got == (CODES[result], 0), (game.format_position(state), got)
+            assert i not in edges
+            continue
+        kids = [(m, index[canon(child)[0]]) for m, child in game.children(state)]
+        assert sorted(kids) == sorted(edges[i])
+        labels = [(int(solution.outcome[j]), int(solution.distance[j])) for _, j in kids]
+        lost = [d for o, d in labels if o == LOSS]
+        drawn = [d for o, d in labels if o == DRAW]
+        if lost:
+            want = (WIN, 1 + min(lost))
+        elif not drawn:
+            want = (LOSS, 1 + max(d for _, d in labels))
+        elif NO_DISTANCE in drawn:
+            want = (DRAW, NO_DISTANCE)
+        else:
+            want = (DRAW, 1 + max(drawn))
+        assert got == want, (game.format_position(state), got, want)
+
+
+def check_symmetric_labels(reduced: Solution, full: Solution) -> None:
+    """Every position of the unreduced solution has its class representative's label."""
+    game = reduced.game
+    assert reduced.symmetry and not full.symmetry
+    index = index_of(reduced)
+    assert sum(game.orbit_size(s) for s in reduced.states) == full.num_states
+    for i, state in enumerate(full.states):
+        j = index[game.canonical(state)[0]]
+        assert (full.outcome[i], full.distance[i]) == (reduced.outcome[j], reduced.distance[j]), (
+            game.format_position(state)
+        )
+
+
+def check_message(error: Exception, text: str, *fragments: str) -> None:
+    """A one-line lowercase message that quotes the input and names the problem."""
+    message = str(error)
+    assert "\n" not in message
+    assert message[0].islower()
+    assert repr(text) in message, message
+    for fragment in fragments:
+        assert fragment in message, message

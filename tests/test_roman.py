@@ -1,0 +1,368 @@
+"""Roman tic-tac-toe (terni lapilli), three men's morris and tapatan: rules, notation, solved figures."""
+
+from __future__ import annotations
+
+import pytest
+
+from game_checks import (
+    check_labels,
+    check_message,
+    check_state,
+    check_symmetric_labels,
+    check_symmetries,
+    random_states,
+)
+from tablebase.errors import IllegalMoveError, MalformedPositionError
+from tablebase.games import get, names
+from tablebase.games.base import board_cells, grid_layout, split_move
+from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, solve
+
+VARIANTS = ("roman", "roman-adjacent", "roman-lines")
+LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+
+
+@pytest.fixture(scope="module")
+def solved():
+    """Each variant solved with and without symmetry reduction."""
+    return {name: (solve(get(name)), solve(get(name), symmetry=False)) for name in VARIANTS}
+
+
+# -- an independent solver: seed 000's colouring ------------------------------
+
+
+def may_step(rule: str, a: int, b: int) -> bool:
+    """Whether a token may go from cell a to cell b, from grid coordinates."""
+    dc, dr = abs(a % 3 - b % 3), abs(a // 3 - b // 3)
+    if rule == "any":
+        return a != b
+    if rule == "adjacent":
+        return dc + dr == 1
+    return dc + dr == 1 or (dc == dr == 1 and 4 in (a, b))
+
+
+def seed_colouring(rule: str) -> dict[tuple[str, str], str]:
+    """Seed 000's method: colour (board, side) red when x wins, blue when o wins, repeat to a fixpoint.
+
+    Written from the rules text with string boards; shares no code with the
+    package. Returns ``"x"``, ``"o"`` or ``"-"`` (uncoloured: a draw) for
+    every reachable position.
+    """
+
+    def line(board: str, p: str) -> bool:
+        return any(all(board[i] == p for i in ln) for ln in LINES)
+
+    def successors(board: str, side: str) -> list[str]:
+        out = []
+        if board.count(side) < 3:
+            for c in range(9):
+                if board[c] == ".":
+                    out.append(board[:c] + side + board[c + 1 :])
+        else:
+            for a in range(9):
+                for b in range(9):
+                    if board[a] == side and board[b] == "." and may_step(rule, a, b):
+                        nb = list(board)
+                        nb[a], nb[b] = ".", side
+                        out.append("".join(nb))
+        return out
+
+    graph: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    todo = [("." * 9, "x")]
+    while todo:
+        node = todo.pop()
+        if node in graph:
+            continue
+        board, side = node
+        other = "o" if side == "x" else "x"
+        graph[node] = [] if line(board, other) else [(b, other) for b in successors(board, side)]
+        todo.extend(graph[node])
+    colour: dict[tuple[str, str], str] = {}
+    for (board, side), kids in graph.items():
+        other = "o" if side == "x" else "x"
+        if line(board, other) or not kids:
+            colour[(board, side)] = other
+    changed = True
+    while changed:
+        changed = False
+        for node, kids in graph.items():
+            if node in colour or not kids:
+                continue
+            side = node[1]
+            other = "o" if side == "x" else "x"
+            if any(colour.get(k) == side for k in kids):
+                colour[node] = side
+                changed = True
+            elif all(colour.get(k) == other for k in kids):
+                colour[node] = other
+                changed = True
+    return {node: colour.get(node, "-") for node in graph}
+
+
+def key(game, state: int) -> tuple[str, str]:
+    return game.format_board_text(state).replace("/", ""), game.to_move(state)
+
+
+# -- registry -------------------------------------------------------------------
+
+
+def test_registered():
+    for name in VARIANTS:
+        assert name in names()
+        game = get(name)
+        assert game.name == name and game.family == "roman" and game.cyclic
+        assert game.num_symmetries == 8
+    assert get("roman").parameters() == {"move": "any"}
+    assert get("roman-lines").parameters() == {"move": "lines"}
+
+
+# -- seed 000 ------------------------------------------------------------------
+
+
+def test_seed_000_figures(solved):
+    """744 states up to symmetry, 42 won by x, 21 by o (terminal), 137 draws; the game is a draw.
+
+    The seed's states include the side to move: the same board with x and
+    with o to move (movement phase) are two states. Without it there would be
+    561. Its "won by x" are terminal positions where x has three in a row:
+    labelled ``loss`` here, since labels are from the side to move (o).
+    """
+    game = get("roman")
+    reduced, _ = solved["roman"]
+    assert reduced.num_states == 744
+    x_wins = o_wins = 0
+    for i, state in enumerate(reduced.states):
+        if reduced.terminal[i]:
+            assert reduced.outcome[i] == LOSS and reduced.distance[i] == 0
+            x_wins += game.to_move(state) == "o"
+            o_wins += game.to_move(state) == "x"
+    assert (x_wins, o_wins) == (42, 21)
+    assert int((reduced.outcome == DRAW).sum()) == 137
+    assert reduced.result() == ("draw", None)
+    boards = {game.canonical(s & ~game.side_bit)[0] for s in reduced.states}
+    assert len(boards) == 561
+
+
+def test_seed_000_colouring_agrees(solved):
+    """The seed's colouring algorithm, run independently, gives every position the same result."""
+    for name, rule in zip(VARIANTS, ("any", "adjacent", "lines")):
+        game = get(name)
+        _, full = solved[name]
+        colours = seed_colouring(rule)
+        assert len(colours) == full.num_states
+        for i, state in enumerate(full.states):
+            side = game.to_move(state)
+            want = {side: WIN, "-": DRAW}.get(colours[key(game, state)], LOSS)
+            assert full.outcome[i] == want, (name, game.format_position(state))
+
+
+def test_results_of_the_start(solved):
+    """roman is a draw; with one-step moves the first player wins in 9 plies (placement, then 3 moves)."""
+    assert solved["roman"][0].result() == ("draw", None)
+    assert solved["roman-adjacent"][0].result() == ("win", 9)
+    assert solved["roman-lines"][0].result() == ("win", 9)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_labels_agree_with_children(solved, name):
+    reduced, full = solved[name]
+    check_labels(reduced)
+    check_labels(full)
+    # a cyclic game: no drawn line ever ends, so no draw has a distance
+    assert all(d == NO_DISTANCE for o, d in zip(reduced.outcome, reduced.distance) if o == DRAW)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_symmetric_positions_share_labels(solved, name):
+    reduced, full = solved[name]
+    assert (reduced.num_states, full.num_states) == (744, 5390)
+    check_symmetric_labels(reduced, full)
+
+
+# -- rules -------------------------------------------------------------------
+
+
+def moves_of(game, text: str) -> list[str]:
+    state = game.parse_position(text)
+    return sorted(game.format_move(m) for m in game.legal_moves(state))
+
+
+def test_placement_phase():
+    game = get("roman-adjacent")
+    assert moves_of(game, "xo./.x./...") == ["a2", "a3", "b3", "c1", "c2", "c3"]
+    assert moves_of(game, "xo./.x./..o") == ["a2", "a3", "b3", "c1", "c2"]
+
+
+def test_movement_rules():
+    # x: a1 c1 b3, o: b1 a2 c2, empty: b2 a3 c3; x to move
+    text = "xox/o.o/.x. x"
+    anywhere = moves_of(get("roman"), text)
+    assert anywhere == sorted(f"{a}-{b}" for a in ("a1", "c1", "b3") for b in ("b2", "a3", "c3"))
+    # orthogonal steps: a1 and c1 are shut in by o
+    assert moves_of(get("roman-adjacent"), text) == ["b3-a3", "b3-b2", "b3-c3"]
+    # along the lines: the corners may also step to the centre
+    assert moves_of(get("roman-lines"), text) == ["a1-b2", "b3-a3", "b3-b2", "b3-c3", "c1-b2"]
+
+
+def test_lines_steps_only_along_the_drawn_lines():
+    game = get("roman-lines")
+    text = "ox./.xo/x.o x"
+    assert moves_of(game, text) == ["a3-a2", "a3-b3", "b1-c1", "b2-a2", "b2-b3", "b2-c1"]
+    # b1 -> a2 is a diagonal step that does not pass through the centre: no line joins them
+    with pytest.raises(IllegalMoveError) as err:
+        game.parse_move(game.parse_position(text), "b1-a2")
+    check_message(err.value, "b1-a2", "a2 is not next to b1")
+
+
+def test_three_in_a_row_wins_at_once():
+    game = get("roman")
+    # x completes a line with its third placement: o to move has lost, no moves
+    state = game.parse_position("xx./oo./...")
+    child = game.apply(state, game.parse_move(state, "c1"))
+    assert game.format_position(child) == "xxx/oo./..."
+    assert game.outcome(child) == "loss" and game.legal_moves(child) == []
+    # and in the movement phase, by moving
+    state = game.parse_position("xx./oo./o.x x")
+    child = game.apply(state, game.parse_move(state, "c3-c1"))
+    assert game.format_position(child) == "xxx/oo./o.. o"
+    assert game.outcome(child) == "loss"
+
+
+def test_symmetries_preserve_steps():
+    """Each of the 8 symmetries maps a legal step onto a legal step (checked from coordinates)."""
+    for name, rule in zip(VARIANTS, ("any", "adjacent", "lines")):
+        game = get(name)
+        perms = {game.cell_permutation(s) for s in range(game.num_symmetries)}
+        assert len(perms) == 8
+        for p in perms:
+            for a in range(9):
+                for b in range(9):
+                    assert may_step(rule, a, b) == may_step(rule, p[a], p[b])
+
+
+# -- notation and errors --------------------------------------------------------
+
+
+def test_side_suffix_policy():
+    game = get("roman")
+    # placement phase: the counts tell; the suffix is accepted when right, never printed
+    assert game.format_position(game.parse_position("xo./.../... x")) == "xo./.../..."
+    assert game.parse_position("x../.../... o") == game.parse_position("x../.../...")
+    assert game.to_move(game.parse_position("x../.../...")) == "o"
+    # movement phase: required and printed
+    for text in ("xox/o.o/.x. x", "xox/o.o/.x. o"):
+        assert game.format_position(game.parse_position(text)) == text
+    assert game.parse_position("xox/o.o/.x. x") != game.parse_position("xox/o.o/.x. o")
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("xo./...", "2 rows"),
+        ("xo./..../...", "row 2 has 4 cells"),
+        ("xo./.X./...", "bad character 'X'"),
+        ("xo./.x./..- x", "bad character '-'"),
+        ("xx./.../...", "2 x and 0 o"),
+        ("xo./o../...", "1 x and 2 o"),
+        ("xxx/x.o/ooo x", "x has 4 tokens"),
+        ("xo./.../... o", "wrong side to move, the counts say 'x'"),
+        ("xox/o.o/.x.", "side to move missing"),
+        ("xox/o.o/.x. z", "side to move must be 'x' or 'o'"),
+        ("xox/o.o/.x.  x", "side to move must be 'x' or 'o'"),
+        ("xxx/ooo/... o", "both sides have three in a row"),
+        ("xxx/oo./o.. x", "x has three in a row, so the game ended before it was x's turn"),
+        ("xxx/oo./... x", "wrong side to move"),
+    ],
+)
+def test_malformed_positions(text, problem):
+    with pytest.raises(MalformedPositionError) as err:
+        get("roman").parse_position(text)
+    check_message(err.value, text, problem)
+
+
+@pytest.mark.parametrize(
+    "name, position, move, problem",
+    [
+        ("roman", "xo./.x./...", "b1", "b1 is occupied"),
+        ("roman", "xo./.x./...", "d1", "expected a cell a1..c3"),
+        ("roman", "xo./.x./...", "B2", "expected a cell"),
+        ("roman", "xo./.x./...", "a1-b3", "still has tokens to place"),
+        ("roman", "xox/o.o/.x. x", "b2", "has placed all 3 tokens and must move one"),
+        ("roman", "xox/o.o/.x. x", "b1-b2", "b1 holds a token of o, not a token of x"),
+        ("roman", "xox/o.o/.x. x", "b2-a3", "b2 is empty"),
+        ("roman", "xox/o.o/.x. x", "a1-c1", "c1 is occupied"),
+        ("roman", "xox/o.o/.x. x", "a1-", "expected a cell"),
+        ("roman-adjacent", "xox/o.o/.x. x", "a1-b2", "b2 is not next to a1"),
+        ("roman", "xxx/oo./... o", "c3", "the game is over"),
+    ],
+)
+def test_illegal_moves(name, position, move, problem):
+    game = get(name)
+    state = game.parse_position(position)
+    with pytest.raises(IllegalMoveError) as err:
+        game.parse_move(state, move)
+    check_message(err.value, move, problem)
+
+
+# -- random play --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_random_playouts(name):
+    game = get(name)
+    states = random_states(game, playouts=60, seed=0)
+    assert any(game.outcome(s) is not None for s in states)
+    for state in states:
+        check_state(game, state)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_transform_move_matches_transform(name):
+    game = get(name)
+    for state in random_states(game, playouts=15, seed=1)[::3]:
+        check_symmetries(game, state)
+
+
+def test_format_board():
+    game = get("roman")
+    picture = game.format_board(game.parse_position("xox/o.o/.x. o"))
+    assert picture.splitlines() == ["   a b c", " 1 x o x", " 2 o . o", " 3 . x .", "o moves"]
+    assert game.format_board(game.parse_position("xo./.../...")).endswith("x places")
+    assert game.format_board(game.parse_position("xxx/oo./...")).endswith("x has three in a row: x wins")
+
+
+def test_blocked_positions_already_have_a_line():
+    """With one-step moves a player can be shut in, but only by an opponent who already has a line.
+
+    So "no legal move loses" never decides a game of these variants on its
+    own; such positions are terminal losses either way.
+    """
+    import itertools
+
+    for name, rule in (("roman-adjacent", "adjacent"), ("roman-lines", "lines")):
+        game = get(name)
+        blocked = 0
+        for xs in itertools.combinations(range(9), 3):
+            for os in itertools.combinations([c for c in range(9) if c not in xs], 3):
+                board = "".join("x" if c in xs else "o" if c in os else "." for c in range(9))
+                for side, mine, theirs in (("x", xs, os), ("o", os, xs)):
+                    if any(board[b] == "." and may_step(rule, a, b) for a in mine for b in range(9)):
+                        continue
+                    text = "/".join(board[r : r + 3] for r in (0, 3, 6)) + " " + side
+                    assert any(set(line) <= set(theirs) for line in LINES), text
+                    if any(set(line) <= set(mine) for line in LINES):
+                        continue  # both sides have a line: not a position
+                    blocked += 1
+                    assert game.outcome(game.parse_position(text)) == "loss"
+        assert blocked == 8
+
+
+# -- board layout (the generic contract is tests/test_layout.py) --------------
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_layout_is_the_grid(name):
+    layout = get(name).layout()
+    assert layout == grid_layout(3, 3)
+    cells = board_cells(layout, "xo./.xo/o.x x")
+    assert [cells[c] for c in ("a1", "b1", "c1", "b2", "c2", "a3", "c3")] == ["x", "o", None, "x", "o", "o", "x"]
+    assert split_move(layout, "a1-b2") == ("", ("a1", "b2"))

@@ -1,0 +1,62 @@
+"""One simulation test over every registered variant, through the public API.
+
+Random playouts check that position strings round-trip, that playing a move
+leaves the old position as it was, that terminal positions have no moves,
+that the probed moves are exactly the legal ones, and that symmetric
+positions have equal values.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+import tablebase
+from tablebase import games
+
+VARIANTS = [name for name in games.names() if games.get(name).enumerable]
+
+
+@pytest.fixture(scope="module")
+def every_variant(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sim") / "all.db"
+    with tablebase.open(path) as tb:
+        for name in VARIANTS:
+            tb.build(name)
+    return path
+
+
+def test_registry_is_not_empty() -> None:
+    assert {"tictactoe", "roman", "rota", "wild"} <= set(VARIANTS)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_random_playouts(every_variant: Path, name: str) -> None:
+    rng = random.Random(name)
+    with tablebase.open(every_variant) as tb:
+        table = tb.variant(name)
+        game = table.game
+        assert tb.verify(name).ok
+        for _ in range(30):
+            position = table.probe().position
+            for _ply in range(60):
+                state = game.parse_position(position)
+                assert game.format_position(state) == position
+                probe = table.probe(position)
+                assert probe.position == position
+                legal = {game.format_move(m) for m in game.legal_moves(state)} if not probe.terminal else set()
+                assert {m.move for m in probe.moves} == legal
+                for sym in range(game.num_symmetries):
+                    image = game.format_position(game.transform(state, sym))
+                    other = table.probe(image)
+                    assert (other.outcome, other.distance) == (probe.outcome, probe.distance)
+                if probe.terminal:
+                    assert probe.moves == () and probe.distance == 0
+                    break
+                move = rng.choice(probe.moves)
+                after = table.play(position, move.move)
+                assert after == move.position
+                assert table.probe(position) == probe
+                position = after

@@ -1,0 +1,128 @@
+"""Schema (alembic), browsing views, atomic rebuilds and schema revisions."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import tablebase
+from tablebase.errors import SchemaVersionError
+from tablebase.store import schema
+
+
+def test_schema_head_matches_the_alembic_scripts(tmp_path: Path) -> None:
+    from alembic.script import ScriptDirectory
+
+    from tablebase.store.engine import alembic_config, make_engine
+
+    scripts = ScriptDirectory.from_config(alembic_config(make_engine(tmp_path / "a.db")))
+    revisions = [r.revision for r in reversed(list(scripts.walk_revisions()))]
+    assert tuple(revisions) == schema.REVISIONS
+    assert scripts.get_current_head() == schema.HEAD
+
+
+def test_models_match_the_migrations(tmp_path: Path) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from tablebase.store.engine import make_engine, upgrade
+    from tablebase.store.models import Base
+
+    engine = make_engine(tmp_path / "m.db")
+    upgrade(engine)
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    assert diff == []
+
+
+def test_views_read_naturally_in_sqlite(built_db: Path) -> None:
+    conn = sqlite3.connect(built_db)
+    row = conn.execute(
+        "SELECT position, to_move, outcome, distance FROM positions WHERE variant = 'tictactoe' AND ply = 0"
+    ).fetchone()
+    assert row == (".../.../...", "x", "draw", 9)
+    # stored keys are canonical: xx./oo./... is kept as its mirror image xo./xo./...
+    best = conn.execute(
+        "SELECT move, result, value, distance FROM best_moves WHERE variant = 'tictactoe' AND position = 'xo./xo./...'"
+    ).fetchone()
+    assert best == ("a3", "xo./xo./x..", "win", 1)
+    values = conn.execute(
+        "SELECT COUNT(*), COUNT(DISTINCT result) FROM move_values"
+        " WHERE variant = 'tictactoe' AND position = '.../.../...'"
+    ).fetchone()
+    assert values == (9, 3)  # nine first moves into three classes: corner, edge, centre
+    conn.close()
+
+
+def test_rebuild_replaces_atomically(db_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablebase.store import writer
+
+    with tablebase.open(db_copy) as tb:
+        before = tb.variant("tictactoe").stats().to_dict()
+        original = writer.move_texts
+
+        def broken(game, moves):
+            texts = original(game, moves)
+            texts[-1] = None  # violates NOT NULL in the middle of the load
+            return texts
+
+        monkeypatch.setattr(writer, "move_texts", broken)
+        with pytest.raises(Exception):
+            tb.build("tictactoe")
+        monkeypatch.setattr(writer, "move_texts", original)
+        assert tb.variant("tictactoe").stats().to_dict() == before
+        assert tb.verify("tictactoe").ok
+        tb.build("tictactoe")
+        assert tb.variant("tictactoe").stats().to_dict() == before
+    conn = sqlite3.connect(db_copy)
+    assert conn.execute("SELECT COUNT(*) FROM variants WHERE name = 'tictactoe'").fetchone() == (1,)
+    assert conn.execute(
+        "SELECT COUNT(*) FROM moves WHERE to_state NOT IN (SELECT id FROM states)"
+    ).fetchone() == (0,)
+
+
+def test_older_and_newer_schema_revisions(db_copy: Path) -> None:
+    conn = sqlite3.connect(db_copy)
+    conn.execute("UPDATE alembic_version SET version_num = 'ffff_from_the_future'")
+    conn.commit()
+    with tablebase.open(db_copy) as tb, pytest.raises(SchemaVersionError, match="newer than this version"):
+        tb.variants()
+    with tablebase.open(db_copy) as tb, pytest.raises(SchemaVersionError, match="newer than this version"):
+        tb.upgrade()
+
+
+def test_older_revision_names_the_upgrade_command(db_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(schema, "REVISIONS", ("0000_older",) + schema.REVISIONS)
+    monkeypatch.setattr(schema, "HEAD", "0002_next")
+    monkeypatch.setattr(schema, "REVISIONS", schema.REVISIONS + ("0002_next",))
+    with tablebase.open(db_copy) as tb, pytest.raises(SchemaVersionError) as err:
+        tb.variants()
+    assert "tablebase db upgrade --db" in str(err.value)
+
+
+def test_older_database_is_upgraded_keeping_its_data(db_copy: Path) -> None:
+    from alembic import command
+    from typer.testing import CliRunner
+
+    from cli.main import app
+    from tablebase.store.engine import alembic_config, make_engine
+
+    engine = make_engine(db_copy)
+    with engine.begin() as conn:
+        config = alembic_config(engine)
+        config.attributes["connection"] = conn
+        command.downgrade(config, schema.REVISIONS[0])
+    engine.dispose()
+    runner = CliRunner()
+    refused = runner.invoke(app, ["probe", "tictactoe", "--db", str(db_copy)])
+    assert refused.exit_code == 1
+    assert f"run 'tablebase db upgrade --db {db_copy}'" in refused.stderr
+    upgraded = runner.invoke(app, ["db", "upgrade", "--db", str(db_copy)])
+    assert upgraded.exit_code == 0
+    assert f"upgraded from {schema.REVISIONS[0]} to {schema.HEAD}" in upgraded.stdout
+    with tablebase.open(db_copy) as tb:
+        assert tb.variant("tictactoe").probe().outcome == "draw"
+        assert tb.variant("tictactoe").info.storage == "moves"
+        assert tb.verify("tictactoe").ok
