@@ -17,6 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 import tablebase
+from cli.fast import probe_text, show_distance, table
 from tablebase.errors import TablebaseError
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
@@ -102,19 +103,6 @@ def command(group: typer.Typer = app, **kwargs: Any) -> Callable[[F], F]:
 
 def emit_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2))
-
-
-def show_distance(distance: Optional[int]) -> str:
-    return "-" if distance is None else str(distance)
-
-
-def table(headers: list[str], rows: list[list[Any]]) -> str:
-    """A plain aligned text table."""
-    cells = [headers] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 # -- building ------------------------------------------------------------------
@@ -223,15 +211,7 @@ def probe(
         if json_:
             emit_json(result.to_dict())
             return
-        state = vt.parse(result.position)
-        typer.echo(vt.game.format_board(state))
-        typer.echo(
-            f"{result.position}: {result.to_move} to move, {result.outcome}"
-            f" in {show_distance(result.distance)}" + (" (game over)" if result.terminal else "")
-        )
-        if result.moves:
-            rows = [[m.move, m.outcome, show_distance(m.distance), m.position] for m in result.moves]
-            typer.echo(table(["move", "outcome", "distance", "position"], rows))
+        typer.echo(probe_text(vt, result))
 
 
 @command(help="The best move in a position.")
@@ -288,19 +268,33 @@ def predecessors(
 
 
 @command(help="Positions and symmetry classes per ply, and outcome totals.")
-def stats(variant: VariantArg, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB) -> None:
-    with tablebase.open(db) as tb:
-        result = tb.variant(variant).stats()
-        if json_:
-            emit_json(result.to_dict())
-            return
-        rows = [[p.ply, p.positions, p.classes] for p in result.plies]
-        rows.append(["total", result.positions, result.classes])
-        typer.echo(table(["ply", "positions", "classes"], rows))
-        o = result.outcomes
-        typer.echo(
-            f"stored states: {o['win']} win, {o['loss']} loss, {o['draw']} draw; {result.terminal} terminal"
-        )
+def stats(
+    variant: VariantArg,
+    count: Annotated[
+        bool, typer.Option("--count", help="Count from the rules instead of the database (no build needed, no outcomes).")
+    ] = False,
+    json_: JsonOption = False,
+    db: DbOption = tablebase.DEFAULT_DB,
+) -> None:
+    if count:
+        result = tablebase.count(variant)
+    else:
+        with tablebase.open(db) as tb:
+            try:
+                result = tb.variant(variant).stats()
+            except tablebase.VariantNotBuiltError as exc:
+                raise tablebase.VariantNotBuiltError(f"{exc}; or count it from the rules: tablebase stats {variant} --count") from None
+    if json_:
+        emit_json(result.to_dict())
+        return
+    rows = [[p.ply, p.positions, p.classes] for p in result.plies]
+    rows.append(["total", result.positions, result.classes])
+    typer.echo(table(["ply", "positions", "classes"], rows))
+    o = result.outcomes
+    if o:
+        typer.echo(f"stored states: {o['win']} win, {o['loss']} loss, {o['draw']} draw; {result.terminal} terminal")
+    else:
+        typer.echo(f"counted from the rules: {result.terminal} terminal classes")
 
 
 @command(help="Re-derive every stored label from its children and the rules; exit 1 on any disagreement.")

@@ -31,6 +31,7 @@ from tablebase.query import (
     VariantInfo,
     VariantTable,
     VerifyReport,
+    count,
     open,
 )
 
@@ -58,6 +59,7 @@ __all__ = [
     "VariantTable",
     "VerifyReport",
     "catalog",
+    "count",
     "names",
     "open",
 ]

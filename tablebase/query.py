@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from tablebase.solve import Progress
 
 DEFAULT_DB = "tablebase.db"
+#: How much of the file read-only connections map into memory.
+READ_MMAP_BYTES = 1 << 30
 _T = TypeVar("_T")
 _FLIP = {"win": "loss", "loss": "win", "draw": "draw"}
 _RANK = {"win": 0, "draw": 1, "loss": 2}
@@ -61,10 +63,14 @@ class MoveValue:
 
     def sort_key(self) -> tuple[int, float]:
         """Best first: fastest win, then draws (longest first), then slowest loss."""
-        d = float("inf") if self.distance is None else self.distance
-        if self.outcome == "win":
-            return (0, d)
-        return (_RANK[self.outcome], -d)
+        return _move_rank(self.outcome, self.distance)
+
+
+def _move_rank(outcome: str, distance: int | None) -> tuple[int, float]:
+    d = float("inf") if distance is None else distance
+    if outcome == "win":
+        return (0, d)
+    return (_RANK[outcome], -d)
 
 
 @dataclass(frozen=True)
@@ -290,6 +296,8 @@ class Tablebase:
                     f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False, isolation_level=None
                 )
                 conn.execute("PRAGMA busy_timeout = 30000")
+                # probes read pages through the memory map instead of one read() call per page
+                conn.execute(f"PRAGMA mmap_size = {READ_MMAP_BYTES}").fetchall()
             except sqlite3.Error as exc:
                 raise DatabaseError(f"cannot open database {str(self.path)!r}: {exc}") from exc
         self._check_schema(conn)
@@ -500,13 +508,16 @@ class VariantTable:
             (self.variant_id, key),
         ).fetchone()
         if row is None:
-            shown = self.game.format_position(state) if position is None else position
-            if not self.info.complete:
-                raise UnreachablePositionError(
-                    f"position {shown!r} of {self.name} is not solved; run: tablebase solve {self.name} '{shown}'"
-                )
-            raise UnreachablePositionError(f"position {shown!r} is not reachable from the start of {self.name}")
+            self._not_found(state, position)
         return row[0], row[1], row[2], bool(row[3]), sym
+
+    def _not_found(self, state: int, position: str | None) -> None:
+        shown = self.game.format_position(state) if position is None else position
+        if not self.info.complete:
+            raise UnreachablePositionError(
+                f"position {shown!r} of {self.name} is not solved; run: tablebase solve {self.name} '{shown}'"
+            )
+        raise UnreachablePositionError(f"position {shown!r} is not reachable from the start of {self.name}")
 
     def _move_code(self, canon: int, text: str) -> int:
         code = self._move_codes.get(text)
@@ -516,6 +527,7 @@ class VariantTable:
 
     def probe(self, position: str | None = None) -> Probe:
         """Outcome and distance of ``position`` and every legal move's value, best first."""
+        game = self.game
         state = self.parse(position)
         with self._snapshot() as conn:
             state_id, outcome, distance, terminal, sym = self._lookup(conn, state, position)
@@ -524,26 +536,32 @@ class VariantTable:
                 " WHERE m.from_state = ?",
                 (state_id,),
             ).fetchall()
-        game = self.game
-        moves: list[MoveValue] = []
-        if not terminal:
+        moves: tuple[MoveValue, ...] = ()
+        if rows:
             canon = game.transform(state, sym) if sym else state
             inverse = game.inverse_symmetry(sym)
             order = {m: i for i, m in enumerate(game.legal_moves(state))}
+            codes = self._move_codes
             ranked = []
             for text, child_outcome, child_distance in rows:
-                code = self._move_code(canon, text)
+                code = codes.get(text)
+                if code is None:
+                    code = self._move_code(canon, text)
                 if sym:
                     code = game.transform_move(code, inverse)
-                value = MoveValue(
+                value = _FLIP[child_outcome]
+                d = None if child_distance is None else child_distance + 1
+                ranked.append((_move_rank(value, d), order.get(code, len(order)), code, value, d))
+            ranked.sort(key=lambda item: (item[0], item[1]))
+            moves = tuple(
+                MoveValue(
                     move=game.format_move(code),
                     position=game.format_position(game.apply(state, code)),
-                    outcome=_FLIP[child_outcome],
-                    distance=None if child_distance is None else child_distance + 1,
+                    outcome=value,
+                    distance=d,
                 )
-                ranked.append((value.sort_key(), order.get(code, len(order)), value))
-            ranked.sort(key=lambda item: (item[0], item[1]))
-            moves = [item[2] for item in ranked]
+                for _, _, code, value, d in ranked
+            )
         return Probe(
             variant=self.name,
             position=game.format_position(state),
@@ -551,7 +569,7 @@ class VariantTable:
             outcome=outcome,
             distance=distance,
             terminal=terminal,
-            moves=tuple(moves),
+            moves=moves,
         )
 
     def get_probe(self, position: str | None = None, default: _T = None) -> Probe | _T:  # type: ignore[assignment]
@@ -661,6 +679,30 @@ def open(path: str | os.PathLike[str] | None = None, *, engine: Engine | None = 
     return Tablebase(path, engine=engine)
 
 
+def count(name: str, *, symmetry: bool = True, progress: Progress | None = None) -> Stats:
+    """Positions and symmetry classes per ply of ``name``, counted from the rules.
+
+    Nothing is labelled, read or written, so this works for variants that
+    are not built (on the game's array kernels when it has them). The
+    walk visits one state per symmetry class (``symmetry=True``) or every
+    position; both give the same table. ``outcomes`` is empty and
+    ``terminal`` counts the terminal states visited.
+
+    >>> tablebase.count("tictactoe").positions       # doctest: +SKIP
+    5478
+    """
+    from tablebase.solve import count as count_plies
+
+    game = games.get(name)
+    plies = count_plies(game, symmetry=symmetry, progress=progress)
+    return Stats(
+        name,
+        tuple(PlyCount(p.ply, p.positions, p.classes) for p in plies),
+        outcomes={},
+        terminal=sum(p.terminal for p in plies),
+    )
+
+
 __all__ = [
     "DEFAULT_DB",
     "Line",
@@ -675,5 +717,6 @@ __all__ = [
     "VariantInfo",
     "VariantTable",
     "VerifyReport",
+    "count",
     "open",
 ]

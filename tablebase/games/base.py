@@ -263,23 +263,26 @@ class BitboardGame(Game):
             # the swap commutes with every cell permutation and is its own inverse
             k = len(self.perms)
             self._inverse += [k + i for i in self._inverse]
-        # byte-wise lookup tables: image of each byte of a bitboard
-        self._chunks = (n + 7) // 8
-        self._tables: list[list[list[int]]] = []
-        for p in self.perms:
-            tables = []
-            for c in range(self._chunks):
-                table = []
-                for byte in range(256):
-                    image = 0
-                    for b in range(8):
-                        cell = 8 * c + b
-                        if byte >> b & 1 and cell < n:
-                            image |= 1 << p[cell]
-                    table.append(image)
-                tables.append(table)
-            self._tables.append(tables)
         self._mask = (1 << n) - 1
+        # byte-wise lookup tables: the image under each symmetry of each byte of the two bitboards
+        width = 2 * n
+        self._board_mask = (1 << width) - 1
+        self._byte_shifts = tuple(range(0, width, 8))
+        self._state_tables = [self._byte_tables(s) for s in range(self.num_symmetries)]
+
+    def _byte_tables(self, sym: int) -> tuple[list[int], ...]:
+        n = self.cells
+        perm, swap = self.cell_permutation(sym), self.swaps_colours(sym)
+        bit_image = [1 << ((b >= n) != swap) * n + perm[b % n] for b in range(2 * n)]
+        tables = []
+        for first in self._byte_shifts:
+            table = [0] * 256
+            for byte in range(1, 256):
+                low = byte & -byte
+                bit = first + low.bit_length() - 1
+                table[byte] = table[byte ^ low] | (bit_image[bit] if bit < 2 * n else 0)
+            tables.append(table)
+        return tuple(tables)
 
     @property
     def num_symmetries(self) -> int:
@@ -293,46 +296,30 @@ class BitboardGame(Game):
         """Whether symmetry ``sym`` exchanges x and o."""
         return sym >= len(self.perms)
 
-    def _map_bits(self, bits: int, sym: int) -> int:
-        tables = self._tables[sym % len(self.perms)]
-        image = 0
-        for c in range(self._chunks):
-            image |= tables[c][(bits >> (8 * c)) & 0xFF]
-        return image
-
     def transform(self, state: int, sym: int) -> int:
         if sym == 0:
             return state
-        n = self.cells
-        mask = self._mask
-        xs = self._map_bits(state & mask, sym)
-        os = self._map_bits((state >> n) & mask, sym)
-        if sym >= len(self.perms):
-            xs, os = os, xs
-        return (state >> (2 * n) << (2 * n)) | (os << n) | xs
+        board = state & self._board_mask
+        image = state ^ board
+        for table, shift in zip(self._state_tables[sym], self._byte_shifts):
+            image |= table[board >> shift & 0xFF]
+        return image
 
     def inverse_symmetry(self, sym: int) -> int:
         return self._inverse[sym]
 
     def canonical(self, state: int) -> tuple[int, int]:
+        board = state & self._board_mask
+        high = state ^ board
+        parts = [board >> shift & 0xFF for shift in self._byte_shifts]
         best, best_sym = state, 0
-        n = self.cells
-        mask = self._mask
-        high = state >> (2 * n) << (2 * n)
-        x = state & mask
-        o = (state >> n) & mask
-        k = len(self.perms)
-        for s in range(1, k):
-            xs, os = self._map_bits(x, s), self._map_bits(o, s)
-            image = high | (os << n) | xs
+        tables = self._state_tables
+        for s in range(1, len(tables)):
+            image = high
+            for table, part in zip(tables[s], parts):
+                image |= table[part]
             if image < best:
                 best, best_sym = image, s
-        if self.colour_swap:
-            for s in range(k):
-                xs, os = self._map_bits(x, s), self._map_bits(o, s)
-                image = high | (xs << n) | os
-                if image < best:
-                    best, best_sym = image, k + s
         return best, best_sym
 
     def x_bits(self, state: int) -> int:

@@ -81,6 +81,12 @@ class MNKGame(BitboardGame):
             for o in range(1 << m)
             for x in range(1 << m)
         ]
+        self._row_shifts = tuple(range(0, self.cells, m))
+        # the bits of a well-formed row on the top row of the board, by its text
+        self._row_bits = {
+            text: x | o << self.cells for index, text in enumerate(self._rows) if not (x := index & self._row_mask) & (o := index >> m)
+        }
+        self._move_names = [cell_name(c, m) for c in range(self.cells)]
         self._vector: VectorKernels | None = None
 
     @property
@@ -132,9 +138,9 @@ class MNKGame(BitboardGame):
     # -- notation ------------------------------------------------------------
 
     def format_position(self, state: int) -> str:
-        m, cells, row_mask, rows = self.m, self.cells, self._row_mask, self._rows
-        xs, os = state & self._mask, state >> cells
-        return "/".join(rows[(xs >> r & row_mask) | (os >> r & row_mask) << m] for r in range(0, cells, m))
+        m, row_mask, rows = self.m, self._row_mask, self._rows
+        xs, os = state & self._mask, state >> self.cells
+        return "/".join([rows[(xs >> r & row_mask) | (os >> r & row_mask) << m] for r in self._row_shifts])
 
     def parse_position(self, text: str) -> int:
         if not isinstance(text, str):
@@ -153,22 +159,13 @@ class MNKGame(BitboardGame):
                 f"(rows of {self.m} cells separated by '/')"
             )
         state = 0
-        for r, row in enumerate(rows):
-            if not self._row_re.match(row):
-                bad = next(ch for ch in row if ch not in "xo.")
-                raise MalformedPositionError(
-                    f"invalid position {text!r}: bad character {bad!r} (cells are 'x', 'o' or '.')"
-                )
-            if len(row) != self.m:
-                raise MalformedPositionError(
-                    f"invalid position {text!r}: row {r + 1} has {len(row)} cells, {self.name} has {self.m}"
-                )
-            for c, ch in enumerate(row):
-                cell = r * self.m + c
-                if ch == "x":
-                    state |= 1 << cell
-                elif ch == "o":
-                    state |= 1 << (cell + self.cells)
+        row_bits = self._row_bits
+        for row, shift in zip(rows, self._row_shifts):
+            bits = row_bits.get(row)
+            if bits is None:
+                state = self._parse_rows(text, rows)
+                break
+            state |= bits << shift
         xs, os = state & self._mask, state >> self.cells
         nx, no = xs.bit_count(), os.bit_count()
         if nx - no not in (0, 1):
@@ -188,6 +185,27 @@ class MNKGame(BitboardGame):
             )
         return state
 
+    def _parse_rows(self, text: str, rows: list[str]) -> int:
+        """The marks of ``rows`` one character at a time, naming the first problem."""
+        state = 0
+        for r, row in enumerate(rows):
+            if not self._row_re.match(row):
+                bad = next(ch for ch in row if ch not in "xo.")
+                raise MalformedPositionError(
+                    f"invalid position {text!r}: bad character {bad!r} (cells are 'x', 'o' or '.')"
+                )
+            if len(row) != self.m:
+                raise MalformedPositionError(
+                    f"invalid position {text!r}: row {r + 1} has {len(row)} cells, {self.name} has {self.m}"
+                )
+            for c, ch in enumerate(row):
+                cell = r * self.m + c
+                if ch == "x":
+                    state |= 1 << cell
+                elif ch == "o":
+                    state |= 1 << (cell + self.cells)
+        return state
+
     def parse_move(self, state: int, text: str) -> int:
         cell = parse_cell(text, self.m, self.n) if isinstance(text, str) else None
         if cell is None:
@@ -201,7 +219,7 @@ class MNKGame(BitboardGame):
         return cell
 
     def format_move(self, move: int) -> str:
-        return cell_name(move, self.m)
+        return self._move_names[move]
 
     def format_board(self, state: int) -> str:
         letters = "".join(chr(ord("a") + c) for c in range(self.m))
