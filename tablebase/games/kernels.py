@@ -117,8 +117,9 @@ class VectorKernels(ABC):
 class BitboardKernels(VectorKernels):
     """Symmetry kernels of a :class:`~tablebase.games.base.BitboardGame`.
 
-    A symmetry permutes cells, so it maps the x bitboard and the o bitboard
-    independently and leaves the bits above ``2 * cells`` alone. Each
+    A symmetry permutes cells (and may exchange the colours, see
+    :attr:`~tablebase.games.base.BitboardGame.colour_swap`), so it maps the
+    two bitboards bit by bit and leaves the bits above ``2 * cells`` alone. Each
     symmetry is applied with one lookup table per 16-bit slice of the
     bitboards: the image of a state is the OR of the images of its slices.
     Games whose states fit in 32 bits work in ``np.uint32`` throughout.
@@ -128,15 +129,17 @@ class BitboardKernels(VectorKernels):
         """``state_bits``: how many low bits the game's states use (at least ``2 * cells``)."""
         super().__init__(game)
         self.cells = game.cells
-        self.num_symmetries = len(game.perms)
+        self.num_symmetries = game.num_symmetries
         width = 2 * game.cells
         self.slices = (width + _SLICE - 1) // _SLICE
         dtype = np.uint32 if state_bits <= 32 else np.uint64
         self.high_mask = dtype(((1 << state_bits) - 1) ^ ((1 << width) - 1))
         self.tables = np.zeros((self.num_symmetries, self.slices, 1 << _SLICE), dtype=dtype)
         values = np.arange(1 << _SLICE, dtype=np.uint64)
-        for s, perm in enumerate(game.perms):
-            image_bit = [perm[b] if b < game.cells else game.cells + perm[b - game.cells] for b in range(width)]
+        n = game.cells
+        for s in range(self.num_symmetries):
+            perm, swap = game.cell_permutation(s), game.swaps_colours(s)
+            image_bit = [((b >= n) != swap) * n + perm[b % n] for b in range(width)]
             for j in range(self.slices):
                 image = np.zeros(1 << _SLICE, dtype=np.uint64)
                 for b in range(_SLICE):
