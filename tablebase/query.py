@@ -553,14 +553,10 @@ class VariantTable:
                 d = None if child_distance is None else child_distance + 1
                 ranked.append((_move_rank(value, d), order.get(code, len(order)), code, value, d))
             ranked.sort(key=lambda item: (item[0], item[1]))
+            positions = game.format_children(state, [item[2] for item in ranked])
             moves = tuple(
-                MoveValue(
-                    move=game.format_move(code),
-                    position=game.format_position(game.apply(state, code)),
-                    outcome=value,
-                    distance=d,
-                )
-                for _, _, code, value, d in ranked
+                MoveValue(move=game.format_move(code), position=child, outcome=value, distance=d)
+                for (_, _, code, value, d), child in zip(ranked, positions)
             )
         return Probe(
             variant=self.name,

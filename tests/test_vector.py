@@ -329,3 +329,63 @@ def test_vector_and_scalar_verify_find_the_same_faults(tmp_path: Path, corruptio
     assert not fast.ok
     assert sorted(fast.errors) == sorted(slow.errors)
     assert fast.error_count == slow.error_count
+
+
+def random_layered_graph(rng: random.Random, plies: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A random game whose moves all go from one ply to the next: (ply, src, dst, terminal)."""
+    sizes = [rng.randint(1, 6) for _ in range(plies)]
+    offsets = np.cumsum([0] + sizes)
+    ply, terminal, src, dst = [], [], [], []
+    for d, size in enumerate(sizes):
+        for i in range(size):
+            state = int(offsets[d]) + i
+            ply.append(d)
+            if d == plies - 1 or rng.random() < 0.25:
+                terminal.append(rng.choice([LOSS_CODE, LOSS_CODE, DRAW_CODE, WIN_CODE]))
+                continue
+            terminal.append(UNKNOWN)
+            for _ in range(rng.randint(1, 3)):
+                src.append(state)
+                dst.append(int(offsets[d + 1]) + rng.randrange(sizes[d + 1]))
+    return np.array(ply), np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(terminal, dtype=np.int8)
+
+
+LOSS_CODE, DRAW_CODE, WIN_CODE = 2, 3, 1
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_layer_by_layer_labelling_is_the_whole_graph_labelling(seed: int) -> None:
+    from tablebase.solve.retrograde import label, label_layered
+
+    rng = random.Random(seed)
+    ply, src, dst, terminal = random_layered_graph(rng, rng.randint(1, 7))
+    whole = label(len(ply), src, dst, terminal)
+    layered = label_layered(ply, src, dst, terminal)
+    assert whole[0].tolist() == layered[0].tolist()
+    assert whole[1].tolist() == layered[1].tolist()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_known_states_stand_for_the_rest_of_a_cyclic_graph(seed: int) -> None:
+    # label a graph with cycles whole, then again with a set of states whose
+    # children are all outside it, given the rest's labels as known
+    from tablebase.solve.retrograde import label
+
+    rng = random.Random(seed)
+    n = rng.randint(4, 40)
+    cut = rng.randint(1, n - 1)  # states below the cut move only to states at or above it
+    src, dst, terminal = [], [], []
+    for s in range(n):
+        if rng.random() < 0.2:
+            terminal.append(rng.choice([LOSS_CODE, LOSS_CODE, DRAW_CODE, WIN_CODE]))
+            continue
+        terminal.append(UNKNOWN)
+        for _ in range(rng.randint(1, 3)):
+            src.append(s)
+            dst.append(rng.randrange(cut, n) if s < cut else rng.randrange(n) if rng.random() < 0.3 else rng.randrange(cut, n))
+    src_a, dst_a, term_a = np.array(src), np.array(dst), np.array(terminal, dtype=np.int8)
+    outcome, distance = label(n, src_a, dst_a, term_a)
+    inner = src_a < cut
+    part = label(cut, src_a[inner], dst_a[inner], term_a[:cut], known_outcome=outcome[cut:], known_distance=distance[cut:])
+    assert part[0].tolist() == outcome[:cut].tolist()
+    assert part[1].tolist() == distance[:cut].tolist()

@@ -157,6 +157,10 @@ class Game(ABC):
         where it is legal (the query layer relies on that).
         """
 
+    def format_children(self, state: int, moves: Sequence[int]) -> list[str]:
+        """The position string after each of ``moves`` (a probe formats every child; games may do it faster)."""
+        return [self.format_position(self.apply(state, move)) for move in moves]
+
     def format_board(self, state: int) -> str:
         """A multi-line picture of the position for terminals."""
         return self.format_position(state)

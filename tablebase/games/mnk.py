@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
 from tablebase.games.base import (
@@ -124,8 +124,13 @@ class MNKGame(BitboardGame):
         return None
 
     def legal_moves(self, state: int) -> list[int]:
-        occupied = (state | (state >> self.cells)) & self._mask
-        return [c for c in range(self.cells) if not occupied >> c & 1]
+        free = ~(state | state >> self.cells) & self._mask
+        moves = []
+        while free:
+            low = free & -free
+            moves.append(low.bit_length() - 1)
+            free ^= low
+        return moves
 
     def apply(self, state: int, move: int) -> int:
         xs = (state & self._mask).bit_count()
@@ -141,6 +146,10 @@ class MNKGame(BitboardGame):
         m, row_mask, rows = self.m, self._row_mask, self._rows
         xs, os = state & self._mask, state >> self.cells
         return "/".join([rows[(xs >> r & row_mask) | (os >> r & row_mask) << m] for r in self._row_shifts])
+
+    def format_children(self, state: int, moves: Sequence[int]) -> list[str]:
+        text, mark, m = self.format_position(state), self.to_move(state), self.m
+        return [text[:i] + mark + text[i + 1 :] for i in [move + move // m for move in moves]]
 
     def parse_position(self, text: str) -> int:
         if not isinstance(text, str):

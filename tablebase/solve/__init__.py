@@ -9,7 +9,10 @@ There are two enumerations and one labeller. Games with array kernels
 (``game.vector``) are enumerated layer by layer on numpy arrays
 (:mod:`tablebase.solve.vector`); the others state by state in Python
 (:func:`enumerate_states`). Both produce the same graph, and labelling is
-:func:`tablebase.solve.retrograde.label` for every game.
+:func:`tablebase.solve.retrograde.label` for every game: on the whole graph,
+or, for layered games on the vector path, one layer at a time from the last
+(:func:`tablebase.solve.retrograde.label_layered`), which keeps the
+labeller's memory to two layers.
 """
 
 from __future__ import annotations
@@ -21,7 +24,17 @@ from typing import Callable
 import numpy as np
 
 from tablebase.games.base import Game
-from tablebase.solve.retrograde import DRAW, LOSS, NO_DISTANCE, OUTCOME_CODES, OUTCOME_NAMES, UNKNOWN, WIN, label
+from tablebase.solve.retrograde import (
+    DRAW,
+    LOSS,
+    NO_DISTANCE,
+    OUTCOME_CODES,
+    OUTCOME_NAMES,
+    UNKNOWN,
+    WIN,
+    label,
+    label_layered,
+)
 
 __all__ = [
     "DRAW",
@@ -163,7 +176,12 @@ def solve(
         if progress is not None:
             progress("label", done, n)
 
-    solution.outcome, solution.distance = label(n, solution.src, solution.dst, solution.terminal, labelled)
+    if use_vector and game.vector is not None and game.vector.layered:
+        solution.outcome, solution.distance = label_layered(
+            solution.ply, solution.src, solution.dst, solution.terminal, labelled
+        )
+    else:
+        solution.outcome, solution.distance = label(n, solution.src, solution.dst, solution.terminal, labelled)
     t2 = time.perf_counter()
     solution.seconds = {"enumerate": t1 - t0, "label": t2 - t1}
     return solution

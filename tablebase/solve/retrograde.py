@@ -28,7 +28,18 @@ OUTCOME_CODES = {"win": WIN, "loss": LOSS, "draw": DRAW}
 OUTCOME_NAMES = {WIN: "win", LOSS: "loss", DRAW: "draw"}
 NO_DISTANCE = -1
 
-__all__ = ["DRAW", "LOSS", "NO_DISTANCE", "OUTCOME_CODES", "OUTCOME_NAMES", "UNKNOWN", "WIN", "ReverseIndex", "label"]
+__all__ = [
+    "DRAW",
+    "LOSS",
+    "NO_DISTANCE",
+    "OUTCOME_CODES",
+    "OUTCOME_NAMES",
+    "UNKNOWN",
+    "WIN",
+    "ReverseIndex",
+    "label",
+    "label_layered",
+]
 
 
 def _as_index(values: np.ndarray) -> np.ndarray:
@@ -58,16 +69,20 @@ class ReverseIndex:
 
     def gather(self, nodes: np.ndarray) -> np.ndarray:
         """The parents of every node in ``nodes``, one entry per edge."""
+        return self.gather_pairs(nodes)[0]
+
+    def gather_pairs(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(parent, child)`` for every edge into ``nodes``."""
         if nodes.size == 0:
-            return np.empty(0, dtype=self.parents.dtype)
+            return np.empty(0, dtype=self.parents.dtype), nodes
         starts = self.ptr[nodes]
         lengths = self.ptr[nodes + 1] - starts
         total = int(lengths.sum())
         if total == 0:
-            return np.empty(0, dtype=self.parents.dtype)
+            return np.empty(0, dtype=self.parents.dtype), nodes[:0]
         offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
         offsets += np.arange(total)
-        return self.parents[offsets]
+        return self.parents[offsets], np.repeat(nodes, lengths)
 
 
 def _unique(values: np.ndarray) -> np.ndarray:
@@ -96,6 +111,8 @@ def label(
     dst: np.ndarray,
     terminal: np.ndarray,
     progress: Callable[[int], None] | None = None,
+    known_outcome: np.ndarray | None = None,
+    known_distance: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Outcome codes (``WIN``/``LOSS``/``DRAW``) and distances (``-1`` = none) of ``n`` states.
 
@@ -103,28 +120,45 @@ def label(
     ``terminal`` the outcome code of each terminal state and ``UNKNOWN`` elsewhere.
     ``progress`` is called after each distance level with the number of
     states labelled so far.
+
+    ``known_outcome``/``known_distance`` give the final labels of ``k`` more
+    states, numbered ``n .. n + k - 1``, that edges may lead to but that are
+    not labelled again (for a layered game: the next layer, labelled before).
     """
     src, dst = _as_index(src), _as_index(dst)
+    k = 0 if known_outcome is None else len(known_outcome)
+    total = n + k
     terminal = np.asarray(terminal, dtype=np.int8)
-    outdeg = np.bincount(src, minlength=n)
-    stuck = np.flatnonzero((outdeg == 0) & (terminal == UNKNOWN))
+    outdeg = np.bincount(src, minlength=total)
+    stuck = np.flatnonzero((outdeg[:n] == 0) & (terminal == UNKNOWN))
     if stuck.size:
         raise ValueError(f"state {int(stuck[0])} has no moves but is not terminal")
 
-    reverse = ReverseIndex(n, src, dst)
-    outcome = np.zeros(n, dtype=np.int8)
-    distance = np.full(n, NO_DISTANCE, dtype=np.int32)
+    reverse = ReverseIndex(total, src, dst)
+    outcome = np.zeros(total, dtype=np.int8)
+    distance = np.full(total, NO_DISTANCE, dtype=np.int32)
     decided = (terminal == WIN) | (terminal == LOSS)
-    outcome[decided] = terminal[decided]
-    distance[decided] = 0
+    outcome[:n][decided] = terminal[decided]
+    distance[:n][decided] = 0
+    # known states decided as won or lost join the frontier at the level of their distance
+    pending = np.empty(0, dtype=np.int64)
+    if k:
+        outcome[n:] = known_outcome
+        distance[n:] = known_distance
+        pending = n + np.flatnonzero((outcome[n:] == WIN) | (outcome[n:] == LOSS))
+        pending = pending[np.argsort(distance[pending], kind="stable")]
     # children not yet known to be won; for a draw at the end: its drawn children
     remaining = outdeg.astype(np.intp)
     del outdeg, decided
 
-    frontier = np.flatnonzero(outcome != UNKNOWN)
+    frontier = np.flatnonzero(outcome[:n] != UNKNOWN)
     done = int(frontier.size)
     level = 0
-    while frontier.size:
+    while frontier.size or pending.size:
+        joining = int(np.searchsorted(distance[pending], level, side="right"))
+        if joining:
+            frontier = np.concatenate([frontier, pending[:joining]])
+            pending = pending[joining:]
         codes = outcome[frontier]
         winners = reverse.gather(frontier[codes == LOSS])
         winners = _unique(winners[outcome[winners] == UNKNOWN])
@@ -143,16 +177,70 @@ def label(
     drawn = outcome == UNKNOWN
     outcome[drawn] = DRAW
     # longest drawn line: Kahn's algorithm on the drawn states, whose remaining
-    # children are exactly their drawn children (a draw has no lost child)
-    frontier = np.flatnonzero(terminal == DRAW)
-    distance[frontier] = 0
-    level = 0
-    while frontier.size:
-        parents = reverse.gather(frontier)
-        ready = _decrement(remaining, parents[drawn[parents]])
-        distance[ready] = level + 1
-        frontier = ready
-        level += 1
+    # children are exactly their drawn children (a draw has no lost child); a
+    # state is final once all its drawn children are, one longer than the longest
+    ready = np.flatnonzero(terminal == DRAW)
+    distance[ready] = 0
+    if k:
+        ends = n + np.flatnonzero((outcome[n:] == DRAW) & (distance[n:] != NO_DISTANCE))
+        ready = np.concatenate([ready, ends])
+    longest = np.full(total, -1, dtype=np.int32)
+    while ready.size:
+        parents, children = reverse.gather_pairs(ready)
+        keep = drawn[parents]
+        parents, children = parents[keep].astype(np.intp), children[keep]
+        np.maximum.at(longest, parents, distance[children])
+        ready = _decrement(remaining, parents)
+        distance[ready] = longest[ready] + 1
     if progress is not None:
         progress(n)
+    return outcome[:n], distance[:n]
+
+
+def label_layered(
+    ply: np.ndarray,
+    src: np.ndarray,
+    dst: np.ndarray,
+    terminal: np.ndarray,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`label` one layer at a time, for games where every move goes from ply ``d`` to ply ``d + 1``.
+
+    States must be sorted by ``ply`` and the edges by ``src``. The last
+    layer is labelled first; each layer is then labelled with the next one as
+    known states, so only two layers are ever in the labeller at once. The
+    labels are those of one :func:`label` call on the whole graph.
+    """
+    n = len(ply)
+    src, dst = _as_index(src), _as_index(dst)
+    terminal = np.asarray(terminal, dtype=np.int8)
+    outcome = np.zeros(n, dtype=np.int8)
+    distance = np.full(n, NO_DISTANCE, dtype=np.int32)
+    if n == 0:
+        return outcome, distance
+    starts = np.flatnonzero(np.diff(ply, prepend=ply[0] - 1)).tolist() + [n]
+    bounds = np.searchsorted(src, np.array(starts, dtype=src.dtype)).tolist()
+    lo, hi = starts[-2], starts[-1]
+    if bounds[-2] != len(src):
+        raise ValueError(f"a move leaves the last ply, {int(ply[lo])}")
+    outcome[lo:hi], distance[lo:hi] = label(hi - lo, src[:0], dst[:0], terminal[lo:hi])
+    done = hi - lo
+    if progress is not None:
+        progress(done)
+    for i in reversed(range(len(starts) - 2)):
+        lo, hi, after = starts[i : i + 3]
+        first, last = bounds[i], bounds[i + 1]
+        if np.any(dst[first:last] < hi) or np.any(dst[first:last] >= after):
+            raise ValueError(f"a move from ply {int(ply[lo])} does not lead to the next ply")
+        outcome[lo:hi], distance[lo:hi] = label(
+            hi - lo,
+            src[first:last] - lo,
+            dst[first:last] - lo,
+            terminal[lo:hi],
+            known_outcome=outcome[hi:after],
+            known_distance=distance[hi:after],
+        )
+        done += hi - lo
+        if progress is not None:
+            progress(done)
     return outcome, distance
