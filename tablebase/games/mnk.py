@@ -248,9 +248,8 @@ def kernels_class() -> type[VectorKernels]:
 
     from tablebase.games.kernels import DRAW as DRAW_CODE
     from tablebase.games.kernels import LOSS as LOSS_CODE
-    from tablebase.games.kernels import UNKNOWN
+    from tablebase.games.kernels import UNKNOWN, BitboardKernels, popcount
     from tablebase.games.kernels import WIN as WIN_CODE
-    from tablebase.games.kernels import BitboardKernels, popcount
 
     class MNKKernels(BitboardKernels):
         """The m,n,k rules over arrays of states (``x bits | o bits << cells``)."""

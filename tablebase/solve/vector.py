@@ -4,10 +4,11 @@ The walk is breadth first, one layer (all states first reached after ``d``
 moves) at a time. Each layer is a sorted array of unique ``np.uint64``
 states; its non-terminal states are expanded in chunks of at most
 :data:`CHUNK` parents (children, then canonical forms when symmetry
-reduction is on), and the next layer is the sorted set of their children minus what was seen
-before (one sort per layer, which also links every edge to its child). State indices are positions in the
-concatenation of the layers, so state 0 is the start and the edges come out
-sorted by their source.
+reduction is on), and the next layer is the sorted set of their children
+minus what was seen before (one sort per layer, which also links every edge
+to its child). State indices are positions in the concatenation of the
+layers, so state 0 is the start and the edges come out sorted by their
+source.
 
 For :attr:`~tablebase.games.kernels.VectorKernels.layered` games (placement
 games) every child of layer ``d`` lies in layer ``d + 1``: nothing before
