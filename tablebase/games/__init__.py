@@ -13,10 +13,10 @@ from functools import lru_cache
 from types import ModuleType
 
 from tablebase.errors import UnknownVariantError
-from tablebase.games import mnk
+from tablebase.games import mnk, ultimate
 from tablebase.games.base import DRAW, LOSS, WIN, Game, Outcome
 
-FAMILIES: tuple[ModuleType, ...] = (mnk,)
+FAMILIES: tuple[ModuleType, ...] = (mnk, ultimate)
 
 __all__ = ["DRAW", "FAMILIES", "LOSS", "WIN", "Game", "Outcome", "catalog", "get", "names"]
 
