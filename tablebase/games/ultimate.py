@@ -762,20 +762,21 @@ class StrategyReport:
         return "\n".join(lines)
 
 
-def check_strategy(symmetry: bool = True) -> StrategyReport:
+def check_strategy(symmetry: bool = True, game: UltimateStrategy | None = None) -> StrategyReport:
     """Enumerate and solve ``ultimate-strategy``; check that seed 004's strategy always wins.
 
     Every game that can arise when X follows the strategy is a path in the
     state graph built by the ordinary builder; since X never has a choice,
     the start position is won for X exactly when every game ends in an X
     win, and its distance (the loser's slowest loss) is the longest game.
-    The terminal positions are also counted directly.
+    The terminal positions are also counted directly. ``game`` replaces the
+    strategy game (to check a variation of the strategy).
     """
     import time
 
     from tablebase.solve import OUTCOME_NAMES, solve
 
-    game = UltimateStrategy()
+    game = game or UltimateStrategy()
     t0 = time.perf_counter()
     solution = solve(game, symmetry=symmetry)
     seconds = dict(solution.seconds)
