@@ -246,8 +246,16 @@ class Ultimate(Game):
         return [(m, apply(state, m)) for m in self.legal_moves(state)]
 
     def max_plies(self, state: int) -> int:
-        """An upper bound on the plies left: the empty spots (a search hint)."""
-        return CELLS - (state & M162).bit_count()
+        """An upper bound on the plies left (a search hint): the empty spots, in open fields under classic rules."""
+        if not self.classic:
+            return CELLS - (state & M162).bit_count()
+        occ = state | state >> O_SHIFT
+        closed = ((state >> WON_X) | (state >> WON_O)) & 511
+        free = 0
+        for f in range(9):
+            if not closed >> f & 1:
+                free += 9 - ((occ >> (9 * f)) & 511).bit_count()
+        return free
 
     # -- symmetry ------------------------------------------------------------
 

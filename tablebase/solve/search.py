@@ -227,6 +227,7 @@ class _Searcher:
         if hi < beta:
             beta = hi
         outcome = self.game.outcome
+        legal = self.game.legal_moves
         history = self.history
         kids = self._children(state)
         # Immediate results first; then order by what the table knows of each
@@ -252,7 +253,8 @@ class _Searcher:
                 key = 0
             if i == best_index:
                 key = -(10**8)
-            order.append((key - history.get(move, 0), i, None))
+            # fewest replies first: forcing moves are the quickest to prove
+            order.append((key + len(legal(child)) * 1000 - history.get(move, 0), i, None))
         order.sort()
         alpha0 = alpha
         best = -2
