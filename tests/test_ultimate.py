@@ -178,6 +178,18 @@ def test_won_field_stays_playable_only_under_seed_rules() -> None:
     assert len(moves) == 81 - 9 - 1 and all(m // 9 != 0 for m in moves)
 
 
+@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic", "ultimate-strategy"])
+def test_fast_paths_agree_with_apply(variant: str) -> None:
+    game = get(variant)
+    for state in random_states(game, 2000, seed=8):
+        if game.outcome(state) is None:
+            moves = game.legal_moves(state)
+            assert game.children(state) == [(m, game.apply(state, m)) for m in moves]
+            assert game.move_count(state) == len(moves)
+        else:
+            assert game.children(state) == []
+
+
 # -- notation -------------------------------------------------------------------------
 
 

@@ -131,8 +131,18 @@ MOVES_IN: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(9 * f + s for s in range(9) if not occ >> s & 1) for occ in range(512)) for f in range(9)
 )
 FIELD_OF = tuple(m // 9 for m in range(CELLS))
+X_BIT = tuple(1 << m for m in range(CELLS))
+O_BIT = tuple(1 << (m + O_SHIFT) for m in range(CELLS))
+X_FIELD_SHIFT = tuple(9 * f for f in range(9))
+O_FIELD_SHIFT = tuple(O_SHIFT + 9 * f for f in range(9))
+WON_X_BIT = tuple(1 << (WON_X + f) for f in range(9))
+WON_O_BIT = tuple(1 << (WON_O + f) for f in range(9))
+SPOT_BIT = tuple(1 << s for s in range(9))
+NOT_ACTIVE = ~ACTIVE_MASK
+ACTIVE_VAL = tuple(a << ACTIVE for a in range(10))
+ACTIVE_ANY = ANY << ACTIVE
+FREE_COUNT = tuple(9 - occ.bit_count() for occ in range(512))
 SPOT_OF = tuple(m % 9 for m in range(CELLS))
-SHIFT_OF = tuple(9 * (m % 9) for m in range(CELLS))  # shift of the field a move sends to
 
 #: Grid cell (row-major over the 9x9 grid) of each move, and back.
 GRID_OF_MOVE = tuple(9 * (3 * (m // 9 // 3) + m % 9 // 3) + 3 * (m // 9 % 3) + m % 9 % 3 for m in range(CELLS))
@@ -221,29 +231,68 @@ class Ultimate(Game):
 
     def apply(self, state: int, move: int) -> int:
         f = FIELD_OF[move]
+        spot = SPOT_OF[move]
         if (state & M162).bit_count() & 1:  # o to move
-            new = state | (1 << (move + O_SHIFT))
-            mine = (new >> (O_SHIFT + 9 * f)) & 511
-            won_bit = WON_O + f
+            new = state | O_BIT[move]
+            mine = (state >> O_FIELD_SHIFT[f]) & 511
+            won_bit = WON_O_BIT[f]
         else:
-            new = state | (1 << move)
-            mine = (new >> (9 * f)) & 511
-            won_bit = WON_X + f
-        won = ((new >> WON_X) | (new >> WON_O)) & 511
-        if LINE[mine] and not won >> f & 1:
-            new |= 1 << won_bit
-            won |= 1 << f
-        target = SPOT_OF[move]
-        occ = ((new | new >> O_SHIFT) >> SHIFT_OF[move]) & 511
-        if occ == FULL or (self.classic and won >> target & 1):
-            target = ANY
-        return (new & ~ACTIVE_MASK) | (target << ACTIVE)
+            new = state | X_BIT[move]
+            mine = (state >> X_FIELD_SHIFT[f]) & 511
+            won_bit = WON_X_BIT[f]
+        won = ((state >> WON_X) | (state >> WON_O)) & 511
+        if LINE[mine | SPOT_BIT[spot]] and not won >> f & 1:
+            new |= won_bit
+            won |= SPOT_BIT[f]
+        occ = ((new >> X_FIELD_SHIFT[spot]) | (new >> O_FIELD_SHIFT[spot])) & 511
+        if occ == FULL or (self.classic and won >> spot & 1):
+            return (new & NOT_ACTIVE) | ACTIVE_ANY
+        return (new & NOT_ACTIVE) | ACTIVE_VAL[spot]
 
     def children(self, state: int) -> list[tuple[int, int]]:
+        # apply() for every legal move, sharing the work that does not depend on the move
         if self.outcome(state) is not None:
             return []
-        apply = self.apply
-        return [(m, apply(state, m)) for m in self.legal_moves(state)]
+        if (state & M162).bit_count() & 1:
+            mover, won_bits = O_FIELD_SHIFT, WON_O_BIT
+            bits = O_BIT
+        else:
+            mover, won_bits = X_FIELD_SHIFT, WON_X_BIT
+            bits = X_BIT
+        base = state & NOT_ACTIVE
+        occ = (state | state >> O_SHIFT) & M81
+        won = ((state >> WON_X) | (state >> WON_O)) & 511
+        classic = self.classic
+        out = []
+        for m in self.legal_moves(state):
+            f = FIELD_OF[m]
+            spot = SPOT_OF[m]
+            new = base | bits[m]
+            w = won
+            if not won >> f & 1 and LINE[((state >> mover[f]) & 511) | SPOT_BIT[spot]]:
+                new |= won_bits[f]
+                w |= SPOT_BIT[f]
+            target = (occ >> X_FIELD_SHIFT[spot]) & 511
+            if spot == f:
+                target |= SPOT_BIT[spot]
+            if target == FULL or (classic and w >> spot & 1):
+                out.append((m, new | ACTIVE_ANY))
+            else:
+                out.append((m, new | ACTIVE_VAL[spot]))
+        return out
+
+    def move_count(self, state: int) -> int:
+        """``len(legal_moves(state))``, faster (a search hint for move ordering)."""
+        active = (state >> ACTIVE) & 15
+        occ = state | state >> O_SHIFT
+        if active != ANY:
+            return FREE_COUNT[(occ >> (9 * active)) & 511]
+        closed = ((state >> WON_X) | (state >> WON_O)) & 511 if self.classic else 0
+        count = 0
+        for f in range(9):
+            if not closed >> f & 1:
+                count += FREE_COUNT[(occ >> (9 * f)) & 511]
+        return count
 
     def max_plies(self, state: int) -> int:
         """An upper bound on the plies left (a search hint): the empty spots, in open fields under classic rules."""
@@ -605,6 +654,12 @@ class UltimateStrategy(Ultimate):
     @staticmethod
     def failed(state: int) -> bool:
         return bool(state >> FAIL & 1)
+
+    def children(self, state: int) -> list[tuple[int, int]]:
+        return Game.children(self, state)
+
+    def move_count(self, state: int) -> int:
+        return len(self.legal_moves(state))
 
     def legal_moves(self, state: int) -> list[int]:
         if (state & M162).bit_count() & 1:

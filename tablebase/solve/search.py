@@ -196,7 +196,6 @@ class _Searcher:
         self.start = time.perf_counter()
         self.deadline = None if time_limit is None else self.start + time_limit
         self.nodes = 0
-        self.wdl_nodes = 0
         self.dist_nodes = 0
         self.draw_nodes = 0
         # state -> (lo, hi, best move index)
@@ -206,8 +205,12 @@ class _Searcher:
         self.draw_lb: dict[int, int] = {}  # a drawn line at least this long exists
         self.draw_ub: dict[int, int] = {}  # no drawn line is longer
         self.history: dict[int, int] = {}
-        self.children_cache: dict[int, list[tuple[int, int]]] = {}
+        self._children = game.children
+        #: Optional hints from the game: an upper bound on the plies left, and a fast move count.
         self.max_plies: Callable[[int], int] | None = getattr(game, "max_plies", None)
+        self.move_count: Callable[[int], int] = getattr(game, "move_count", None) or (
+            lambda s: len(game.legal_moves(s))
+        )
 
     # -- bookkeeping -------------------------------------------------------------
 
@@ -216,15 +219,13 @@ class _Searcher:
         if self.deadline is not None and self.nodes & 1023 == 0 and time.perf_counter() > self.deadline:
             raise _Timeout
 
-    def _children(self, state: int) -> list[tuple[int, int]]:
-        return self.game.children(state)
-
     # -- step 1: outcome ----------------------------------------------------------------
 
     def wdl_search(self, state: int, alpha: int, beta: int) -> int:
         """Negamax value in {-1, 0, 1} (fail-soft) of a non-terminal ``state``."""
-        self._tick()
-        self.wdl_nodes += 1
+        self.nodes += 1
+        if self.nodes & 1023 == 0 and self.deadline is not None and time.perf_counter() > self.deadline:
+            raise _Timeout
         table = self.wdl
         entry = table.get(state)
         if entry is not None:
@@ -242,7 +243,7 @@ class _Searcher:
         if hi < beta:
             beta = hi
         outcome = self.game.outcome
-        legal = self.game.legal_moves
+        count = self.move_count
         history = self.history
         kids = self._children(state)
         # Immediate results first; then order by what the table knows of each
@@ -269,8 +270,9 @@ class _Searcher:
             if i == best_index:
                 key = -(10**8)
             # fewest replies first: forcing moves are the quickest to prove
-            order.append((key + len(legal(child)) * 1000 - history.get(move, 0), i, None))
-        order.sort()
+            order.append((key + count(child) * 1000 - history.get(move, 0), i, None))
+        if len(order) > 1:
+            order.sort()
         alpha0 = alpha
         best = -2
         best_i = -1
@@ -285,7 +287,10 @@ class _Searcher:
                         move = kids[i][0]
                         history[move] = history.get(move, 0) + 1
                         break
-        best = min(max(best, lo), hi)
+        if best < lo:
+            best = lo
+        elif best > hi:
+            best = hi
         if best <= alpha0:
             hi = best
         elif best >= beta:
@@ -294,13 +299,6 @@ class _Searcher:
             lo = hi = best
         table[state] = (lo, hi, best_i)
         return best
-
-    def wdl_value(self, state: int, alpha: int = -1, beta: int = 1) -> int:
-        """Outcome value of any state (terminal or not), fail-soft in the window."""
-        result = self.game.outcome(state)
-        if result is not None:
-            return _VALUE[result]
-        return self.wdl_search(state, alpha, beta)
 
     # -- step 2: distance ---------------------------------------------------------------
 
@@ -352,7 +350,7 @@ class _Searcher:
         if hi < beta:
             beta = hi
         outcome = self.game.outcome
-        legal = self.game.legal_moves
+        count = self.move_count
         kids = self._children(state)
         wdl = self.wdl
         dist = self.dist
@@ -379,7 +377,7 @@ class _Searcher:
                 clo, chi = max(clo, d[0]), min(chi, d[1])
             if i == best_index:
                 chi = -3 * M + 1
-            order.append((chi, clo, len(legal(child)), i, None))
+            order.append((chi, clo, count(child), i, None))
         order.sort()
         alpha0 = alpha
         best = -INF
@@ -455,8 +453,8 @@ class _Searcher:
         self.draw_nodes += 1
         game = self.game
         max_plies = self.max_plies
-        legal = game.legal_moves
-        kids = sorted(((max_plies(c), len(legal(c)), c) for _m, c in self._children(state)), reverse=True)  # type: ignore[misc]
+        count = self.move_count
+        kids = sorted(((max_plies(c), count(c), c) for _m, c in self._children(state)), reverse=True)  # type: ignore[misc]
         found = False
         for plies, _, child in kids:
             if plies < length - 1:
@@ -550,7 +548,7 @@ class _Searcher:
             nodes=self.nodes,
             seconds=time.perf_counter() - self.start,
             stats={
-                "outcome_nodes": self.wdl_nodes,
+                "outcome_nodes": self.nodes - self.dist_nodes - self.draw_nodes,
                 "distance_nodes": self.dist_nodes,
                 "draw_nodes": self.draw_nodes,
                 "outcome_table": len(self.wdl),
