@@ -180,6 +180,31 @@ def build(
 # -- queries -------------------------------------------------------------------
 
 
+@command(help="Prove one position of a variant too large to build (e.g. ultimate) and store what was proved.")
+def solve(
+    variant: VariantArg,
+    position: PositionArg = None,
+    time_limit: Annotated[
+        Optional[float], typer.Option("--time-limit", help="Give up after this many seconds.")
+    ] = None,
+    json_: JsonOption = False,
+    db: DbOption = tablebase.DEFAULT_DB,
+) -> None:
+    with tablebase.open(db) as tb:
+        report = tb.solve(variant, position, time_limit=time_limit)
+    if json_:
+        emit_json(report.to_dict())
+    elif report.proved:
+        typer.echo(
+            f"{report.position}: {report.outcome} in {show_distance(report.distance)}"
+            f" ({report.nodes:,} nodes, {report.seconds:.1f} s; {report.stored:,} new positions stored)"
+        )
+    if not report.proved:
+        fail(
+            f"not proved within {time_limit} s; stored only the {report.stored:,} positions that were proved"
+        )
+
+
 @command(name="list", help="List the variants built into the database.")
 def list_(
     json_: JsonOption = False,
@@ -195,7 +220,15 @@ def list_(
             typer.echo(tb.results_markdown())
             return
         rows = [
-            [i.name, i.states, i.moves, "yes" if i.symmetry else "no", i.outcome, show_distance(i.distance), i.rules]
+            [
+                i.name,
+                i.states,
+                i.moves,
+                "yes" if i.symmetry else "no",
+                i.outcome or "unsolved",
+                show_distance(i.distance),
+                i.rules,
+            ]
             for i in infos
         ]
         typer.echo(table(["variant", "states", "moves", "symmetry", "start", "distance", "rules"], rows))

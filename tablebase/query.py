@@ -223,6 +223,24 @@ class VerifyReport:
         }
 
 
+@dataclass(frozen=True)
+class SolveReport:
+    """What ``solve`` proved about one position and how many positions it stored."""
+
+    variant: str
+    position: str
+    outcome: str | None
+    distance: int | None
+    proved: bool
+    timed_out: bool
+    stored: int
+    nodes: int
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(vars(self))
+
+
 _VARIANT_COLUMNS = (
     "id, name, family, rules, parameters, symmetry, complete, states_count, moves_count,"
     " outcome, distance, build_seconds, builder_version, built_at, storage"
@@ -437,6 +455,36 @@ class Tablebase:
         write_solution(self.engine, solution, seconds, progress=progress)
         self._drop_reader()
         return self.variant(name).info
+
+    def solve(self, name: str, position: str | None = None, *, time_limit: float | None = None) -> SolveReport:
+        """Prove the exact value of one position (and of each of its moves) by search, and
+        store what was proved; for variants too large to build. Nothing unproved is stored."""
+        from tablebase.solve.search import prove
+        from tablebase.store.engine import upgrade
+        from tablebase.store.writer import write_proved
+
+        game = games.get(name)
+        state = game.initial_state() if not position else game.parse_position(position)
+        self._check_writable()
+        self._drop_reader()
+        upgrade(self.engine)
+        if game.enumerable and self.get_variant(name) is not None and self.variant(name).info.complete:
+            raise BuildError(f"variant {name!r} is fully built here; probe it instead")
+        self._drop_reader()
+        result = prove(game, state, time_limit, children=True)
+        stored = write_proved(self.engine, game, result.positions, result.edges, result.seconds)
+        self._drop_reader()
+        return SolveReport(
+            variant=name,
+            position=game.format_position(state),
+            outcome=result.outcome if result.complete else None,
+            distance=result.distance if result.complete else None,
+            proved=result.complete,
+            timed_out=result.timed_out,
+            stored=stored,
+            nodes=result.nodes,
+            seconds=result.seconds,
+        )
 
     def _check_writable(self) -> None:
         if not self._owns_engine:
@@ -706,6 +754,7 @@ __all__ = [
     "PlyCount",
     "Predecessor",
     "Probe",
+    "SolveReport",
     "Stats",
     "Tablebase",
     "TablebaseError",

@@ -13,10 +13,10 @@ from functools import lru_cache
 from types import ModuleType
 
 from tablebase.errors import UnknownVariantError
-from tablebase.games import mnk, roman, rota, wild
+from tablebase.games import mnk, roman, rota, ultimate, wild
 from tablebase.games.base import DRAW, LOSS, WIN, Game, Outcome
 
-FAMILIES: tuple[ModuleType, ...] = (mnk, roman, rota, wild)
+FAMILIES: tuple[ModuleType, ...] = (mnk, roman, rota, wild, ultimate)
 
 __all__ = ["DRAW", "FAMILIES", "LOSS", "WIN", "Game", "Outcome", "catalog", "get", "names"]
 

@@ -96,6 +96,11 @@ class Game(ABC):
     def apply(self, state: int, move: int) -> int:
         """The state after ``move``; ``state`` itself is not changed."""
 
+    def plies_played(self, state: int) -> int | None:
+        """Moves made from the start to ``state`` when the position alone tells it
+        (placement games: the number of marks), else ``None``."""
+        return None
+
     def children(self, state: int) -> list[tuple[int, int]]:
         """``(move, next_state)`` for every legal move (empty when terminal)."""
         if self.outcome(state) is not None:

@@ -256,3 +256,104 @@ def delete_variant(cur: sqlite3.Cursor, name: str) -> int | None:
     cur.execute("DELETE FROM states WHERE variant_id = ?", (row[0],))
     cur.execute("DELETE FROM variants WHERE id = ?", (row[0],))
     return int(row[0])
+
+
+def write_proved(
+    engine: Engine,
+    game: Any,
+    positions: dict[int, tuple[str, int | None]],
+    edges: list[tuple[int, int, int]],
+    seconds: float,
+) -> int:
+    """Add proved positions (canonical states) and the moves between them to a
+    variant solved from positions, in one transaction; returns how many states were new.
+
+    The variant is created on first use with ``complete`` false; the start
+    position's value is filled in once it is proved.
+    """
+    raw = engine.raw_connection()
+    conn: sqlite3.Connection = raw.driver_connection  # type: ignore[assignment]
+    try:
+        conn.isolation_level = None
+        cur = conn.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            cur.execute("SELECT id, build_seconds FROM variants WHERE name = ?", (game.name,))
+            row = cur.fetchone()
+            root = game.canonical(game.initial_state())[0]
+            if row is None:
+                cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants")
+                variant_id = cur.fetchone()[0]
+                cur.execute(
+                    "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, root_key,"
+                    " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
+                    " VALUES (?, ?, ?, ?, ?, 1, 0, ?, NULL, NULL, 0, 0, 0, ?, ?)",
+                    (
+                        variant_id,
+                        game.name,
+                        game.family,
+                        game.rules,
+                        json.dumps(game.parameters()),
+                        game.format_position(root),
+                        BUILDER_VERSION,
+                        datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
+                    ),
+                )
+            else:
+                variant_id = row[0]
+            before = cur.execute("SELECT COUNT(*) FROM states WHERE variant_id = ?", (variant_id,)).fetchone()[0]
+            rows = []
+            for state, (outcome, distance) in positions.items():
+                ply = game.plies_played(state)
+                if ply is None:
+                    raise ValueError(f"{game.name} does not tell the ply of a position")
+                rows.append(
+                    (
+                        variant_id,
+                        game.format_position(state),
+                        game.to_move(state),
+                        ply,
+                        game.outcome(state) is not None,
+                        outcome,
+                        distance,
+                        game.orbit_size(state),
+                    )
+                )
+            cur.executemany(
+                "INSERT INTO states (variant_id, key, to_move, ply, terminal, outcome, distance, orbit, representative)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (variant_id, key) DO NOTHING",
+                rows,
+            )
+            ids: dict[int, int] = {}
+            for state in {s for e in edges for s in (e[0], e[2])}:
+                found = cur.execute(
+                    "SELECT id FROM states WHERE variant_id = ? AND key = ?", (variant_id, game.format_position(state))
+                ).fetchone()
+                if found is not None:
+                    ids[state] = found[0]
+            cur.executemany(
+                "INSERT OR IGNORE INTO moves (from_state, move, to_state) VALUES (?, ?, ?)",
+                [(ids[a], game.format_move(m), ids[b]) for a, m, b in edges if a in ids and b in ids],
+            )
+            after = cur.execute("SELECT COUNT(*) FROM states WHERE variant_id = ?", (variant_id,)).fetchone()[0]
+            moves = cur.execute(
+                "SELECT COUNT(*) FROM moves WHERE from_state IN (SELECT id FROM states WHERE variant_id = ?)",
+                (variant_id,),
+            ).fetchone()[0]
+            start = cur.execute(
+                "SELECT outcome, distance FROM states WHERE variant_id = ? AND key = ?",
+                (variant_id, game.format_position(root)),
+            ).fetchone()
+            cur.execute(
+                "UPDATE variants SET states_count = ?, moves_count = ?, build_seconds = build_seconds + ?,"
+                " outcome = ?, distance = ? WHERE id = ?",
+                (after, moves, seconds, start[0] if start else None, start[1] if start else None, variant_id),
+            )
+            cur.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                cur.execute("ROLLBACK")
+            raise
+        return int(after - before)
+    finally:
+        raw.close()

@@ -1,0 +1,160 @@
+"""The exact search from a position against the full retrograde builder."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from tablebase.games import get
+from tablebase.games.base import LOSS, Game, Outcome
+from tablebase.solve import OUTCOME_NAMES, Solution, solve
+from tablebase.solve.search import SearchResult, prove
+
+
+def _table(game: Game) -> tuple[Solution, dict[int, int], set[tuple[int, int, int]]]:
+    solution = solve(game, symmetry=True)
+    index = {s: i for i, s in enumerate(solution.states)}
+    edges = set(zip(solution.src.tolist(), solution.move.tolist(), solution.dst.tolist()))
+    return solution, index, edges
+
+
+def _label(solution: Solution, i: int) -> tuple[str, int | None]:
+    d = int(solution.distance[i])
+    return OUTCOME_NAMES[int(solution.outcome[i])], (None if d < 0 else d)
+
+
+def _check_against_table(result: SearchResult, solution: Solution, index: dict[int, int], edges: set) -> None:
+    assert (result.outcome, result.distance) == _label(solution, index[result.root])
+    assert result.complete and not result.timed_out
+    for state, label in result.positions.items():
+        assert label == _label(solution, index[state]), result.game.format_position(state)
+    for state, move, child in result.edges:
+        assert (index[state], move, index[child]) in edges
+
+
+@pytest.mark.parametrize("variant", ["tictactoe", "tictactoe-misere", "mnk-3-3-2"])
+def test_every_position_of_small_games(variant: str) -> None:
+    game = get(variant)
+    solution, index, edges = _table(game)
+    for state in solution.states:
+        result = prove(game, state, children=True)
+        _check_against_table(result, solution, index, edges)
+        # with children=True the start position lists every move
+        if game.outcome(state) is None:
+            assert {m for s, m, _ in result.edges if s == result.root} == set(game.legal_moves(state))
+
+
+def test_positions_of_mnk_4_3_3() -> None:
+    game = get("mnk-4-3-3")
+    solution, index, edges = _table(game)
+    rng = random.Random(4)
+    checked = 0
+    for state in rng.sample(solution.states, 400) + solution.states[:50]:
+        result = prove(game, state, children=True)
+        _check_against_table(result, solution, index, edges)
+        checked += len(result.positions)
+    assert checked > 5000
+
+
+def test_retrograde_method_agrees() -> None:
+    game = get("tictactoe")
+    solution, index, edges = _table(game)
+    for state in solution.states[::7]:
+        result = prove(game, state, method="retrograde")
+        assert result.method == "retrograde"
+        _check_against_table(result, solution, index, edges)
+
+
+def _ultimate_sample(game: Any, empties: int, rng: random.Random) -> int:
+    while True:
+        state = game.initial_state()
+        while game.outcome(state) is None and game.max_plies(state) > empties:
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+        if game.outcome(state) is None:
+            return state
+
+
+@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
+def test_ultimate_endgames_agree_with_retrograde(variant: str) -> None:
+    """Late positions: the search's labels equal those of the reachable subgraph labelled by the builder's pass."""
+    game = get(variant)
+    rng = random.Random(9)
+    outcomes = set()
+    for empties in (6, 9, 11) * 10:
+        state = _ultimate_sample(game, empties, rng)
+        searched = prove(game, state, children=True)
+        full = prove(game, state, method="retrograde")
+        assert (searched.outcome, searched.distance) == (full.outcome, full.distance)
+        for s, label in searched.positions.items():
+            assert full.positions[s] == label
+        outcomes.add(searched.outcome)
+    assert outcomes == {"win", "loss", "draw"}
+
+
+def test_time_limit_returns_only_proved_positions() -> None:
+    game = get("mnk-4-3-3")
+    solution, index, edges = _table(game)
+    result = prove(game, game.initial_state(), time_limit=0.001)
+    assert result.timed_out and not result.complete and result.distance is None
+    for state, label in result.positions.items():
+        assert label == _label(solution, index[state])
+    assert result.root not in result.positions
+
+
+def test_result_shape() -> None:
+    game = get("tictactoe")
+    result = prove(game, game.parse_position("xo./.x./..."))  # o to move cannot stop a1-b2-c3 and a line through b2
+    assert (result.outcome, result.distance) == ("loss", 4)
+    for state, (outcome, distance) in result.positions.items():
+        assert game.canonical(state)[0] == state
+        assert outcome in ("win", "loss", "draw") and isinstance(distance, int)
+    assert "outcome='loss'" in repr(result)
+    terminal = game.parse_position("xxx/oo./...")
+    assert (prove(game, terminal).outcome, prove(game, terminal).distance) == ("loss", 0)
+
+
+class Cycle(Game):
+    """A tiny cyclic game: tokens move round a ring of 4 spots; spot 3 may also exit to a lost end."""
+
+    name = "cycle"
+    cyclic = True
+
+    def initial_state(self) -> int:
+        return 0
+
+    def to_move(self, state: int) -> str:
+        return "x" if state & 1 == 0 else "o"
+
+    def outcome(self, state: int) -> Outcome | None:
+        return LOSS if state == 10 else None
+
+    def legal_moves(self, state: int) -> list[int]:
+        return [0, 1] if state == 3 else [0]
+
+    def apply(self, state: int, move: int) -> int:
+        return 10 if move == 1 else (state + 1) % 4
+
+    def parse_position(self, text: str) -> int:
+        return int(text)
+
+    def format_position(self, state: int) -> str:
+        return str(state)
+
+    def parse_move(self, state: int, text: str) -> int:
+        return int(text)
+
+    def format_move(self, move: int) -> str:
+        return str(move)
+
+
+def test_cyclic_games_use_the_retrograde_pass() -> None:
+    game = Cycle()
+    solution = solve(game, symmetry=False)
+    result = prove(game, 0)
+    assert result.method == "retrograde"
+    assert (result.outcome, result.distance) == solution.result()
+    assert result.positions[3] == ("win", 1) and result.positions[0] == ("loss", 4)
+    with pytest.raises(ValueError, match="cyclic"):
+        prove(game, 0, method="search")
