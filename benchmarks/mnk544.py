@@ -82,7 +82,50 @@ def main() -> None:
     print(f"solve wall {t1 - t0:.1f} s this run; phases (all runs): "
           + ", ".join(f"{k} {v:.1f} s" for k, v in solution.manifest.seconds.items()))
     own, kids = peak_rss_mb()
-    print(f"peak RSS: main {own:.0f} MB, largest worker {kids:.0f} MB")
+    print(f"peak RSS after solving: main {own:.0f} MB, largest worker {kids:.0f} MB", flush=True)
+    if not args.solve_only:
+        from tablebase.store.states import write_states
+
+        t2 = time.perf_counter()
+        write_states(args.db, solution, t1 - t0, progress=Bar())
+        t3 = time.perf_counter()
+        sys.stderr.write("\n")
+        size = Path(args.db).stat().st_size
+        print(f"write (states-only) {t3 - t2:.1f} s; database {size / 1e9:.2f} GB ({size / max(1, classes):.0f} bytes per class)")
+        own, kids = peak_rss_mb()
+        print(f"peak RSS: main {own:.0f} MB, largest worker {kids:.0f} MB", flush=True)
+    if Path(args.db).exists():
+        probe_latency(args.db, args.variant)
+
+
+def probe_latency(db: str, variant: str, samples: int = 2000) -> None:
+    """p50/p99 of probe() over random stored positions."""
+    import random
+    import sqlite3
+
+    import tablebase
+
+    conn = sqlite3.connect(db)
+    top = conn.execute("SELECT MAX(rowid) FROM states").fetchone()[0]
+    rng = random.Random(1)
+    keys = []
+    while len(keys) < samples:
+        row = conn.execute("SELECT key FROM states WHERE rowid = ?", (rng.randint(1, top),)).fetchone()
+        if row:
+            keys.append(row[0])
+    conn.close()
+    with tablebase.open(db) as tb:
+        table = tb.variant(variant)
+        start = table.probe()
+        print(f"start position {start.position!r}: {start.outcome} in {start.distance}; best {start.best_move}")
+        times = []
+        for key in keys:
+            t = time.perf_counter()
+            table.probe(key)
+            times.append(time.perf_counter() - t)
+    times.sort()
+    print(f"probe over {samples} random stored positions: p50 {1000 * times[len(times) // 2]:.3f} ms,"
+          f" p99 {1000 * times[int(len(times) * 0.99)]:.3f} ms")
 
 
 if __name__ == "__main__":

@@ -529,6 +529,8 @@ class VariantTable:
         """Outcome and distance of ``position`` and every legal move's value, best first."""
         game = self.game
         state = self.parse(position)
+        if self.info.storage == "states":
+            return self._probe_states(state, position)
         with self._snapshot() as conn:
             state_id, outcome, distance, terminal, sym = self._lookup(conn, state, position)
             rows = [] if terminal else conn.execute(
@@ -572,6 +574,50 @@ class VariantTable:
             moves=moves,
         )
 
+    def _values(self, conn: sqlite3.Connection, states: list[int]) -> list[tuple[str, int | None] | None]:
+        """``(outcome, distance)`` of each state looked up by its canonical key, ``None`` if not stored."""
+        keys = [self.game.format_position(self._canonical(s)[0]) for s in states]
+        found: dict[str, tuple[str, int | None]] = {}
+        for lo in range(0, len(keys), 500):
+            part = keys[lo : lo + 500]
+            rows = conn.execute(
+                f"SELECT key, outcome, distance FROM states WHERE variant_id = ? AND key IN ({','.join('?' * len(part))})",
+                (self.variant_id, *part),
+            ).fetchall()
+            found.update((k, (o, d)) for k, o, d in rows)
+        return [found.get(k) for k in keys]
+
+    def _probe_states(self, state: int, position: str | None) -> Probe:
+        """:meth:`probe` for states-only storage: the moves from the rules, their values by lookup."""
+        game = self.game
+        with self._snapshot() as conn:
+            _, outcome, distance, terminal, _ = self._lookup(conn, state, position)
+            children = [] if terminal else game.children(state)
+            values = self._values(conn, [child for _, child in children])
+        ranked = []
+        for i, ((code, child), value) in enumerate(zip(children, values)):
+            if value is None:
+                raise DatabaseError(
+                    f"{self.name} in {str(self.tablebase.path)!r} lacks the position after"
+                    f" {game.format_move(code)!r}; rebuild the variant"
+                )
+            mover = _FLIP[value[0]]
+            d = None if value[1] is None else value[1] + 1
+            ranked.append((_move_rank(mover, d), i, code, child, mover, d))
+        ranked.sort(key=lambda item: (item[0], item[1]))
+        return Probe(
+            variant=self.name,
+            position=game.format_position(state),
+            to_move=game.to_move(state),
+            outcome=outcome,
+            distance=distance,
+            terminal=terminal,
+            moves=tuple(
+                MoveValue(move=game.format_move(code), position=game.format_position(child), outcome=value, distance=d)
+                for _, _, code, child, value, d in ranked
+            ),
+        )
+
     def get_probe(self, position: str | None = None, default: _T = None) -> Probe | _T:  # type: ignore[assignment]
         """Like :meth:`probe`, but ``default`` when the position is not in the tablebase."""
         try:
@@ -613,6 +659,17 @@ class VariantTable:
         """Every (position, move) one move before ``position``, read from the moves table."""
         game = self.game
         state = self.parse(position)
+        if self.info.storage == "states":
+            with self._snapshot() as conn:
+                self._lookup(conn, state, position)
+                unmoves = game.unmoves(state)
+                stored = self._values(conn, [parent for parent, _ in unmoves])
+            pairs = {
+                (game.format_position(parent), game.format_move(code))
+                for (parent, code), value in zip(unmoves, stored)
+                if value is not None
+            }
+            return [Predecessor(p, m) for p, m in sorted(pairs)]
         with self._snapshot() as conn:
             state_id, *_ = self._lookup(conn, state, position)
             rows = conn.execute(
