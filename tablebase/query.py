@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from tablebase.solve import Progress
 
 DEFAULT_DB = "tablebase.db"
+#: Above this many classes a build stores states only (``storage=None``).
+STATES_ONLY_ABOVE = 20_000_000
 #: How much of the file read-only connections map into memory.
 READ_MMAP_BYTES = 1 << 30
 _T = TypeVar("_T")
@@ -417,12 +419,31 @@ class Tablebase:
         self._drop_reader()
         return upgrade(self.engine)
 
-    def build(self, name: str, *, symmetry: bool = True, progress: Progress | None = None) -> VariantInfo:
-        """Solve ``name`` and store it, replacing an earlier build atomically."""
+    def build(
+        self,
+        name: str,
+        *,
+        symmetry: bool = True,
+        progress: Progress | None = None,
+        storage: str | None = None,
+        build_dir: str | os.PathLike[str] | None = None,
+        workers: int = 1,
+    ) -> VariantInfo:
+        """Solve ``name`` and store it, replacing an earlier build atomically.
+
+        ``storage`` is ``"moves"`` (states and moves tables), ``"states"``
+        (states only; moves come from the rules at query time) or ``None``:
+        states only when the variant has more than :data:`STATES_ONLY_ABOVE`
+        classes. Layered games with array kernels are then solved out of core
+        in ``build_dir`` (default: a folder next to the database, removed
+        after the write), which an interrupted build resumes from.
+        """
         from tablebase.solve import solve
         from tablebase.store.engine import upgrade
         from tablebase.store.writer import write_solution
 
+        if storage not in (None, "moves", "states"):
+            raise BuildError(f"unknown storage {storage!r}: use 'moves' or 'states'")
         game = games.get(name)
         if not game.enumerable:
             raise BuildError(
@@ -430,11 +451,38 @@ class Tablebase:
             )
         self._check_writable()
         self._drop_reader()
-        upgrade(self.engine)
+        if self._owns_engine and self._engine is not None:
+            self._engine.dispose()
         start = time.perf_counter()
+        kernels = game.vector
+        if storage != "moves" and kernels is not None and kernels.layered and self._owns_engine:
+            import shutil
+
+            from tablebase.solve.chunked import solve_chunked
+            from tablebase.store.states import write_states
+
+            folder = Path(build_dir) if build_dir is not None else self.path.with_name(f"{self.path.name}.build-{name}")
+            layered = solve_chunked(game, folder, symmetry=symmetry, progress=progress, workers=workers)
+            if storage == "states" or layered.num_states > STATES_ONLY_ABOVE:
+                write_states(self.path, layered, time.perf_counter() - start, progress=progress)
+                if build_dir is None:
+                    shutil.rmtree(folder, ignore_errors=True)
+                self._drop_reader()
+                return self.variant(name).info
+            if build_dir is None:
+                shutil.rmtree(folder, ignore_errors=True)
+            start = time.perf_counter()
         solution = solve(game, symmetry=symmetry, progress=progress)
         seconds = time.perf_counter() - start
-        write_solution(self.engine, solution, seconds, progress=progress)
+        if storage == "states":
+            from tablebase.store.states import SolutionLayers, write_states
+
+            if not self._owns_engine:
+                raise BuildError("states-only builds need a database path, not an engine")
+            write_states(self.path, SolutionLayers(solution), seconds, progress=progress)
+        else:
+            upgrade(self.engine)
+            write_solution(self.engine, solution, seconds, progress=progress)
         self._drop_reader()
         return self.variant(name).info
 
@@ -458,11 +506,18 @@ class Tablebase:
             self._conn = None
         self._tables.clear()
 
-    def verify(self, name: str) -> VerifyReport:
-        """Re-derive every stored label of ``name`` from its stored moves and the rules."""
-        from tablebase.verify import verify
+    def verify(self, name: str, sample: int | None = None) -> VerifyReport:
+        """Re-derive every stored label of ``name`` from its stored moves and the rules.
 
-        return verify(self.variant(name))
+        States-only variants, and any variant with ``sample`` (that many random
+        states), are checked against their children derived from the rules.
+        """
+        from tablebase.verify import verify, verify_children
+
+        table = self.variant(name)
+        if sample is not None or table.info.storage == "states":
+            return verify_children(table, sample)
+        return verify(table)
 
 
 class VariantTable:
