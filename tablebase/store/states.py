@@ -21,9 +21,11 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from queue import Queue
+from typing import TYPE_CHECKING, Any, Iterator, Protocol
 
 import numpy as np
 
@@ -190,9 +192,38 @@ def _load(cur: sqlite3.Cursor, layers: Layers, variant_id: int, build_seconds: f
         "INSERT INTO states (variant_id, key, to_move, ply, terminal, outcome, distance, orbit, representative)"
         f" VALUES ({int(variant_id)}, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
-    for rows in _rows(layers, chunk, progress):
+    for rows in _prefetch(_rows(layers, chunk, progress)):
         cur.executemany(sql, rows)
     return n
+
+
+def _prefetch(chunks: Iterator[list[tuple[Any, ...]]], depth: int = 2) -> Iterator[list[tuple[Any, ...]]]:
+    """The chunks of ``chunks``, produced by a thread while the caller inserts the previous ones.
+
+    SQLite releases the interpreter lock while it steps a statement, and the
+    row builder spends most of its time in numpy, so the two overlap.
+    """
+    queue: Queue[Any] = Queue(maxsize=depth)
+    done = object()
+
+    def produce() -> None:
+        try:
+            for item in chunks:
+                queue.put(item)
+            queue.put(done)
+        except BaseException as exc:  # handed to the consumer
+            queue.put(exc)
+
+    thread = threading.Thread(target=produce, daemon=True)
+    thread.start()
+    while True:
+        item = queue.get()
+        if item is done:
+            break
+        if isinstance(item, BaseException):
+            raise item
+        yield item
+    thread.join()
 
 
 def _other_variants(path: Path, name: str) -> int:
