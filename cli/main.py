@@ -11,6 +11,7 @@ import functools
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Annotated, Any, Callable, Optional, TypeVar
 
 import typer
@@ -156,8 +157,20 @@ def build(
         bool, typer.Option("--symmetry/--no-symmetry", help="Store one position per symmetry class.")
     ] = True,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    moves: Annotated[
+        Optional[bool],
+        typer.Option(
+            "--moves/--no-moves",
+            help="Store the moves table, or states only (moves derived from the rules); default: states only for large variants.",
+        ),
+    ] = None,
+    build_dir: Annotated[
+        Optional[Path], typer.Option("--build-dir", help="Folder for the layer files of an out-of-core build (resumable).")
+    ] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Processes for an out-of-core build.")] = 1,
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
+    storage = None if moves is None else ("moves" if moves else "states")
     names = list(variants or [])
     if all_:
         names += [n for n in tablebase.catalog() if n not in names]
@@ -167,7 +180,9 @@ def build(
         for name in names:
             progress = None if quiet else BuildProgress(name)
             try:
-                info = tb.build(name, symmetry=symmetry, progress=progress)
+                info = tb.build(
+                    name, symmetry=symmetry, progress=progress, storage=storage, build_dir=build_dir, workers=workers
+                )
             finally:
                 if progress is not None:
                     progress.close()
@@ -333,12 +348,15 @@ def stats(
 @command(help="Re-derive every stored label from its children and the rules; exit 1 on any disagreement.")
 def verify(
     variants: Annotated[Optional[list[str]], typer.Argument(help="Variants to check (default: all built).")] = None,
+    sample: Annotated[
+        Optional[int], typer.Option("--sample", min=1, help="Check this many random states against their children.")
+    ] = None,
     json_: JsonOption = False,
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
     with tablebase.open(db) as tb:
         names = list(variants or [i.name for i in tb.variants()])
-        reports = [tb.verify(name) for name in names]
+        reports = [tb.verify(name, sample=sample) for name in names]
     if json_:
         emit_json([r.to_dict() for r in reports])
     else:

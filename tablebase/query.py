@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from tablebase.solve import Progress
 
 DEFAULT_DB = "tablebase.db"
+#: Above this many classes a build stores states only (``storage=None``).
+STATES_ONLY_ABOVE = 20_000_000
 #: How much of the file read-only connections map into memory.
 READ_MMAP_BYTES = 1 << 30
 _T = TypeVar("_T")
@@ -435,12 +437,31 @@ class Tablebase:
         self._drop_reader()
         return upgrade(self.engine)
 
-    def build(self, name: str, *, symmetry: bool = True, progress: Progress | None = None) -> VariantInfo:
-        """Solve ``name`` and store it, replacing an earlier build atomically."""
+    def build(
+        self,
+        name: str,
+        *,
+        symmetry: bool = True,
+        progress: Progress | None = None,
+        storage: str | None = None,
+        build_dir: str | os.PathLike[str] | None = None,
+        workers: int = 1,
+    ) -> VariantInfo:
+        """Solve ``name`` and store it, replacing an earlier build atomically.
+
+        ``storage`` is ``"moves"`` (states and moves tables), ``"states"``
+        (states only; moves come from the rules at query time) or ``None``:
+        states only when the variant has more than :data:`STATES_ONLY_ABOVE`
+        classes. Layered games with array kernels are then solved out of core
+        in ``build_dir`` (default: a folder next to the database, removed
+        after the write), which an interrupted build resumes from.
+        """
         from tablebase.solve import solve
         from tablebase.store.engine import upgrade
         from tablebase.store.writer import write_solution
 
+        if storage not in (None, "moves", "states"):
+            raise BuildError(f"unknown storage {storage!r}: use 'moves' or 'states'")
         game = games.get(name)
         if not game.enumerable:
             raise BuildError(
@@ -448,11 +469,38 @@ class Tablebase:
             )
         self._check_writable()
         self._drop_reader()
-        upgrade(self.engine)
+        if self._owns_engine and self._engine is not None:
+            self._engine.dispose()
         start = time.perf_counter()
+        kernels = game.vector
+        if storage != "moves" and kernels is not None and kernels.layered and self._owns_engine:
+            import shutil
+
+            from tablebase.solve.chunked import solve_chunked
+            from tablebase.store.states import write_states
+
+            folder = Path(build_dir) if build_dir is not None else self.path.with_name(f"{self.path.name}.build-{name}")
+            layered = solve_chunked(game, folder, symmetry=symmetry, progress=progress, workers=workers)
+            if storage == "states" or layered.num_states > STATES_ONLY_ABOVE:
+                write_states(self.path, layered, time.perf_counter() - start, progress=progress)
+                if build_dir is None:
+                    shutil.rmtree(folder, ignore_errors=True)
+                self._drop_reader()
+                return self.variant(name).info
+            if build_dir is None:
+                shutil.rmtree(folder, ignore_errors=True)
+            start = time.perf_counter()
         solution = solve(game, symmetry=symmetry, progress=progress)
         seconds = time.perf_counter() - start
-        write_solution(self.engine, solution, seconds, progress=progress)
+        if storage == "states":
+            from tablebase.store.states import SolutionLayers, write_states
+
+            if not self._owns_engine:
+                raise BuildError("states-only builds need a database path, not an engine")
+            write_states(self.path, SolutionLayers(solution), seconds, progress=progress)
+        else:
+            upgrade(self.engine)
+            write_solution(self.engine, solution, seconds, progress=progress)
         self._drop_reader()
         return self.variant(name).info
 
@@ -506,11 +554,18 @@ class Tablebase:
             self._conn = None
         self._tables.clear()
 
-    def verify(self, name: str) -> VerifyReport:
-        """Re-derive every stored label of ``name`` from its stored moves and the rules."""
-        from tablebase.verify import verify
+    def verify(self, name: str, sample: int | None = None) -> VerifyReport:
+        """Re-derive every stored label of ``name`` from its stored moves and the rules.
 
-        return verify(self.variant(name))
+        States-only variants, and any variant with ``sample`` (that many random
+        states), are checked against their children derived from the rules.
+        """
+        from tablebase.verify import verify, verify_children
+
+        table = self.variant(name)
+        if sample is not None or table.info.storage == "states":
+            return verify_children(table, sample)
+        return verify(table)
 
 
 class VariantTable:
@@ -577,6 +632,8 @@ class VariantTable:
         """Outcome and distance of ``position`` and every legal move's value, best first."""
         game = self.game
         state = self.parse(position)
+        if self.info.storage == "states":
+            return self._probe_states(state, position)
         with self._snapshot() as conn:
             state_id, outcome, distance, terminal, sym = self._lookup(conn, state, position)
             rows = [] if terminal else conn.execute(
@@ -614,6 +671,50 @@ class VariantTable:
             distance=distance,
             terminal=terminal,
             moves=moves,
+        )
+
+    def _values(self, conn: sqlite3.Connection, states: list[int]) -> list[tuple[str, int | None] | None]:
+        """``(outcome, distance)`` of each state looked up by its canonical key, ``None`` if not stored."""
+        keys = [self.game.format_position(self._canonical(s)[0]) for s in states]
+        found: dict[str, tuple[str, int | None]] = {}
+        for lo in range(0, len(keys), 500):
+            part = keys[lo : lo + 500]
+            rows = conn.execute(
+                f"SELECT key, outcome, distance FROM states WHERE variant_id = ? AND key IN ({','.join('?' * len(part))})",
+                (self.variant_id, *part),
+            ).fetchall()
+            found.update((k, (o, d)) for k, o, d in rows)
+        return [found.get(k) for k in keys]
+
+    def _probe_states(self, state: int, position: str | None) -> Probe:
+        """:meth:`probe` for states-only storage: the moves from the rules, their values by lookup."""
+        game = self.game
+        with self._snapshot() as conn:
+            _, outcome, distance, terminal, _ = self._lookup(conn, state, position)
+            children = [] if terminal else game.children(state)
+            values = self._values(conn, [child for _, child in children])
+        ranked = []
+        for i, ((code, child), value) in enumerate(zip(children, values)):
+            if value is None:
+                raise DatabaseError(
+                    f"{self.name} in {str(self.tablebase.path)!r} lacks the position after"
+                    f" {game.format_move(code)!r}; rebuild the variant"
+                )
+            mover = _FLIP[value[0]]
+            d = None if value[1] is None else value[1] + 1
+            ranked.append((_move_rank(mover, d), i, code, child, mover, d))
+        ranked.sort(key=lambda item: (item[0], item[1]))
+        return Probe(
+            variant=self.name,
+            position=game.format_position(state),
+            to_move=game.to_move(state),
+            outcome=outcome,
+            distance=distance,
+            terminal=terminal,
+            moves=tuple(
+                MoveValue(move=game.format_move(code), position=game.format_position(child), outcome=value, distance=d)
+                for _, _, code, child, value, d in ranked
+            ),
         )
 
     def get_probe(self, position: str | None = None, default: _T = None) -> Probe | _T:  # type: ignore[assignment]
@@ -657,6 +758,17 @@ class VariantTable:
         """Every (position, move) one move before ``position``, read from the moves table."""
         game = self.game
         state = self.parse(position)
+        if self.info.storage == "states":
+            with self._snapshot() as conn:
+                self._lookup(conn, state, position)
+                unmoves = game.unmoves(state)
+                stored = self._values(conn, [parent for parent, _ in unmoves])
+            pairs = {
+                (game.format_position(parent), game.format_move(code))
+                for (parent, code), value in zip(unmoves, stored)
+                if value is not None
+            }
+            return [Predecessor(p, m) for p, m in sorted(pairs)]
         with self._snapshot() as conn:
             state_id, *_ = self._lookup(conn, state, position)
             rows = conn.execute(

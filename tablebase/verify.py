@@ -395,3 +395,88 @@ def _check_labels(
             np.flatnonzero(~terminal & (outdeg == 0)),
             lambda i: f"{key(i)}: not terminal but has no stored moves",
         )
+
+
+def verify_children(table: VariantTable, sample: int | None = None, seed: int = 0) -> VerifyReport:
+    """Check stored states against their children derived from the rules (no moves table needed).
+
+    Each checked state is parsed from its key; its terminal flag and outcome
+    must match the rules, and its label must follow from the stored labels
+    of its children (looked up by canonical key) by the rule of the builder.
+    ``sample`` checks that many states drawn at random (with a fixed
+    ``seed``); ``None`` checks every state, which on large variants takes
+    long. This is the check for states-only storage.
+    """
+    import random
+
+    from tablebase.query import VerifyReport
+
+    game = table.game
+    report = VerifyReport(table.name)
+    with table._snapshot() as conn:
+        low, high, count = conn.execute(
+            "SELECT MIN(id), MAX(id), COUNT(*) FROM states WHERE variant_id = ?", (table.variant_id,)
+        ).fetchone()
+        if not count:
+            report.add("no states stored")
+            return report
+        columns = "id, key, to_move, terminal, outcome, distance"
+        rows: Iterable[tuple[Any, ...]]
+        if sample is None:
+            rows = conn.execute(f"SELECT {columns} FROM states WHERE variant_id = ? ORDER BY id", (table.variant_id,))
+        else:
+            rng = random.Random(seed)
+            picked = []
+            for _ in range(min(sample, count)):
+                row = conn.execute(
+                    f"SELECT {columns} FROM states WHERE variant_id = ? AND id >= ? ORDER BY id LIMIT 1",
+                    (table.variant_id, rng.randint(low, high)),
+                ).fetchone()
+                picked.append(row)
+            rows = picked
+        for chunk in _chunks(rows, 2_000):
+            _check_children(table, chunk, report)
+    return report
+
+
+def _check_children(table: VariantTable, rows: list[tuple[Any, ...]], report: VerifyReport) -> None:
+    game = table.game
+    parsed = []
+    for _, key, to_move, terminal, outcome, distance in rows:
+        try:
+            state = game.parse_position(key)
+        except TablebaseError as exc:
+            report.add(f"{key}: stored key does not parse: {exc}")
+            continue
+        report.states += 1
+        result = game.outcome(state)
+        if bool(terminal) != (result is not None):
+            report.add(f"{key}: stored terminal={bool(terminal)}, the rules say {result is not None}")
+            continue
+        if to_move != game.to_move(state):
+            report.add(f"{key}: stored side to move {to_move!r}, the rules say {game.to_move(state)!r}")
+        if result is not None:
+            if outcome != result or distance not in (0,):
+                report.add(f"{key}: terminal, stored {outcome}/{distance}, the rules say {result}/0")
+            continue
+        parsed.append((key, outcome, distance, [child for _, child in game.children(state)]))
+    children = [c for *_, kids in parsed for c in kids]
+    report.moves += len(children)
+    values = table._values(table.tablebase._reader(), children) if children else []
+    at = 0
+    for key, outcome, distance, kids in parsed:
+        mine = values[at : at + len(kids)]
+        at += len(kids)
+        if any(v is None for v in mine):
+            report.add(f"{key}: a position after one of its moves is not stored")
+            continue
+        lost = [d for o, d in mine if o == "loss"]
+        if lost:
+            expected = ("win", min(lost) + 1)
+        elif all(o == "win" for o, _ in mine):
+            expected = ("loss", max(d for _, d in mine) + 1)
+        else:
+            drawn = [d for o, d in mine if o == "draw"]
+            expected = ("draw", None if any(d is None for d in drawn) else max(drawn) + 1)
+        if (outcome, distance) != expected:
+            report.add(f"{key}: stored {outcome}/{distance}, children say {expected[0]}/{expected[1]}")

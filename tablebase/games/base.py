@@ -107,6 +107,14 @@ class Game(ABC):
             return []
         return [(m, self.apply(state, m)) for m in self.legal_moves(state)]
 
+    def unmoves(self, state: int) -> list[tuple[int, int]]:
+        """``(previous_state, move)`` for every legal move that leads to ``state`` (reachable or not).
+
+        Needed only for states-only storage, where predecessors come from
+        the rules instead of a moves table; games without it raise.
+        """
+        raise NotImplementedError(f"{self.name} cannot list the moves into a position")
+
     # -- symmetry ------------------------------------------------------------
 
     @property

@@ -96,6 +96,14 @@ class VectorKernels(ABC):
         game = self.game
         return [game.format_position(int(s)) for s in states]
 
+    def key_order(self, states: np.ndarray) -> np.ndarray | None:
+        """An ``np.uint64`` per state that sorts like :meth:`format_positions` texts, or ``None`` if the game has none.
+
+        Bulk writers insert rows in the order of the text key so that the
+        unique index on it is appended to rather than updated at random.
+        """
+        return None
+
     def parse_positions(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """``(states, ok)``: each text parsed as by :meth:`Game.parse_position`; ``ok`` is ``False`` where that raises."""
         from tablebase.errors import TablebaseError

@@ -137,6 +137,22 @@ class MNKGame(BitboardGame):
         os = (state >> self.cells).bit_count()
         return state | (1 << (move if xs == os else move + self.cells))
 
+    def unmoves(self, state: int) -> list[tuple[int, int]]:
+        xs = state & self._mask
+        os = state >> self.cells
+        nx, no = xs.bit_count(), os.bit_count()
+        if nx == 0:
+            return []
+        # the last mark was o's when the counts are equal, else x's
+        last, shift = (os, self.cells) if nx == no else (xs, 0)
+        found = []
+        for cell in range(self.cells):
+            if last >> cell & 1:
+                parent = state & ~(1 << (cell + shift))
+                if self.outcome(parent) is None:
+                    found.append((parent, cell))
+        return found
+
     def transform_move(self, move: int, sym: int) -> int:
         return self.perms[sym][move]
 
@@ -306,6 +322,16 @@ def kernels_class() -> type[VectorKernels]:
                 bit = self.cell_bits[cell]
                 chars[:, column] = np.where(xs & bit != 0, ord("x"), np.where(os & bit != 0, ord("o"), ord(".")))
             return chars.view(f"<U{width}").ravel().tolist()
+
+        def key_order(self, states: np.ndarray) -> np.ndarray:
+            # the text reads cells in order, and '.' < 'o' < 'x': a base-3 number, first cell most significant
+            xs, os = self.split(states)
+            order = np.zeros(len(xs), dtype=np.uint64)
+            for cell in range(self.m * self.n):
+                bit = self.cell_bits[cell]
+                order *= np.uint64(3)
+                order += ((xs & bit) != 0).astype(np.uint64) * np.uint64(2) + ((os & bit) != 0).astype(np.uint64)
+            return order
 
         def parse_positions(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
             width = self.m * self.n + self.n - 1

@@ -1,0 +1,313 @@
+"""States-only storage: every class with its outcome and distance, no moves table.
+
+For variants whose moves table would be too large (``mnk-5-4-4`` has about
+1.5 billion moves between 170 million classes), the ``states`` table alone is
+written and the variant row says ``storage = 'states'``; the query layer then
+derives moves from the rules and looks their children up by key.
+
+Rows go in the order of their text key (the game's
+:meth:`~tablebase.games.kernels.VectorKernels.key_order`, else a sort of the
+formatted keys), so the unique index on ``(variant_id, key)`` grows at its
+end instead of being updated at random. A build into a file that holds no
+other variant goes into a fresh temporary file with journalling off (nothing
+to protect there) and is renamed over the target at the end: the old file
+stays intact and readable until then. When the file holds other variants,
+the rows are loaded in one transaction of the file itself, as the moves
+writer does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from queue import Queue
+from typing import TYPE_CHECKING, Any, Iterator, Protocol
+
+import numpy as np
+
+from tablebase.store.writer import BUILDER_VERSION, delete_variant, distances, outcome_texts, truncate_wal
+
+if TYPE_CHECKING:
+    from tablebase.games.base import Game
+    from tablebase.solve import Progress, Solution
+
+#: Rows per executemany call.
+CHUNK = 200_000
+#: Page cache while loading, in KiB.
+LOAD_CACHE_KIB = 1 << 21
+
+
+class Layers(Protocol):
+    """What the writer reads: per-layer arrays of states, outcome codes and distances."""
+
+    game: Game
+    symmetry: bool
+
+    @property
+    def depths(self) -> list[int]: ...
+
+    def states(self, depth: int) -> np.ndarray: ...
+
+    def outcome(self, depth: int) -> np.ndarray: ...
+
+    def distance(self, depth: int) -> np.ndarray: ...
+
+    def result(self) -> tuple[str, int | None]: ...
+
+
+class SolutionLayers:
+    """An in-memory :class:`~tablebase.solve.Solution` seen as layers (one per ply)."""
+
+    def __init__(self, solution: Solution):
+        self.game = solution.game
+        self.symmetry = solution.symmetry
+        self.solution = solution
+        ply = solution.ply
+        states = np.asarray(solution.states, dtype=np.uint64)
+        self._index = {int(d): np.flatnonzero(ply == d) for d in np.unique(ply)}
+        self._states = states
+
+    @property
+    def depths(self) -> list[int]:
+        return sorted(self._index)
+
+    def states(self, depth: int) -> np.ndarray:
+        return self._states[self._index[depth]]
+
+    def outcome(self, depth: int) -> np.ndarray:
+        return self.solution.outcome[self._index[depth]]
+
+    def distance(self, depth: int) -> np.ndarray:
+        return self.solution.distance[self._index[depth]]
+
+    def result(self) -> tuple[str, int | None]:
+        return self.solution.result()
+
+
+def _insert_order(layers: Layers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(depth of each row, index within its layer, offsets)`` for all rows, in text-key order."""
+    kernels = layers.game.vector
+    depths = layers.depths
+    sizes = [len(layers.states(d)) for d in depths]
+    offsets = np.zeros(len(depths) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    keys = []
+    for d in depths:
+        states = layers.states(d)
+        part = []
+        for lo in range(0, len(states), 1 << 22):
+            chunk = np.array(states[lo : lo + (1 << 22)])
+            order = kernels.key_order(chunk) if kernels is not None else None
+            if order is None:
+                texts = kernels.format_positions(chunk) if kernels is not None else [
+                    layers.game.format_position(int(s)) for s in chunk
+                ]
+                part.append(np.array(texts))
+            else:
+                part.append(order)
+        keys.append(np.concatenate(part) if part else np.empty(0, dtype=np.uint64))
+    allkeys = np.concatenate(keys) if keys else np.empty(0, dtype=np.uint64)
+    del keys
+    order = np.argsort(allkeys, kind="stable")
+    del allkeys
+    layer_of = np.searchsorted(offsets, order, side="right") - 1
+    return layer_of.astype(np.int16), order - offsets[layer_of], offsets
+
+
+def _rows(layers: Layers, chunk: int, progress: Progress | None):  # type: ignore[no-untyped-def]
+    """Rows (key, to_move, ply, terminal, outcome, distance, orbit, representative) in key order."""
+    game = layers.game
+    kernels = game.vector
+    depths = layers.depths
+    layer_of, index, _ = _insert_order(layers)
+    cache = {d: (np.asarray(layers.states(d)), np.asarray(layers.outcome(d)), np.asarray(layers.distance(d))) for d in depths}
+    n = int(layer_of.size)
+    for lo in range(0, n, chunk):
+        which = layer_of[lo : lo + chunk]
+        at = index[lo : lo + chunk]
+        states = np.empty(at.size, dtype=np.uint64)
+        outcome = np.empty(at.size, dtype=np.int8)
+        distance = np.empty(at.size, dtype=np.int32)
+        ply = np.empty(at.size, dtype=np.int64)
+        for i, d in enumerate(depths):
+            sel = which == i
+            if sel.any():
+                s, o, dd = cache[d]
+                states[sel] = s[at[sel]]
+                outcome[sel] = o[at[sel]]
+                distance[sel] = dd[at[sel]]
+                ply[sel] = d
+        if kernels is not None:
+            keys = kernels.format_positions(states)
+            to_move = kernels.to_move(states)
+            terminal = (kernels.outcome(states) != 0).tolist()
+            orbit = kernels.orbit_sizes(states).tolist()
+            rep = [True] * len(keys) if layers.symmetry else (kernels.canonical(states) == states).tolist()
+        else:
+            ints = [int(s) for s in states]
+            keys = [game.format_position(s) for s in ints]
+            to_move = [game.to_move(s) for s in ints]
+            terminal = [game.outcome(s) is not None for s in ints]
+            orbit = [game.orbit_size(s) for s in ints]
+            rep = [True] * len(keys) if layers.symmetry else [game.canonical(s)[0] == s for s in ints]
+        yield list(
+            zip(keys, to_move, ply.tolist(), terminal, outcome_texts(outcome), distances(distance), orbit, rep)
+        )
+        if progress is not None:
+            progress("write", min(n, lo + chunk), n)
+
+
+def _load(cur: sqlite3.Cursor, layers: Layers, variant_id: int, build_seconds: float, chunk: int, progress: Progress | None) -> int:
+    game = layers.game
+    outcome, distance = layers.result()
+    n = sum(len(layers.states(d)) for d in layers.depths)
+    root = np.asarray(layers.states(layers.depths[0]))[:1]
+    root_key = game.format_position(int(root[0]))
+    cur.execute(
+        "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, storage, root_key,"
+        " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, 'states', ?, ?, ?, ?, 0, ?, ?, ?)",
+        (
+            variant_id,
+            game.name,
+            game.family,
+            game.rules,
+            json.dumps(game.parameters()),
+            layers.symmetry,
+            True,
+            root_key,
+            outcome,
+            distance,
+            n,
+            build_seconds,
+            BUILDER_VERSION,
+            datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
+        ),
+    )
+    sql = (
+        "INSERT INTO states (variant_id, key, to_move, ply, terminal, outcome, distance, orbit, representative)"
+        f" VALUES ({int(variant_id)}, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+    for rows in _prefetch(_rows(layers, chunk, progress)):
+        cur.executemany(sql, rows)
+    return n
+
+
+def _prefetch(chunks: Iterator[list[tuple[Any, ...]]], depth: int = 2) -> Iterator[list[tuple[Any, ...]]]:
+    """The chunks of ``chunks``, produced by a thread while the caller inserts the previous ones.
+
+    SQLite releases the interpreter lock while it steps a statement, and the
+    row builder spends most of its time in numpy, so the two overlap.
+    """
+    queue: Queue[Any] = Queue(maxsize=depth)
+    done = object()
+
+    def produce() -> None:
+        try:
+            for item in chunks:
+                queue.put(item)
+            queue.put(done)
+        except BaseException as exc:  # handed to the consumer
+            queue.put(exc)
+
+    thread = threading.Thread(target=produce, daemon=True)
+    thread.start()
+    while True:
+        item = queue.get()
+        if item is done:
+            break
+        if isinstance(item, BaseException):
+            raise item
+        yield item
+    thread.join()
+
+
+def _other_variants(path: Path, name: str) -> int:
+    if not path.exists() or path.stat().st_size == 0:
+        return 0
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "variants" not in tables:
+            return 0
+        return int(conn.execute("SELECT COUNT(*) FROM variants WHERE name != ?", (name,)).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def write_states(
+    path: str | os.PathLike[str],
+    layers: Layers,
+    build_seconds: float,
+    progress: Progress | None = None,
+    chunk: int = CHUNK,
+) -> None:
+    """Store ``layers`` in the SQLite file ``path`` with ``storage = 'states'``, replacing an earlier build."""
+    from tablebase.store.engine import make_engine, upgrade
+
+    target = Path(path)
+    if _other_variants(target, layers.game.name) == 0:
+        fresh = target.with_name(target.name + ".building")
+        for leftover in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
+            leftover.unlink(missing_ok=True)
+        engine = make_engine(fresh)
+        upgrade(engine)
+        engine.dispose()
+        conn = sqlite3.connect(fresh, isolation_level=None)
+        try:
+            cur = conn.cursor()
+            # a private file until the rename below: no journal, no syncs until the end
+            cur.execute("PRAGMA journal_mode = OFF")
+            cur.execute("PRAGMA synchronous = OFF")
+            cur.execute("PRAGMA locking_mode = EXCLUSIVE")
+            cur.execute("PRAGMA foreign_keys = OFF")
+            cur.execute(f"PRAGMA cache_size = {-LOAD_CACHE_KIB}")
+            cur.execute("BEGIN")
+            _load(cur, layers, 1, build_seconds, chunk, progress)
+            cur.execute("COMMIT")
+            cur.execute("PRAGMA journal_mode = WAL")
+            cur.execute("ANALYZE")
+        finally:
+            conn.close()
+        with open(fresh, "rb+") as f:
+            os.fsync(f.fileno())
+        for stale in (Path(f"{target}-wal"), Path(f"{target}-shm")):
+            stale.unlink(missing_ok=True)
+        os.replace(fresh, target)
+        for leftover in (Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
+            leftover.unlink(missing_ok=True)
+        return
+    engine = make_engine(target)
+    upgrade(engine)
+    raw = engine.raw_connection()
+    conn2: sqlite3.Connection = raw.driver_connection  # type: ignore[assignment]
+    conn2.isolation_level = None
+    cur = conn2.cursor()
+    try:
+        cur.execute("PRAGMA foreign_keys = OFF")
+        cur.execute(f"PRAGMA cache_size = {-LOAD_CACHE_KIB}")
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            variant_id = delete_variant(cur, layers.game.name)
+            if variant_id is None:
+                variant_id = cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants").fetchone()[0]
+            _load(cur, layers, int(variant_id), build_seconds, chunk, progress)
+            cur.execute("COMMIT")
+        except BaseException:
+            if conn2.in_transaction:
+                cur.execute("ROLLBACK")
+            raise
+        truncate_wal(cur)
+    finally:
+        conn2.execute("PRAGMA foreign_keys = ON")
+        raw.close()
+        engine.dispose()
+
+
+def moves_too_many(states: int, moves_per_state: float = 10.0, limit: int = 50_000_000) -> bool:
+    """Whether the moves table of a variant of ``states`` classes is too large to store (states-only then)."""
+    return states * moves_per_state > limit
