@@ -451,8 +451,8 @@ class Tablebase:
 
         ``storage`` is ``"moves"`` (states and moves tables), ``"states"``
         (states only; moves come from the rules at query time) or ``None``:
-        states only when the variant has more than :data:`STATES_ONLY_ABOVE`
-        classes. Layered games with array kernels are then solved out of core
+        states only when the game's size bound allows more than
+        :data:`STATES_ONLY_ABOVE` classes and the count confirms it. Layered games with array kernels are then solved out of core
         in ``build_dir`` (default: a folder next to the database, removed
         after the write), which an interrupted build resumes from.
         """
@@ -473,7 +473,9 @@ class Tablebase:
             self._engine.dispose()
         start = time.perf_counter()
         kernels = game.vector
-        if storage != "moves" and kernels is not None and kernels.layered and self._owns_engine:
+        bound = game.size_bound(symmetry)
+        large = bound is not None and bound > STATES_ONLY_ABOVE
+        if (storage == "states" or (storage is None and large)) and kernels is not None and kernels.layered and self._owns_engine:
             import shutil
 
             from tablebase.solve.chunked import solve_chunked

@@ -96,6 +96,10 @@ class Game(ABC):
     def apply(self, state: int, move: int) -> int:
         """The state after ``move``; ``state`` itself is not changed."""
 
+    def size_bound(self, symmetry: bool = True) -> int | None:
+        """An upper bound on the number of states (classes with ``symmetry``), ``None`` if unknown."""
+        return None
+
     def plies_played(self, state: int) -> int | None:
         """Moves made from the start to ``state`` when the position alone tells it
         (placement games: the number of marks), else ``None``."""
@@ -338,6 +342,9 @@ class BitboardGame(Game):
             if image < best:
                 best, best_sym = image, s
         return best, best_sym
+
+    def size_bound(self, symmetry: bool = True) -> int | None:
+        return 3**self.cells // (self.num_symmetries if symmetry else 1) + 1
 
     def x_bits(self, state: int) -> int:
         """Bitboard of the cells holding an x."""
