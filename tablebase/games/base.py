@@ -23,6 +23,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Sequence, TypedDict
 
+from tablebase.errors import MalformedPositionError
+
 if TYPE_CHECKING:
     from tablebase.games.kernels import VectorKernels
 
@@ -472,3 +474,28 @@ def split_move(layout: Layout, move: str) -> tuple[str, tuple[str, ...]]:
     if unknown:
         raise ValueError(f"move {move!r} names {unknown[0]!r}, which is not a cell of the layout")
     return label, cells
+
+
+def parse_grid(text: str, board: str, columns: int, rows: int, name: str) -> int:
+    """The x and o bitboards (x in the low ``columns * rows`` bits) of a grid board string
+    (rows top to bottom separated by ``/``, cells ``x``, ``o``, ``.``); ``text`` is the whole
+    position, quoted in errors, and ``name`` the variant."""
+    lines = board.split("/")
+    if len(lines) != rows:
+        raise MalformedPositionError(
+            f"invalid position {text!r}: {len(lines)} rows, {name} has {rows} (rows of {columns} cells separated by '/')"
+        )
+    cells = columns * rows
+    state = 0
+    for r, row in enumerate(lines):
+        bad = next((ch for ch in row if ch not in "xo."), None)
+        if bad is not None:
+            raise MalformedPositionError(f"invalid position {text!r}: bad character {bad!r} (cells are 'x', 'o' or '.')")
+        if len(row) != columns:
+            raise MalformedPositionError(f"invalid position {text!r}: row {r + 1} has {len(row)} cells, {name} has {columns}")
+        for c, ch in enumerate(row):
+            if ch == "x":
+                state |= 1 << (r * columns + c)
+            elif ch == "o":
+                state |= 1 << (r * columns + c + cells)
+    return state

@@ -24,6 +24,7 @@ from tablebase.games.base import (
     Layout,
     Outcome,
     cell_name,
+    parse_grid,
     grid_layout,
     grid_symmetries,
     parse_cell,
@@ -73,7 +74,6 @@ class MNKGame(BitboardGame):
         self.full = (1 << self.cells) - 1
         self.perms = grid_symmetries(m, n)
         self._init_symmetry()
-        self._row_re = re.compile(r"^[xo.]*$")
         # the text of one row, indexed by its x bits | its o bits << m
         self._row_mask = (1 << m) - 1
         self._rows = [
@@ -212,24 +212,7 @@ class MNKGame(BitboardGame):
 
     def _parse_rows(self, text: str, rows: list[str]) -> int:
         """The marks of ``rows`` one character at a time, naming the first problem."""
-        state = 0
-        for r, row in enumerate(rows):
-            if not self._row_re.match(row):
-                bad = next(ch for ch in row if ch not in "xo.")
-                raise MalformedPositionError(
-                    f"invalid position {text!r}: bad character {bad!r} (cells are 'x', 'o' or '.')"
-                )
-            if len(row) != self.m:
-                raise MalformedPositionError(
-                    f"invalid position {text!r}: row {r + 1} has {len(row)} cells, {self.name} has {self.m}"
-                )
-            for c, ch in enumerate(row):
-                cell = r * self.m + c
-                if ch == "x":
-                    state |= 1 << cell
-                elif ch == "o":
-                    state |= 1 << (cell + self.cells)
-        return state
+        return parse_grid(text, "/".join(rows), self.m, self.n, self.name)
 
     def parse_move(self, state: int, text: str) -> int:
         cell = parse_cell(text, self.m, self.n) if isinstance(text, str) else None

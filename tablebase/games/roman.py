@@ -28,11 +28,10 @@ A placement is a cell, ``b2``; a movement is ``from-to``, ``a1-b2``.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from tablebase.errors import MalformedPositionError, UnknownVariantError
-from tablebase.games.base import Layout, cell_name, grid_layout, grid_symmetries, parse_cell
+from tablebase.games.base import Layout, cell_name, grid_layout, grid_symmetries, parse_cell, parse_grid
 from tablebase.games.mnk import line_masks
 from tablebase.games.tokens import TokenGame
 
@@ -76,7 +75,6 @@ class RomanGame(TokenGame):
         self.rules = f"3x3, three tokens each, placed then moved ({MOVE_RULES[move]}); three in a row wins"
         self.perms = grid_symmetries(3, 3)
         self._init_tokens(line_masks(3, 3, 3), grid_reach(move))
-        self._row_re = re.compile(r"^[xo.]*$")
 
     def parameters(self) -> dict[str, Any]:
         return {"move": self.move_rule}
@@ -99,28 +97,7 @@ class RomanGame(TokenGame):
         return "/".join(rows)
 
     def parse_board_text(self, board: str, text: str) -> int:
-        rows = board.split("/")
-        if len(rows) != 3:
-            raise MalformedPositionError(
-                f"invalid position {text!r}: {len(rows)} rows, {self.name} has 3 (rows of 3 cells separated by '/')"
-            )
-        state = 0
-        for r, row in enumerate(rows):
-            if not self._row_re.match(row):
-                bad = next(ch for ch in row if ch not in "xo.")
-                raise MalformedPositionError(
-                    f"invalid position {text!r}: bad character {bad!r} (cells are 'x', 'o' or '.')"
-                )
-            if len(row) != 3:
-                raise MalformedPositionError(
-                    f"invalid position {text!r}: row {r + 1} has {len(row)} cells, {self.name} has 3"
-                )
-            for c, ch in enumerate(row):
-                if ch == "x":
-                    state |= 1 << (3 * r + c)
-                elif ch == "o":
-                    state |= 1 << (3 * r + c + 9)
-        return state
+        return parse_grid(text, board, 3, 3, self.name)
 
     def layout(self) -> Layout:
         """The 3x3 grid of :func:`grid_layout`; placements ``b2``, movements ``a1-b2``.

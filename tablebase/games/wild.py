@@ -26,11 +26,11 @@ State encoding: bit ``c`` is an x on cell ``c``, bit ``9 + c`` an o on cell
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games.base import (
+    parse_grid,
     DRAW,
     LOSS,
     WIN,
@@ -64,7 +64,6 @@ class WildGame(BitboardGame):
         self.full = (1 << 9) - 1
         self.perms = grid_symmetries(3, 3)
         self._init_symmetry()
-        self._row_re = re.compile(r"^[xo.]*$")
 
     def parameters(self) -> dict[str, Any]:
         return {"misere": self.misere}
@@ -128,27 +127,7 @@ class WildGame(BitboardGame):
                     f"invalid position {text!r}: side to move must be 'first' or 'second' after one space, "
                     f"got {side!r} (it follows from the number of marks and can be left out)"
                 )
-        rows = board.split("/")
-        if len(rows) != 3:
-            raise MalformedPositionError(
-                f"invalid position {text!r}: {len(rows)} rows, {self.name} has 3 (rows of 3 cells separated by '/')"
-            )
-        state = 0
-        for r, row in enumerate(rows):
-            if not self._row_re.match(row):
-                bad = next(ch for ch in row if ch not in "xo.")
-                raise MalformedPositionError(
-                    f"invalid position {text!r}: bad character {bad!r} (cells are 'x', 'o' or '.')"
-                )
-            if len(row) != 3:
-                raise MalformedPositionError(
-                    f"invalid position {text!r}: row {r + 1} has {len(row)} cells, {self.name} has 3"
-                )
-            for c, ch in enumerate(row):
-                if ch == "x":
-                    state |= 1 << (3 * r + c)
-                elif ch == "o":
-                    state |= 1 << (3 * r + c + 9)
+        state = parse_grid(text, board, 3, 3, self.name)
         xs, os = state & self.full, state >> 9
         x_line = any(xs & line == line for line in self.lines)
         o_line = any(os & line == line for line in self.lines)
