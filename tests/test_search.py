@@ -158,3 +158,15 @@ def test_cyclic_games_use_the_retrograde_pass() -> None:
     assert result.positions[3] == ("win", 1) and result.positions[0] == ("loss", 4)
     with pytest.raises(ValueError, match="cyclic"):
         prove(game, 0, method="search")
+
+
+def test_benchmark_script_runs() -> None:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "ultimate_solve.py"
+    spec = importlib.util.spec_from_file_location("ultimate_solve", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    rows = module.run(["ultimate", "ultimate-classic"], [8], samples=2, limit=10, seed=1, verbose=False)
+    assert [r["solved"] for r in rows] == [2, 2]

@@ -204,8 +204,13 @@ class Ultimate(Game):
         if not self.classic:
             return DRAW if (state | state >> O_SHIFT) & M81 == M81 else None
         if (state >> ACTIVE) & 15 != ANY:
-            return None
-        return None if self.open_fields(state) else DRAW
+            return None  # the active field is open
+        occ = state | state >> O_SHIFT
+        closed = ((state >> WON_X) | (state >> WON_O)) & 511
+        for f in range(9):
+            if not closed >> f & 1 and (occ >> (9 * f)) & 511 != FULL:
+                return None
+        return DRAW
 
     def open_fields(self, state: int) -> int:
         """Bitmask of the fields one may still play in (not full; not won under classic rules)."""
