@@ -10,10 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablebase import games
-from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import Game, Outcome
 from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, solve
 from tablebase.solve.retrograde import label
+from graph_game import GraphGame
 
 # Seed 003 (TicTacToeStateCounter), positions per ply without symmetry and
 # classes up to symmetry, for k = N on an N x N board.
@@ -85,49 +84,6 @@ def test_label_agrees_with_horizon_oracle_on_random_cyclic_graphs(n: int, seed: 
     assert outcome.tolist() == value
     won_or_lost = [v in (WIN, LOSS) for v in value]
     assert [d for d, w in zip(distance.tolist(), won_or_lost) if w] == [d for d, w in zip(dist, won_or_lost) if w]
-
-
-class GraphGame(Game):
-    """A token on a directed graph; a player who cannot move loses (made for tests)."""
-
-    family = "graph"
-    cyclic = True
-
-    def __init__(self, edges: dict[int, list[int]], start: int = 0):
-        self.name = "graph"
-        self.edges = edges
-        self.start = start
-
-    def initial_state(self) -> int:
-        return self.start
-
-    def to_move(self, state: int) -> str:
-        return "x"
-
-    def outcome(self, state: int) -> Outcome | None:
-        return None if self.edges[state] else "loss"
-
-    def legal_moves(self, state: int) -> list[int]:
-        return list(range(len(self.edges[state])))
-
-    def apply(self, state: int, move: int) -> int:
-        return self.edges[state][move]
-
-    def parse_position(self, text: str) -> int:
-        if not text.isdigit() or int(text) not in self.edges:
-            raise MalformedPositionError(f"invalid position {text!r}")
-        return int(text)
-
-    def format_position(self, state: int) -> str:
-        return str(state)
-
-    def parse_move(self, state: int, text: str) -> int:
-        if not text.isdigit() or int(text) >= len(self.edges[state]):
-            raise IllegalMoveError(f"illegal move {text!r}")
-        return int(text)
-
-    def format_move(self, move: int) -> str:
-        return str(move)
 
 
 def test_cyclic_game_draws_have_no_distance() -> None:

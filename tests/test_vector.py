@@ -11,13 +11,14 @@ import pytest
 
 import tablebase
 from tablebase import games
-from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import Game, Outcome
+from tablebase.errors import MalformedPositionError
+from tablebase.games.base import Game
 from tablebase.games.kernels import UNKNOWN, BitboardKernels, VectorKernels
 from tablebase.games.mnk import MNKGame
 from tablebase.solve import Solution, solve
 from tablebase.solve.vector import layers
 from tablebase.verify import verify
+from graph_game import GraphGame
 
 #: Every small variant: m,n,k boards up to 4x3 (both orientations), misère forms, tic-tac-toe.
 SMALL = [
@@ -161,51 +162,19 @@ def test_small_chunks_give_the_same_layers() -> None:
             assert (a.src.tolist(), a.move.tolist(), a.dst.tolist()) == (b.src.tolist(), b.move.tolist(), b.dst.tolist())
 
 
-class RingGame(Game):
+class RingGame(GraphGame):
     """A token on a random directed graph with cycles; a player who cannot move loses (made for tests)."""
-
-    family = "graph"
-    cyclic = True
 
     def __init__(self, seed: int, size: int = 60):
         rng = random.Random(seed)
+        super().__init__(
+            [
+                sorted({rng.randrange(size) for _ in range(rng.randint(1, 3))}) if rng.random() > 0.15 else []
+                for _ in range(size)
+            ]
+        )
         self.name = f"ring-{seed}"
-        self.edges = [
-            sorted({rng.randrange(size) for _ in range(rng.randint(1, 3))}) if rng.random() > 0.15 else []
-            for _ in range(size)
-        ]
         self.vector = RingKernels(self)
-
-    def initial_state(self) -> int:
-        return 0
-
-    def to_move(self, state: int) -> str:
-        return "x"
-
-    def outcome(self, state: int) -> Outcome | None:
-        return None if self.edges[state] else "loss"
-
-    def legal_moves(self, state: int) -> list[int]:
-        return list(range(len(self.edges[state])))
-
-    def apply(self, state: int, move: int) -> int:
-        return self.edges[state][move]
-
-    def parse_position(self, text: str) -> int:
-        if not text.isdigit() or int(text) >= len(self.edges):
-            raise MalformedPositionError(f"invalid position {text!r}")
-        return int(text)
-
-    def format_position(self, state: int) -> str:
-        return str(state)
-
-    def parse_move(self, state: int, text: str) -> int:
-        if not text.isdigit() or int(text) >= len(self.edges[state]):
-            raise IllegalMoveError(f"illegal move {text!r}")
-        return int(text)
-
-    def format_move(self, move: int) -> str:
-        return str(move)
 
 
 class RingKernels(VectorKernels):
