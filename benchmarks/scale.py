@@ -12,7 +12,7 @@ For each variant, in its own subprocess (so that its peak RSS is its own):
 * **floor**: SQLite alone writing the same rows: a second subprocess solves
   the variant (not timed), then runs the same writer into a new file with the
   same schema, indexes and pragmas, but with the clock stopped while each
-  chunk of rows is produced, so only ``executemany``, the index builds and the
+  chunk of rows is produced, so only the bulk inserts, the index builds and the
   commit are timed. ``build / floor`` is how far the whole build is from the
   rate SQLite itself takes these rows. The same split is also measured inside
   the build (its write phase less the time spent producing rows), which does
@@ -83,8 +83,8 @@ def clock_row_production() -> list[float]:
 
         return rows
 
-    writer.state_rows = clocked(writer.state_rows)
-    writer.move_rows = clocked(writer.move_rows)
+    writer.state_chunks = clocked(writer.state_chunks)
+    writer.move_chunks = clocked(writer.move_chunks)
     return producing
 
 

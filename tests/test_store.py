@@ -61,17 +61,16 @@ def test_rebuild_replaces_atomically(db_copy: Path, monkeypatch: pytest.MonkeyPa
 
     with tablebase.open(db_copy) as tb:
         before = tb.variant("tictactoe").stats().to_dict()
-        original = writer.move_texts
+        original = writer.move_labels
 
         def broken(game, moves):
-            texts = original(game, moves)
-            texts[-1] = None  # violates NOT NULL in the middle of the load
-            return texts
+            codes, labels = original(game, moves)
+            return codes, labels[:-1] + [None]  # violates NOT NULL in the middle of the load
 
-        monkeypatch.setattr(writer, "move_texts", broken)
-        with pytest.raises(Exception):
+        monkeypatch.setattr(writer, "move_labels", broken)
+        with pytest.raises(sqlite3.IntegrityError):
             tb.build("tictactoe")
-        monkeypatch.setattr(writer, "move_texts", original)
+        monkeypatch.setattr(writer, "move_labels", original)
         assert tb.variant("tictactoe").stats().to_dict() == before
         assert tb.verify("tictactoe").ok
         tb.build("tictactoe")

@@ -96,6 +96,10 @@ class VectorKernels(ABC):
         game = self.game
         return [game.format_position(int(s)) for s in states]
 
+    def key_bytes(self, states: np.ndarray) -> np.ndarray:
+        """The position strings of :meth:`format_positions` as a numpy ``S`` array of UTF-8 bytes (bulk writers)."""
+        return np.array([text.encode() for text in self.format_positions(states)], dtype=bytes)
+
     def key_order(self, states: np.ndarray) -> np.ndarray | None:
         """An ``np.uint64`` per state that sorts like :meth:`format_positions` texts, or ``None`` if the game has none.
 

@@ -296,15 +296,24 @@ def kernels_class() -> type[VectorKernels]:
             xs, os = self.split(states)
             return np.where(popcount(xs) > popcount(os), "o", "x").astype(object).tolist()
 
-        def format_positions(self, states: np.ndarray) -> list[str]:
+        def _chars(self, states: np.ndarray, dtype: type) -> np.ndarray:
+            """One row of character codes per state: the position string."""
             xs, os = self.split(states)
             width = self.m * self.n + self.n - 1
-            chars = np.full((len(xs), width), ord("/"), dtype=np.uint32)
+            chars = np.full((len(xs), width), ord("/"), dtype=dtype)
             for cell in range(self.m * self.n):
                 column = cell // self.m * (self.m + 1) + cell % self.m
                 bit = self.cell_bits[cell]
                 chars[:, column] = np.where(xs & bit != 0, ord("x"), np.where(os & bit != 0, ord("o"), ord(".")))
-            return chars.view(f"<U{width}").ravel().tolist()
+            return chars
+
+        def format_positions(self, states: np.ndarray) -> list[str]:
+            chars = self._chars(states, np.uint32)
+            return chars.view(f"<U{chars.shape[1]}").ravel().tolist()
+
+        def key_bytes(self, states: np.ndarray) -> np.ndarray:
+            chars = self._chars(states, np.uint8)
+            return chars.view(f"S{chars.shape[1]}").ravel()
 
         def key_order(self, states: np.ndarray) -> np.ndarray:
             # the text reads cells in order, and '.' < 'o' < 'x': a base-3 number, first cell most significant

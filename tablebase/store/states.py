@@ -21,21 +21,20 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from queue import Queue
-from typing import TYPE_CHECKING, Any, Iterator, Protocol
+from typing import TYPE_CHECKING, Iterator, Protocol
 
 import numpy as np
 
-from tablebase.store.writer import BUILDER_VERSION, delete_variant, distances, outcome_texts, truncate_wal
+from tablebase.store import bulk
+from tablebase.store.writer import BUILDER_VERSION, delete_variant, state_columns, truncate_wal
 
 if TYPE_CHECKING:
     from tablebase.games.base import Game
     from tablebase.solve import Progress, Solution
 
-#: Rows per executemany call.
+#: Rows per bulk insert.
 CHUNK = 200_000
 #: Page cache while loading, in KiB.
 LOAD_CACHE_KIB = 1 << 21
@@ -118,10 +117,9 @@ def _insert_order(layers: Layers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return layer_of.astype(np.int16), order - offsets[layer_of], offsets
 
 
-def _rows(layers: Layers, chunk: int, progress: Progress | None):  # type: ignore[no-untyped-def]
-    """Rows (key, to_move, ply, terminal, outcome, distance, orbit, representative) in key order."""
-    game = layers.game
-    kernels = game.vector
+def _rows(layers: Layers, chunk: int, progress: Progress | None) -> Iterator[dict[str, bulk.Column]]:
+    """Columns of ``states`` rows (all but the variant id), a chunk at a time, in text-key order."""
+    kernels = layers.game.vector
     depths = layers.depths
     layer_of, index, _ = _insert_order(layers)
     cache = {d: (np.asarray(layers.states(d)), np.asarray(layers.outcome(d)), np.asarray(layers.distance(d))) for d in depths}
@@ -141,22 +139,7 @@ def _rows(layers: Layers, chunk: int, progress: Progress | None):  # type: ignor
                 outcome[sel] = o[at[sel]]
                 distance[sel] = dd[at[sel]]
                 ply[sel] = d
-        if kernels is not None:
-            keys = kernels.format_positions(states)
-            to_move = kernels.to_move(states)
-            terminal = (kernels.outcome(states) != 0).tolist()
-            orbit = kernels.orbit_sizes(states).tolist()
-            rep = [True] * len(keys) if layers.symmetry else (kernels.canonical(states) == states).tolist()
-        else:
-            ints = [int(s) for s in states]
-            keys = [game.format_position(s) for s in ints]
-            to_move = [game.to_move(s) for s in ints]
-            terminal = [game.outcome(s) is not None for s in ints]
-            orbit = [game.orbit_size(s) for s in ints]
-            rep = [True] * len(keys) if layers.symmetry else [game.canonical(s)[0] == s for s in ints]
-        yield list(
-            zip(keys, to_move, ply.tolist(), terminal, outcome_texts(outcome), distances(distance), orbit, rep)
-        )
+        yield state_columns(layers.game, states, ply, outcome, distance, layers.symmetry)
         if progress is not None:
             progress("write", min(n, lo + chunk), n)
 
@@ -188,42 +171,9 @@ def _load(cur: sqlite3.Cursor, layers: Layers, variant_id: int, build_seconds: f
             datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
         ),
     )
-    sql = (
-        "INSERT INTO states (variant_id, key, to_move, ply, terminal, outcome, distance, orbit, representative)"
-        f" VALUES ({int(variant_id)}, ?, ?, ?, ?, ?, ?, ?, ?)"
-    )
-    for rows in _prefetch(_rows(layers, chunk, progress)):
-        cur.executemany(sql, rows)
+    for columns in bulk.prefetch(_rows(layers, chunk, progress)):
+        bulk.insert(cur, "states", {"variant_id": bulk.Constant(int(variant_id)), **columns})
     return n
-
-
-def _prefetch(chunks: Iterator[list[tuple[Any, ...]]], depth: int = 2) -> Iterator[list[tuple[Any, ...]]]:
-    """The chunks of ``chunks``, produced by a thread while the caller inserts the previous ones.
-
-    SQLite releases the interpreter lock while it steps a statement, and the
-    row builder spends most of its time in numpy, so the two overlap.
-    """
-    queue: Queue[Any] = Queue(maxsize=depth)
-    done = object()
-
-    def produce() -> None:
-        try:
-            for item in chunks:
-                queue.put(item)
-            queue.put(done)
-        except BaseException as exc:  # handed to the consumer
-            queue.put(exc)
-
-    thread = threading.Thread(target=produce, daemon=True)
-    thread.start()
-    while True:
-        item = queue.get()
-        if item is done:
-            break
-        if isinstance(item, BaseException):
-            raise item
-        yield item
-    thread.join()
 
 
 def _other_variants(path: Path, name: str) -> int:

@@ -1,4 +1,4 @@
-"""Bulk writing of a solved variant: one transaction, executemany of plain tuples.
+"""Bulk writing of a solved variant: one transaction, columns packed by :mod:`tablebase.store.bulk`.
 
 A rebuild deletes the old rows of the variant and inserts the new ones in the
 same transaction, so readers (in WAL mode) see either the old tablebase or
@@ -26,111 +26,95 @@ import numpy as np
 from sqlalchemy.engine import Engine
 
 from tablebase.solve import NO_DISTANCE, OUTCOME_NAMES, Progress, Solution
+from tablebase.store import bulk
 
 BUILDER_VERSION = "tablebase 0.1.0"
-#: Rows per executemany call.
+#: Rows per bulk insert.
 CHUNK = 100_000
 #: Page cache for the load, in KiB (SQLite's negative ``cache_size``).
 LOAD_CACHE_KIB = 1 << 20
 
-_OUTCOME_TEXT = np.array([None, OUTCOME_NAMES[1], OUTCOME_NAMES[2], OUTCOME_NAMES[3]], dtype=object)
+#: Outcome codes to the texts stored (code 0, unknown, is never stored).
+OUTCOME_LABELS = [None, OUTCOME_NAMES[1], OUTCOME_NAMES[2], OUTCOME_NAMES[3]]
 
 
-def outcome_texts(codes: np.ndarray) -> list[Any]:
-    """Outcome codes as ``'win'``/``'loss'``/``'draw'`` strings."""
-    return _OUTCOME_TEXT[codes].tolist()
-
-
-def distances(values: np.ndarray) -> list[int | None]:
-    """Distances with ``NO_DISTANCE`` as ``None``."""
-    out = values.astype(object)
-    out[values == NO_DISTANCE] = None
-    return out.tolist()
-
-
-def move_texts(game: Any, moves: np.ndarray) -> list[str]:
-    """Notation of each move code, formatting every distinct code once."""
+def move_labels(game: Any, moves: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """``(codes, labels)``: the notation of each move code as an index into its distinct texts."""
     moves = np.asarray(moves)
-    if moves.size == 0:
-        return []
-    if moves.dtype.kind in "iu" and moves.min() >= 0 and moves.max() < 1 << 16:
-        present = np.flatnonzero(np.bincount(moves))
-        table = np.empty(int(present[-1]) + 1, dtype=object)
-        table[present] = [game.format_move(int(c)) for c in present]
-        return table[moves].tolist()
-    codes, inverse = np.unique(moves, return_inverse=True)
-    texts = np.array([game.format_move(int(c)) for c in codes], dtype=object)
-    return texts[inverse].tolist()
+    present, inverse = np.unique(moves, return_inverse=True)
+    return inverse.reshape(-1), [game.format_move(int(c)) for c in present]
 
 
-def state_columns(solution: Solution, lo: int, hi: int) -> tuple[list[str], list[str], list[int], list[bool]]:
-    """Keys, sides to move, orbit sizes and representative flags of states ``lo:hi``."""
-    game = solution.game
+def state_columns(
+    game: Any,
+    states: list[int] | np.ndarray,
+    ply: np.ndarray,
+    outcome: np.ndarray,
+    distance: np.ndarray,
+    symmetry: bool,
+    terminal: np.ndarray | None = None,
+) -> dict[str, bulk.Column]:
+    """The ``states`` columns (all but ids) of a chunk of solved states, for :func:`bulk.insert`."""
     kernels = game.vector
-    part = solution.states[lo:hi]
-    if kernels is not None and isinstance(part, np.ndarray):
-        keys = kernels.format_positions(part)
-        to_move = kernels.to_move(part)
-        orbit = kernels.orbit_sizes(part).tolist()
-        if solution.symmetry:
-            representative = [True] * len(keys)
-        else:
-            representative = (kernels.canonical(part) == part).tolist()
+    if kernels is not None and isinstance(states, np.ndarray):
+        keys = bulk.Texts(kernels.key_bytes(states))
+        sides = kernels.to_move(states)
+        orbit = kernels.orbit_sizes(states)
+        if terminal is None:
+            terminal = kernels.outcome(states)
+        representative = None if symmetry else kernels.canonical(states) == states
     else:
-        keys = [game.format_position(s) for s in part]
-        to_move = [game.to_move(s) for s in part]
-        orbit = [game.orbit_size(s) for s in part]
-        if solution.symmetry:
-            representative = [True] * len(keys)
-        else:
-            representative = [game.canonical(s)[0] == s for s in part]
-    return keys, to_move, orbit, representative
+        keys = bulk.Texts([game.format_position(s) for s in states])
+        sides = [game.to_move(s) for s in states]
+        orbit = np.array([game.orbit_size(s) for s in states], dtype=np.int64)
+        if terminal is None:
+            terminal = np.array([game.outcome(s) is not None for s in states])
+        representative = None if symmetry else np.array([game.canonical(s)[0] == s for s in states], dtype=bool)
+    side_labels, side_codes = np.unique(np.asarray(sides, dtype=object).astype(str), return_inverse=True)
+    distance = np.asarray(distance)
+    return {
+        "key": keys,
+        "to_move": bulk.Choice(side_codes.reshape(-1), side_labels.tolist()),
+        "ply": bulk.Ints(np.asarray(ply)),
+        "terminal": bulk.Ints(np.asarray(terminal) != 0),
+        "outcome": bulk.Choice(np.asarray(outcome), OUTCOME_LABELS),
+        "distance": bulk.Ints(distance, null=distance == NO_DISTANCE),
+        "orbit": bulk.Ints(np.asarray(orbit)),
+        "representative": bulk.Constant(1) if representative is None else bulk.Ints(representative),
+    }
 
 
-def state_rows(solution: Solution, base: int, chunk: int = CHUNK) -> Iterator[list[tuple[Any, ...]]]:
-    """``states`` rows without the variant id, in chunks: (id, key, to_move, ply, terminal, outcome, distance, orbit, representative)."""
+def state_chunks(solution: Solution, variant_id: int, base: int, chunk: int = CHUNK) -> Iterator[dict[str, bulk.Column]]:
+    """``states`` columns of the variant's rows with ids from ``base``, in chunks."""
     n = solution.num_states
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
-        keys, to_move, orbit, representative = state_columns(solution, lo, hi)
-        yield list(
-            zip(
-                range(base + lo, base + hi),
-                keys,
-                to_move,
-                solution.ply[lo:hi].tolist(),
-                (solution.terminal[lo:hi] != 0).tolist(),
-                outcome_texts(solution.outcome[lo:hi]),
-                distances(solution.distance[lo:hi]),
-                orbit,
-                representative,
-            )
-        )
+        yield {
+            "id": bulk.Ints(np.arange(base + lo, base + hi, dtype=np.int64)),
+            "variant_id": bulk.Constant(int(variant_id)),
+            **state_columns(
+                solution.game,
+                solution.states[lo:hi],
+                solution.ply[lo:hi],
+                solution.outcome[lo:hi],
+                solution.distance[lo:hi],
+                solution.symmetry,
+                solution.terminal[lo:hi],
+            ),
+        }
 
 
-def move_rows(solution: Solution, base: int, chunk: int = CHUNK) -> Iterator[list[tuple[Any, ...]]]:
-    """``moves`` rows in chunks: (from_state, move, to_state)."""
+def move_chunks(solution: Solution, base: int, chunk: int = CHUNK) -> Iterator[dict[str, bulk.Column]]:
+    """``moves`` columns (from_state, move, to_state) in chunks."""
     m = solution.num_moves
     for lo in range(0, m, chunk):
         hi = min(m, lo + chunk)
-        yield list(
-            zip(
-                (solution.src[lo:hi].astype(np.int64) + base).tolist(),
-                move_texts(solution.game, solution.move[lo:hi]),
-                (solution.dst[lo:hi].astype(np.int64) + base).tolist(),
-            )
-        )
-
-
-def insert_states_sql(variant_id: int) -> str:
-    """The statement :func:`state_rows` feeds, with the variant id inlined."""
-    return (
-        "INSERT INTO states (id, variant_id, key, to_move, ply, terminal, outcome, distance, orbit, representative)"
-        f" VALUES (?, {int(variant_id)}, ?, ?, ?, ?, ?, ?, ?, ?)"
-    )
-
-
-INSERT_MOVES_SQL = "INSERT INTO moves (from_state, move, to_state) VALUES (?, ?, ?)"
+        codes, labels = move_labels(solution.game, solution.move[lo:hi])
+        yield {
+            "from_state": bulk.Ints(solution.src[lo:hi].astype(np.int64) + base),
+            "move": bulk.Choice(codes, labels),
+            "to_state": bulk.Ints(solution.dst[lo:hi].astype(np.int64) + base),
+        }
 
 
 def secondary_indexes(cur: sqlite3.Cursor, table: str) -> list[tuple[str, str]]:
@@ -153,7 +137,8 @@ def write_solution(
     game = solution.game
     n, m = solution.num_states, solution.num_moves
     outcome, distance = solution.result()
-    root_key = state_columns(solution, 0, 1)[0][0]
+    root = solution.states[0]
+    root_key = game.format_position(int(root))
     raw = engine.raw_connection()
     conn: sqlite3.Connection = raw.driver_connection  # type: ignore[assignment]
     conn.isolation_level = None
@@ -206,17 +191,12 @@ def write_solution(
             base = cur.fetchone()[0]
             done = 0
             total = n + m
-            sql = insert_states_sql(variant_id)
-            for rows in state_rows(solution, base):
-                cur.executemany(sql, rows)
-                done += len(rows)
-                if progress is not None:
-                    progress("write", done, total)
-            for rows in move_rows(solution, base):
-                cur.executemany(INSERT_MOVES_SQL, rows)
-                done += len(rows)
-                if progress is not None:
-                    progress("write", done, total)
+            chunks = (("states", state_chunks(solution, variant_id, base)), ("moves", move_chunks(solution, base)))
+            for table, columns_of in chunks:
+                for columns in bulk.prefetch(columns_of):
+                    done += bulk.insert(cur, table, columns)
+                    if progress is not None:
+                        progress("write", done, total)
             for sql in rebuilt:
                 cur.execute(sql)
             cur.execute("COMMIT")
