@@ -167,7 +167,9 @@ def build(
     build_dir: Annotated[
         Optional[Path], typer.Option("--build-dir", help="Folder for the layer files of an out-of-core build (resumable).")
     ] = None,
-    workers: Annotated[int, typer.Option("--workers", min=1, help="Processes for an out-of-core build.")] = 1,
+    workers: Annotated[
+        Optional[int], typer.Option("--workers", min=1, help="Processes for an out-of-core build [default: one per core].")
+    ] = None,
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
     storage = None if moves is None else ("moves" if moves else "states")

@@ -445,7 +445,7 @@ class Tablebase:
         progress: Progress | None = None,
         storage: str | None = None,
         build_dir: str | os.PathLike[str] | None = None,
-        workers: int = 1,
+        workers: int | None = None,
     ) -> VariantInfo:
         """Solve ``name`` and store it, replacing an earlier build atomically.
 
@@ -454,7 +454,8 @@ class Tablebase:
         states only when the game's size bound allows more than
         :data:`STATES_ONLY_ABOVE` classes and the count confirms it. Layered games with array kernels are then solved out of core
         in ``build_dir`` (default: a folder next to the database, removed
-        after the write), which an interrupted build resumes from.
+        after the write), which an interrupted build resumes from, by
+        ``workers`` processes (default: one per core).
         """
         from tablebase.solve import solve
         from tablebase.store.engine import upgrade
@@ -482,6 +483,8 @@ class Tablebase:
             from tablebase.store.states import write_states
 
             folder = Path(build_dir) if build_dir is not None else self.path.with_name(f"{self.path.name}.build-{name}")
+            if workers is None:
+                workers = os.cpu_count() or 1
             layered = solve_chunked(game, folder, symmetry=symmetry, progress=progress, workers=workers)
             if storage == "states" or layered.num_states > STATES_ONLY_ABOVE:
                 write_states(self.path, layered, time.perf_counter() - start, progress=progress)

@@ -87,7 +87,7 @@ class SolutionLayers:
         return self.solution.result()
 
 
-def _insert_order(layers: Layers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _insert_order(layers: Layers, progress: Progress | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(depth of each row, index within its layer, offsets)`` for all rows, in text-key order."""
     kernels = layers.game.vector
     depths = layers.depths
@@ -109,6 +109,8 @@ def _insert_order(layers: Layers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             else:
                 part.append(order)
         keys.append(np.concatenate(part) if part else np.empty(0, dtype=np.uint64))
+        if progress is not None:
+            progress("key order", int(offsets[len(keys)]), int(offsets[-1]))
     allkeys = np.concatenate(keys) if keys else np.empty(0, dtype=np.uint64)
     del keys
     order = np.argsort(allkeys, kind="stable")
@@ -121,7 +123,7 @@ def _rows(layers: Layers, chunk: int, progress: Progress | None) -> Iterator[dic
     """Columns of ``states`` rows (all but the variant id), a chunk at a time, in text-key order."""
     kernels = layers.game.vector
     depths = layers.depths
-    layer_of, index, _ = _insert_order(layers)
+    layer_of, index, _ = _insert_order(layers, progress)
     cache = {d: (np.asarray(layers.states(d)), np.asarray(layers.outcome(d)), np.asarray(layers.distance(d))) for d in depths}
     n = int(layer_of.size)
     for lo in range(0, n, chunk):
