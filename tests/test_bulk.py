@@ -132,3 +132,32 @@ def test_prefetch_order_errors_and_early_stop() -> None:
     assert next(stream) == 0
     stream.close()
     assert len(produced) < 10
+
+
+def test_writer_leaves_no_temporary_table(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import StaticPool
+
+    from tablebase import games
+    from tablebase.solve import solve
+    from tablebase.store.engine import upgrade
+    from tablebase.store.writer import write_solution
+
+    engine = create_engine(f"sqlite:///{tmp_path / 't.db'}", poolclass=StaticPool)
+    upgrade(engine)
+    write_solution(engine, solve(games.get("mnk-3-2-3")), 0.0)
+    raw = engine.raw_connection()
+    try:
+        assert raw.driver_connection.execute("SELECT name FROM temp.sqlite_master").fetchall() == []
+        assert raw.driver_connection.execute("SELECT COUNT(*) FROM states").fetchone()[0] > 0
+    finally:
+        raw.close()
+
+
+def test_finish_drops_the_counter() -> None:
+    conn = _table()
+    cur = conn.cursor()
+    bulk.insert(cur, "t", {"a": bulk.Ints(np.arange(5))})
+    assert conn.execute("SELECT COUNT(*) FROM temp.sqlite_master").fetchone()[0] == 1
+    bulk.finish(cur)
+    assert conn.execute("SELECT COUNT(*) FROM temp.sqlite_master").fetchone()[0] == 0

@@ -255,6 +255,7 @@ def write_states(
             raise
         truncate_wal(cur)
     finally:
+        bulk.finish(cur)
         conn2.execute("PRAGMA foreign_keys = ON")
         raw.close()
         engine.dispose()

@@ -207,6 +207,7 @@ def write_solution(
         truncate_wal(cur)
         return int(variant_id)
     finally:
+        bulk.finish(cur)
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute(f"PRAGMA cache_size = {int(cache_size)}")
         raw.close()
