@@ -161,3 +161,36 @@ def test_finish_drops_the_counter() -> None:
     assert conn.execute("SELECT COUNT(*) FROM temp.sqlite_master").fetchone()[0] == 1
     bulk.finish(cur)
     assert conn.execute("SELECT COUNT(*) FROM temp.sqlite_master").fetchone()[0] == 0
+
+
+def test_unlabelled_states_are_refused() -> None:
+    from tablebase import games
+    from tablebase.store.writer import state_columns
+
+    game = games.get("tictactoe")
+    states = np.array([game.initial_state()], dtype=np.uint64)
+    with pytest.raises(ValueError, match="without an outcome"):
+        state_columns(game, states, np.zeros(1), np.zeros(1, dtype=np.int8), np.zeros(1), True)
+
+
+def test_check_constraints_are_enforced_again_after_a_build(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from sqlalchemy import create_engine
+    from sqlalchemy.pool import StaticPool
+
+    from tablebase import games
+    from tablebase.solve import solve
+    from tablebase.store.engine import upgrade
+    from tablebase.store.writer import write_solution
+
+    engine = create_engine(f"sqlite:///{tmp_path / 't.db'}", poolclass=StaticPool)
+    upgrade(engine)
+    write_solution(engine, solve(games.get("mnk-3-2-3")), 0.0)
+    raw = engine.raw_connection()
+    try:
+        with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+            raw.driver_connection.execute(
+                "INSERT INTO states (variant_id, key, to_move, ply, terminal, outcome, orbit, representative)"
+                " VALUES (1, 'k', 'x', 0, 0, 'maybe', 1, 1)"
+            )
+    finally:
+        raw.close()

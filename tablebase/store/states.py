@@ -8,7 +8,11 @@ derives moves from the rules and looks their children up by key.
 Rows go in the order of their text key (the game's
 :meth:`~tablebase.games.kernels.VectorKernels.key_order`, else a sort of the
 formatted keys), so the unique index on ``(variant_id, key)`` grows at its
-end instead of being updated at random. A build into a file that holds no
+end instead of being updated at random; the index on ``(variant_id, ply)``
+would be updated in the middle, so when the new rows outnumber the rest it
+is dropped and rebuilt after the load (one sort). Outcomes come from a fixed
+vocabulary, checked in numpy, so the per-row ``CHECK`` is skipped while
+loading (``PRAGMA ignore_check_constraints``). A build into a file that holds no
 other variant goes into a fresh temporary file with journalling off (nothing
 to protect there) and is renamed over the target at the end: the old file
 stays intact and readable until then. When the file holds other variants,
@@ -28,7 +32,7 @@ from typing import TYPE_CHECKING, Iterator, Protocol
 import numpy as np
 
 from tablebase.store import bulk
-from tablebase.store.writer import BUILDER_VERSION, delete_variant, state_columns, truncate_wal
+from tablebase.store.writer import BUILDER_VERSION, delete_variant, drop_secondary_indexes, state_columns, truncate_wal
 
 if TYPE_CHECKING:
     from tablebase.games.base import Game
@@ -38,6 +42,8 @@ if TYPE_CHECKING:
 CHUNK = 200_000
 #: Page cache while loading, in KiB.
 LOAD_CACHE_KIB = 1 << 21
+#: Index entries ANALYZE samples per index (statistics for the planner without reading 15 GB).
+ANALYSIS_LIMIT = 10_000
 
 
 class Layers(Protocol):
@@ -173,8 +179,14 @@ def _load(cur: sqlite3.Cursor, layers: Layers, variant_id: int, build_seconds: f
             datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
         ),
     )
+    others = cur.execute("SELECT COALESCE(SUM(states_count), 0) FROM variants WHERE id != ?", (variant_id,)).fetchone()[0]
+    rebuilt = drop_secondary_indexes(cur, "states") if others <= n else []
     for columns in bulk.prefetch(_rows(layers, chunk, progress)):
         bulk.insert(cur, "states", {"variant_id": bulk.Constant(int(variant_id)), **columns})
+    for sql in rebuilt:
+        if progress is not None:
+            progress("index", 0, None)
+        cur.execute(sql)
     return n
 
 
@@ -217,11 +229,13 @@ def write_states(
             cur.execute("PRAGMA synchronous = OFF")
             cur.execute("PRAGMA locking_mode = EXCLUSIVE")
             cur.execute("PRAGMA foreign_keys = OFF")
+            cur.execute("PRAGMA ignore_check_constraints = ON")
             cur.execute(f"PRAGMA cache_size = {-LOAD_CACHE_KIB}")
             cur.execute("BEGIN")
             _load(cur, layers, 1, build_seconds, chunk, progress)
             cur.execute("COMMIT")
             cur.execute("PRAGMA journal_mode = WAL")
+            cur.execute(f"PRAGMA analysis_limit = {ANALYSIS_LIMIT}")
             cur.execute("ANALYZE")
         finally:
             conn.close()
@@ -241,6 +255,7 @@ def write_states(
     cur = conn2.cursor()
     try:
         cur.execute("PRAGMA foreign_keys = OFF")
+        cur.execute("PRAGMA ignore_check_constraints = ON")
         cur.execute(f"PRAGMA cache_size = {-LOAD_CACHE_KIB}")
         cur.execute("BEGIN IMMEDIATE")
         try:
@@ -256,6 +271,7 @@ def write_states(
         truncate_wal(cur)
     finally:
         bulk.finish(cur)
+        conn2.execute("PRAGMA ignore_check_constraints = OFF")
         conn2.execute("PRAGMA foreign_keys = ON")
         raw.close()
         engine.dispose()

@@ -70,6 +70,9 @@ def state_columns(
         if terminal is None:
             terminal = np.array([game.outcome(s) is not None for s in states])
         representative = None if symmetry else np.array([game.canonical(s)[0] == s for s in states], dtype=bool)
+    outcome = np.asarray(outcome)
+    if outcome.size and (int(outcome.min()) < 1 or int(outcome.max()) >= len(OUTCOME_LABELS)):
+        raise ValueError(f"{game.name}: states without an outcome cannot be stored")
     side_labels, side_codes = np.unique(np.asarray(sides, dtype=object).astype(str), return_inverse=True)
     distance = np.asarray(distance)
     return {
@@ -77,7 +80,7 @@ def state_columns(
         "to_move": bulk.Choice(side_codes.reshape(-1), side_labels.tolist()),
         "ply": bulk.Ints(np.asarray(ply)),
         "terminal": bulk.Ints(np.asarray(terminal) != 0),
-        "outcome": bulk.Choice(np.asarray(outcome), OUTCOME_LABELS),
+        "outcome": bulk.Choice(outcome, OUTCOME_LABELS),
         "distance": bulk.Ints(distance, null=distance == NO_DISTANCE),
         "orbit": bulk.Ints(np.asarray(orbit)),
         "representative": bulk.Constant(1) if representative is None else bulk.Ints(representative),
@@ -117,13 +120,20 @@ def move_chunks(solution: Solution, base: int, chunk: int = CHUNK) -> Iterator[d
         }
 
 
-def secondary_indexes(cur: sqlite3.Cursor, table: str) -> list[tuple[str, str]]:
-    """``(name, CREATE INDEX statement)`` of the indexes of ``table`` that can be dropped and recreated."""
+def drop_secondary_indexes(cur: sqlite3.Cursor, table: str) -> list[str]:
+    """Drop the indexes of ``table`` that can be rebuilt; returns their ``CREATE INDEX`` statements.
+
+    Unique constraints (SQLite's automatic indexes) stay: they have no
+    statement of their own and guard the load.
+    """
     cur.execute(
         "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name",
         (table,),
     )
-    return [(name, sql) for name, sql in cur.fetchall()]
+    found = cur.fetchall()
+    for name, _ in found:
+        cur.execute(f'DROP INDEX "{name}"')
+    return [sql for _, sql in found]
 
 
 def write_solution(
@@ -147,6 +157,8 @@ def write_solution(
     try:
         # ids are assigned consistently below; per-row foreign key checks only slow the load
         cur.execute("PRAGMA foreign_keys = OFF")
+        # the loader writes outcomes from a fixed vocabulary (state_columns checks the codes)
+        cur.execute("PRAGMA ignore_check_constraints = ON")
         cur.execute(f"PRAGMA cache_size = {-LOAD_CACHE_KIB}")
         cur.execute("BEGIN IMMEDIATE")
         try:
@@ -158,9 +170,7 @@ def write_solution(
             rebuilt = []
             for table, others, new in (("states", other_states, n), ("moves", other_moves, m)):
                 if others <= new:
-                    for name, sql in secondary_indexes(cur, table):
-                        cur.execute(f'DROP INDEX "{name}"')
-                        rebuilt.append(sql)
+                    rebuilt += drop_secondary_indexes(cur, table)
             variant_id = delete_variant(cur, game.name)
             if variant_id is None:
                 cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants")
@@ -208,6 +218,7 @@ def write_solution(
         return int(variant_id)
     finally:
         bulk.finish(cur)
+        conn.execute("PRAGMA ignore_check_constraints = OFF")
         conn.execute("PRAGMA foreign_keys = ON")
         conn.execute(f"PRAGMA cache_size = {int(cache_size)}")
         raw.close()
