@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/mnk544.py [--variant mnk-5-4-4] [--dir /work/bigdata/mnk544-build]
-        [--db /work/bigdata/mnk544.db] [--workers 2] [--solve-only]
+        [--db /work/bigdata/mnk544.db] [--workers 2] [--solve-only | --probe-only]
 
 Prints the per-layer counts, the time of each phase, the peak RSS of this
 process and of its workers, the database size, the start value and the
@@ -65,7 +65,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--chunk", type=int, default=1 << 20)
     parser.add_argument("--solve-only", action="store_true")
+    parser.add_argument("--probe-only", action="store_true", help="only measure probes on an existing --db")
     args = parser.parse_args()
+    if args.probe_only:
+        probe_latency(args.db, args.variant)
+        return
     game = games.get(args.variant)
     t0 = time.perf_counter()
     solution = solve_chunked(game, args.dir, progress=Bar(), workers=args.workers, chunk=args.chunk)

@@ -287,6 +287,7 @@ class Tablebase:
         self._raw: Any = None
         self._tables: dict[str, VariantTable] = {}
         self._data_version: int | None = None
+        self._file_id: tuple[int, int] | None = None
 
     # -- connections ---------------------------------------------------------
 
@@ -322,8 +323,18 @@ class Tablebase:
                 raise DatabaseError(f"cannot open database {str(self.path)!r}: {exc}") from exc
         self._check_schema(conn)
         self._conn = conn
+        self._file_id = _file_id(self.path) if self._raw is None else None
         self._data_version = conn.execute("PRAGMA data_version").fetchone()[0]
         return conn
+
+    def _replaced(self) -> bool:
+        """Whether another file was renamed over the path since the reader opened it (a states-only rebuild)."""
+        if self._file_id is None:
+            return False
+        try:
+            return _file_id(self.path) != self._file_id
+        except OSError:
+            return False
 
     @contextmanager
     def _snapshot(self) -> Iterator[sqlite3.Connection]:
@@ -332,10 +343,15 @@ class Tablebase:
         if conn.in_transaction:
             yield conn
             return
+        replaced = self._replaced()
+        if replaced:
+            conn.close()
+            self._conn = None
+            conn = self._reader()
         conn.execute("BEGIN")
         try:
             version = conn.execute("PRAGMA data_version").fetchone()[0]
-            if version != self._data_version:
+            if replaced or version != self._data_version:
                 self._data_version = version
                 self._refresh_tables(conn)
             yield conn
@@ -394,7 +410,10 @@ class Tablebase:
         """The built variant ``name``; raises if the name is unknown or not built here."""
         table = self._tables.get(name)
         if table is not None:
-            return table
+            with self._snapshot():
+                pass  # brings the table's info up to date if the file changed
+            if self._tables.get(name) is table:
+                return table
         game = games.get(name)
         with self._snapshot() as conn:
             row = conn.execute(f"SELECT {_VARIANT_COLUMNS} FROM variants WHERE name = ?", (name,)).fetchone()
@@ -637,9 +656,9 @@ class VariantTable:
         """Outcome and distance of ``position`` and every legal move's value, best first."""
         game = self.game
         state = self.parse(position)
-        if self.info.storage == "states":
-            return self._probe_states(state, position)
         with self._snapshot() as conn:
+            if self.info.storage == "states":
+                return self._probe_states(state, position)
             state_id, outcome, distance, terminal, sym = self._lookup(conn, state, position)
             rows = [] if terminal else conn.execute(
                 "SELECT m.move, t.outcome, t.distance FROM moves AS m JOIN states AS t ON t.id = m.to_state"
@@ -763,18 +782,17 @@ class VariantTable:
         """Every (position, move) one move before ``position``, read from the moves table."""
         game = self.game
         state = self.parse(position)
-        if self.info.storage == "states":
-            with self._snapshot() as conn:
+        with self._snapshot() as conn:
+            if self.info.storage == "states":
                 self._lookup(conn, state, position)
                 unmoves = game.unmoves(state)
                 stored = self._values(conn, [parent for parent, _ in unmoves])
-            pairs = {
-                (game.format_position(parent), game.format_move(code))
-                for (parent, code), value in zip(unmoves, stored)
-                if value is not None
-            }
-            return [Predecessor(p, m) for p, m in sorted(pairs)]
-        with self._snapshot() as conn:
+                pairs = {
+                    (game.format_position(parent), game.format_move(code))
+                    for (parent, code), value in zip(unmoves, stored)
+                    if value is not None
+                }
+                return [Predecessor(p, m) for p, m in sorted(pairs)]
             state_id, *_ = self._lookup(conn, state, position)
             rows = conn.execute(
                 "SELECT f.key, m.move FROM moves AS m JOIN states AS f ON f.id = m.from_state WHERE m.to_state = ?",
@@ -833,6 +851,11 @@ class VariantTable:
     def rows(self) -> Iterator[tuple[int, str, str, bool, str, int | None]]:
         """Every stored state as (id, key, to_move, terminal, outcome, distance)."""
         yield from self.dump()[0]
+
+
+def _file_id(path: Path) -> tuple[int, int]:
+    st = os.stat(path)
+    return st.st_dev, st.st_ino
 
 
 def open(path: str | os.PathLike[str] | None = None, *, engine: Engine | None = None) -> Tablebase:  # noqa: A001

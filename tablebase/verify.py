@@ -411,7 +411,6 @@ def verify_children(table: VariantTable, sample: int | None = None, seed: int = 
 
     from tablebase.query import VerifyReport
 
-    game = table.game
     report = VerifyReport(table.name)
     with table._snapshot() as conn:
         low, high, count = conn.execute(

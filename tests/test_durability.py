@@ -143,6 +143,22 @@ def test_readers_keep_probing_during_a_rebuild(db_copy: Path, tmp_path: Path) ->
         assert int(out) > 0
 
 
+def test_open_reader_follows_a_states_only_rebuild(tmp_path: Path) -> None:
+    path = tmp_path / "one.db"
+    with tablebase.open(path) as tb:
+        tb.build("tictactoe")
+    with tablebase.open(path) as reader:
+        table = reader.variant("tictactoe")
+        before = table.probe("x.o/.x./...")
+        assert table.info.storage == "moves"
+        with tablebase.open(path) as writer:
+            writer.build("tictactoe", storage="states")  # a new file renamed over the old one
+        assert reader.variant("tictactoe").info.storage == "states"
+        assert table.probe("x.o/.x./...") == before
+        assert table.info.storage == "states"
+        assert len(reader.variants()) == 1
+
+
 def test_queries_never_write(db_copy: Path) -> None:
     before = db_copy.read_bytes()
     mtime = db_copy.stat().st_mtime_ns

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablebase.errors import MalformedPositionError, UnknownVariantError
+from tablebase.errors import UnknownVariantError
 from tablebase.games.base import Layout, cell_name, grid_layout, grid_symmetries, parse_cell, parse_grid
 from tablebase.games.mnk import line_masks
 from tablebase.games.tokens import TokenGame

@@ -826,7 +826,7 @@ class StrategyReport:
         lines = [
             f"positions: {self.positions:,} ({'up to symmetry' if self.symmetry else 'no symmetry reduction'}), moves: {self.moves:,}",
             f"prescribed move always defined and legal: {'yes' if self.always_defined else 'NO'}",
-            f"terminal positions: " + ", ".join(f"{k} {v:,}" for k, v in self.terminals.items()),
+            "terminal positions: " + ", ".join(f"{k} {v:,}" for k, v in self.terminals.items()),
             f"every game ends in an x win: {'yes' if self.all_x_wins else 'NO'}",
             f"start position: {self.root_outcome} for x; longest game: {self.longest_game} plies",
             "seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in self.seconds.items()),
@@ -848,7 +848,7 @@ def check_strategy(symmetry: bool = True, game: UltimateStrategy | None = None) 
     """
     import time
 
-    from tablebase.solve import OUTCOME_NAMES, solve
+    from tablebase.solve import solve
 
     game = game or UltimateStrategy()
     t0 = time.perf_counter()

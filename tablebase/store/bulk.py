@@ -112,12 +112,12 @@ def _choice(name: str, codes: np.ndarray, labels: Sequence[Any]) -> tuple[str, d
     codes = np.asarray(codes)
     if len(labels) > _CASE_LABELS:
         table = np.array([b"" if label is None else str(label).encode() for label in labels], dtype=bytes)
-        expr, params = _texts(name, table[codes])
+        expr, text_params = _texts(name, table[codes])
         missing = [i for i, label in enumerate(labels) if label is None]
         if missing:
             null_expr, null_params = _ints(name + "_null", np.isin(codes, missing).astype(np.int64), None)
-            return f"CASE {null_expr} WHEN 1 THEN NULL ELSE {expr} END", {**params, **null_params}
-        return expr, params
+            return f"CASE {null_expr} WHEN 1 THEN NULL ELSE {expr} END", {**text_params, **null_params}
+        return expr, text_params
     blob, width = _digits(codes)
     params: dict[str, Any] = {name: blob}
     arms = []

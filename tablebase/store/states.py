@@ -50,7 +50,9 @@ class Layers(Protocol):
     """What the writer reads: per-layer arrays of states, outcome codes and distances."""
 
     game: Game
-    symmetry: bool
+
+    @property
+    def symmetry(self) -> bool: ...
 
     @property
     def depths(self) -> list[int]: ...
@@ -127,7 +129,6 @@ def _insert_order(layers: Layers, progress: Progress | None = None) -> tuple[np.
 
 def _rows(layers: Layers, chunk: int, progress: Progress | None) -> Iterator[dict[str, bulk.Column]]:
     """Columns of ``states`` rows (all but the variant id), a chunk at a time, in text-key order."""
-    kernels = layers.game.vector
     depths = layers.depths
     layer_of, index, _ = _insert_order(layers, progress)
     cache = {d: (np.asarray(layers.states(d)), np.asarray(layers.outcome(d)), np.asarray(layers.distance(d))) for d in depths}
