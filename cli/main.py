@@ -110,7 +110,14 @@ def emit_json(data: Any) -> None:
 
 
 class BuildProgress:
-    """A progress line per build phase (enumerate, label, write) on stderr."""
+    """A progress line per build phase (enumerate, label, write) on stderr.
+
+    On a terminal the line is redrawn in place; otherwise (a log file) a
+    phase gets its final line, plus a line every :attr:`LOG_EVERY` seconds
+    while it lasts longer than that.
+    """
+
+    LOG_EVERY = 30.0
 
     def __init__(self, name: str, stream: Any = None):
         self.name = name
@@ -138,6 +145,11 @@ class BuildProgress:
             self.shown = now
             self.stream.write("\r" + text + " " * 4)
             self.stream.flush()
+        elif not self.live and now - self.shown > self.LOG_EVERY:
+            self.shown = now
+            if now - self.started > self.LOG_EVERY:
+                self.stream.write(text + "\n")
+                self.stream.flush()
 
     def close(self) -> None:
         if self.phase is None:

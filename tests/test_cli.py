@@ -147,3 +147,24 @@ def test_play_as_first_and_an_unknown_side(built_db: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "perfect play:" in result.stdout
     assert runner.invoke(app, ["play", "tictactoe", "--as", "z", "--db", str(built_db)]).exit_code == 1
+
+
+def test_build_progress_logs_long_phases_when_not_a_terminal() -> None:
+    import io
+    import time
+
+    from cli.main import BuildProgress
+
+    stream = io.StringIO()
+    progress = BuildProgress("mnk-5-4-4", stream)
+    progress.LOG_EVERY = 0.01
+    progress("write", 0, 100)
+    time.sleep(0.03)
+    progress("write", 50, 100)
+    time.sleep(0.03)
+    progress("write", 100, 100)
+    progress.close()
+    lines = stream.getvalue().splitlines()
+    assert "\r" not in stream.getvalue()
+    assert any("50/100" in line and "eta" in line for line in lines[:-1])
+    assert lines[-1].startswith("mnk-5-4-4: write") and "done in" in lines[-1]
