@@ -125,3 +125,21 @@ def test_older_database_is_upgraded_keeping_its_data(db_copy: Path) -> None:
         assert tb.variant("tictactoe").probe().outcome == "draw"
         assert tb.variant("tictactoe").info.storage == "moves"
         assert tb.verify("tictactoe").ok
+
+
+def test_build_seconds_cover_the_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time as time_module
+
+    from tablebase.store import bulk
+
+    original = bulk.insert
+
+    def slow(*args, **kwargs):  # type: ignore[no-untyped-def]
+        time_module.sleep(0.2)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(bulk, "insert", slow)
+    for storage in ("moves", "states"):
+        with tablebase.open(tmp_path / f"{storage}.db") as tb:
+            info = tb.build("mnk-3-2-3", storage=storage)
+        assert info.build_seconds >= 0.2, storage

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Protocol
@@ -32,7 +33,15 @@ from typing import TYPE_CHECKING, Iterator, Protocol
 import numpy as np
 
 from tablebase.store import bulk
-from tablebase.store.writer import BUILDER_VERSION, delete_variant, drop_secondary_indexes, state_columns, truncate_wal
+from tablebase.store.writer import (
+    BUILDER_VERSION,
+    delete_variant,
+    drop_secondary_indexes,
+    rebuild_indexes,
+    set_build_seconds,
+    state_columns,
+    truncate_wal,
+)
 
 if TYPE_CHECKING:
     from tablebase.games.base import Game
@@ -153,7 +162,10 @@ def _rows(layers: Layers, chunk: int, progress: Progress | None) -> Iterator[dic
             progress("write", min(n, lo + chunk), n)
 
 
-def _load(cur: sqlite3.Cursor, layers: Layers, variant_id: int, build_seconds: float, chunk: int, progress: Progress | None) -> int:
+def _load(
+    cur: sqlite3.Cursor, layers: Layers, variant_id: int, build_seconds: float, chunk: int, progress: Progress | None
+) -> int:
+    started = time.perf_counter()
     game = layers.game
     outcome, distance = layers.result()
     n = sum(len(layers.states(d)) for d in layers.depths)
@@ -184,10 +196,10 @@ def _load(cur: sqlite3.Cursor, layers: Layers, variant_id: int, build_seconds: f
     rebuilt = drop_secondary_indexes(cur, "states") if others <= n else []
     for columns in bulk.prefetch(_rows(layers, chunk, progress)):
         bulk.insert(cur, "states", {"variant_id": bulk.Constant(int(variant_id)), **columns})
-    for sql in rebuilt:
-        if progress is not None:
-            progress("index", 0, None)
-        cur.execute(sql)
+    if rebuilt and progress is not None:
+        progress("index", 0, None)
+    rebuild_indexes(cur, rebuilt)
+    set_build_seconds(cur, variant_id, build_seconds + time.perf_counter() - started)
     return n
 
 
