@@ -476,6 +476,20 @@ def split_move(layout: Layout, move: str) -> tuple[str, tuple[str, ...]]:
     return label, cells
 
 
+def split_side(text: str) -> tuple[str, str | None]:
+    """``(board, side)`` of a position string with an optional side-to-move suffix (`` x`` or `` o``)."""
+    if not isinstance(text, str):
+        raise MalformedPositionError(f"position must be a string, got {text!r}")
+    if " " not in text:
+        return text, None
+    board, _, side = text.partition(" ")
+    if side not in ("x", "o"):
+        raise MalformedPositionError(
+            f"invalid position {text!r}: side to move must be 'x' or 'o' after one space, got {side!r}"
+        )
+    return board, side
+
+
 def parse_grid(text: str, board: str, columns: int, rows: int, name: str) -> int:
     """The x and o bitboards (x in the low ``columns * rows`` bits) of a grid board string
     (rows top to bottom separated by ``/``, cells ``x``, ``o``, ``.``); ``text`` is the whole

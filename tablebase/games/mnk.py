@@ -28,6 +28,7 @@ from tablebase.games.base import (
     grid_layout,
     grid_symmetries,
     parse_cell,
+    split_side,
 )
 
 if TYPE_CHECKING:
@@ -168,15 +169,7 @@ class MNKGame(BitboardGame):
         return [text[:i] + mark + text[i + 1 :] for i in [move + move // m for move in moves]]
 
     def parse_position(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise MalformedPositionError(f"position must be a string, got {text!r}")
-        board, side = text, None
-        if " " in text:
-            board, _, side = text.partition(" ")
-            if side not in ("x", "o"):
-                raise MalformedPositionError(
-                    f"invalid position {text!r}: side to move must be 'x' or 'o', got {side!r}"
-                )
+        board, side = split_side(text)
         rows = board.split("/")
         if len(rows) != self.n:
             raise MalformedPositionError(

@@ -39,7 +39,7 @@ from abc import abstractmethod
 from typing import ClassVar, Sequence
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import LOSS, BitboardGame, Outcome
+from tablebase.games.base import LOSS, BitboardGame, Outcome, split_side
 
 
 class TokenGame(BitboardGame):
@@ -179,15 +179,7 @@ class TokenGame(BitboardGame):
         return board
 
     def parse_position(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise MalformedPositionError(f"position must be a string, got {text!r}")
-        board, side = text, None
-        if " " in text:
-            board, _, side = text.partition(" ")
-            if side not in ("x", "o"):
-                raise MalformedPositionError(
-                    f"invalid position {text!r}: side to move must be 'x' or 'o' after one space, got {side!r}"
-                )
+        board, side = split_side(text)
         state = self.parse_board_text(board, text)
         xs = state & self._mask
         os = (state >> self.cells) & self._mask
