@@ -815,22 +815,13 @@ class VariantTable:
         """Positions and symmetry classes per ply, and totals of outcomes and terminal states."""
         with self._snapshot() as conn:
             rows = conn.execute(
-                "SELECT ply, COUNT(*), SUM(orbit), SUM(representative) FROM states WHERE variant_id = ?"
-                " GROUP BY ply ORDER BY ply",
+                "SELECT ply, positions, classes, wins, losses, draws, terminal FROM plies WHERE variant_id = ?"
+                " ORDER BY ply",
                 (self.variant_id,),
             ).fetchall()
-            outcome_rows = conn.execute(
-                "SELECT outcome, COUNT(*) FROM states WHERE variant_id = ? GROUP BY outcome", (self.variant_id,)
-            ).fetchall()
-            terminal = conn.execute(
-                "SELECT COUNT(*) FROM states WHERE variant_id = ? AND terminal", (self.variant_id,)
-            ).fetchone()[0]
-        if self.info.symmetry:
-            plies = tuple(PlyCount(r[0], r[2], r[1]) for r in rows)
-        else:
-            plies = tuple(PlyCount(r[0], r[1], r[3]) for r in rows)
-        outcomes = {"win": 0, "loss": 0, "draw": 0}
-        outcomes.update(dict(outcome_rows))
+        plies = tuple(PlyCount(r[0], r[1], r[2]) for r in rows)
+        outcomes = {"win": sum(r[3] for r in rows), "loss": sum(r[4] for r in rows), "draw": sum(r[5] for r in rows)}
+        terminal = sum(r[6] for r in rows)
         return Stats(self.name, plies, outcomes, terminal)
 
     def dump(self) -> tuple[list[tuple[int, str, str, bool, str, int | None]], list[tuple[int, str, int]]]:

@@ -143,3 +143,62 @@ def test_build_seconds_cover_the_write(tmp_path: Path, monkeypatch: pytest.Monke
         with tablebase.open(tmp_path / f"{storage}.db") as tb:
             info = tb.build("mnk-3-2-3", storage=storage)
         assert info.build_seconds >= 0.2, storage
+
+
+PLY_SCAN = (
+    "SELECT s.variant_id, s.ply,"
+    " CASE WHEN v.symmetry THEN SUM(s.orbit) ELSE COUNT(*) END,"
+    " CASE WHEN v.symmetry THEN COUNT(*) ELSE SUM(s.representative) END,"
+    " SUM(s.outcome = 'win'), SUM(s.outcome = 'loss'), SUM(s.outcome = 'draw'), SUM(s.terminal)"
+    " FROM states AS s JOIN variants AS v ON v.id = s.variant_id GROUP BY s.variant_id, s.ply ORDER BY 1, 2"
+)
+PLY_TABLE = "SELECT * FROM plies ORDER BY variant_id, ply"
+
+
+def _late_ultimate_position() -> str:
+    import random
+
+    from tablebase import games
+
+    game = games.get("ultimate-classic")
+    rng = random.Random(11)
+    while True:
+        state = game.initial_state()
+        for _ in range(64):
+            if game.outcome(state) is not None:
+                break
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+        if game.outcome(state) is None:
+            return game.format_position(state)
+
+
+def test_plies_table_matches_a_scan_of_the_states(built_db: Path, tmp_path: Path) -> None:
+    path = tmp_path / "modes.db"
+    with tablebase.open(path) as tb:
+        tb.build("tictactoe", storage="states")
+        tb.build("mnk-3-3-3", symmetry=False, storage="states")
+        tb.build("roman")
+        tb.solve("ultimate-classic", _late_ultimate_position())
+    for db in (built_db, path):
+        conn = sqlite3.connect(db)
+        scanned = conn.execute(PLY_SCAN).fetchall()
+        assert scanned and conn.execute(PLY_TABLE).fetchall() == scanned
+        conn.close()
+
+
+def test_upgrade_fills_the_plies_of_older_builds(db_copy: Path) -> None:
+    from alembic import command
+
+    from tablebase.store.engine import alembic_config, make_engine
+
+    before = sqlite3.connect(db_copy).execute(PLY_TABLE).fetchall()
+    engine = make_engine(db_copy)
+    with engine.begin() as conn:
+        config = alembic_config(engine)
+        config.attributes["connection"] = conn
+        command.downgrade(config, "0002_storage")
+    engine.dispose()
+    with tablebase.open(db_copy) as tb:
+        tb.upgrade()
+        assert tb.variant("tictactoe").stats().classes == 765
+    assert sqlite3.connect(db_copy).execute(PLY_TABLE).fetchall() == before

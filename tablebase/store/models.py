@@ -101,3 +101,20 @@ class Move(Base):
     to_state: Mapped[int] = mapped_column(ForeignKey("states.id", ondelete="CASCADE"), index=True)
 
     __table_args__ = {"sqlite_with_rowid": False}
+
+
+class Ply(Base):
+    """Counts of one ply of a variant: positions, classes, outcomes and terminal states stored there."""
+
+    __tablename__ = "plies"
+
+    variant_id: Mapped[int] = mapped_column(ForeignKey("variants.id", ondelete="CASCADE"), primary_key=True)
+    ply: Mapped[int] = mapped_column(Integer, primary_key=True)
+    positions: Mapped[int] = mapped_column(Integer)
+    classes: Mapped[int] = mapped_column(Integer)
+    wins: Mapped[int] = mapped_column(Integer)
+    losses: Mapped[int] = mapped_column(Integer)
+    draws: Mapped[int] = mapped_column(Integer)
+    terminal: Mapped[int] = mapped_column(Integer)
+
+    __table_args__ = {"sqlite_with_rowid": False}

@@ -35,6 +35,7 @@ import numpy as np
 from tablebase.store import bulk
 from tablebase.store.writer import (
     BUILDER_VERSION,
+    PlyTally,
     delete_variant,
     drop_secondary_indexes,
     rebuild_indexes,
@@ -51,8 +52,6 @@ if TYPE_CHECKING:
 CHUNK = 200_000
 #: Page cache while loading, in KiB.
 LOAD_CACHE_KIB = 1 << 21
-#: Index entries ANALYZE samples per index (statistics for the planner without reading 15 GB).
-ANALYSIS_LIMIT = 10_000
 
 
 class Layers(Protocol):
@@ -136,7 +135,7 @@ def _insert_order(layers: Layers, progress: Progress | None = None) -> tuple[np.
     return layer_of.astype(np.int16), order - offsets[layer_of], offsets
 
 
-def _rows(layers: Layers, chunk: int, progress: Progress | None) -> Iterator[dict[str, bulk.Column]]:
+def _rows(layers: Layers, chunk: int, progress: Progress | None, tally: PlyTally) -> Iterator[dict[str, bulk.Column]]:
     """Columns of ``states`` rows (all but the variant id), a chunk at a time, in text-key order."""
     depths = layers.depths
     layer_of, index, _ = _insert_order(layers, progress)
@@ -157,7 +156,7 @@ def _rows(layers: Layers, chunk: int, progress: Progress | None) -> Iterator[dic
                 outcome[sel] = o[at[sel]]
                 distance[sel] = dd[at[sel]]
                 ply[sel] = d
-        yield state_columns(layers.game, states, ply, outcome, distance, layers.symmetry)
+        yield state_columns(layers.game, states, ply, outcome, distance, layers.symmetry, tally=tally)
         if progress is not None:
             progress("write", min(n, lo + chunk), n)
 
@@ -194,11 +193,13 @@ def _load(
     )
     others = cur.execute("SELECT COALESCE(SUM(states_count), 0) FROM variants WHERE id != ?", (variant_id,)).fetchone()[0]
     rebuilt = drop_secondary_indexes(cur, "states") if others <= n else []
-    for columns in bulk.prefetch(_rows(layers, chunk, progress)):
+    tally = PlyTally(layers.symmetry)
+    for columns in bulk.prefetch(_rows(layers, chunk, progress, tally)):
         bulk.insert(cur, "states", {"variant_id": bulk.Constant(int(variant_id)), **columns})
     if rebuilt and progress is not None:
         progress("index", 0, None)
     rebuild_indexes(cur, rebuilt)
+    tally.write(cur, variant_id)
     set_build_seconds(cur, variant_id, build_seconds + time.perf_counter() - started)
     return n
 
@@ -248,7 +249,8 @@ def write_states(
             _load(cur, layers, 1, build_seconds, chunk, progress)
             cur.execute("COMMIT")
             cur.execute("PRAGMA journal_mode = WAL")
-            cur.execute(f"PRAGMA analysis_limit = {ANALYSIS_LIMIT}")
+            if progress is not None:
+                progress("analyze", 0, None)
             cur.execute("ANALYZE")
         finally:
             conn.close()

@@ -55,8 +55,12 @@ def state_columns(
     distance: np.ndarray,
     symmetry: bool,
     terminal: np.ndarray | None = None,
+    tally: PlyTally | None = None,
 ) -> dict[str, bulk.Column]:
-    """The ``states`` columns (all but ids) of a chunk of solved states, for :func:`bulk.insert`."""
+    """The ``states`` columns (all but ids) of a chunk of solved states, for :func:`bulk.insert`.
+
+    ``tally``, if given, counts the chunk for the ``plies`` table.
+    """
     kernels = game.vector
     if kernels is not None and isinstance(states, np.ndarray):
         keys = bulk.Texts(kernels.key_bytes(states))
@@ -75,6 +79,8 @@ def state_columns(
     outcome = np.asarray(outcome)
     if outcome.size and (int(outcome.min()) < 1 or int(outcome.max()) >= len(OUTCOME_LABELS)):
         raise ValueError(f"{game.name}: states without an outcome cannot be stored")
+    if tally is not None:
+        tally.add(np.asarray(ply), np.asarray(orbit), representative, outcome, np.asarray(terminal))
     side_labels, side_codes = np.unique(np.asarray(sides, dtype=object).astype(str), return_inverse=True)
     distance = np.asarray(distance)
     return {
@@ -89,8 +95,69 @@ def state_columns(
     }
 
 
-def state_chunks(solution: Solution, variant_id: int, base: int, chunk: int = CHUNK) -> Iterator[dict[str, bulk.Column]]:
-    """``states`` columns of the variant's rows with ids from ``base``, in chunks."""
+class PlyTally:
+    """Per-ply counts (the ``plies`` table) accumulated over the chunks of a write."""
+
+    #: Columns after ``variant_id`` and ``ply``, in the order of :meth:`add`'s sums.
+    COLUMNS = ("positions", "classes", "wins", "losses", "draws", "terminal")
+
+    def __init__(self, symmetry: bool):
+        self.symmetry = symmetry
+        self.sums: dict[int, np.ndarray] = {}
+
+    def add(
+        self,
+        ply: np.ndarray,
+        orbit: np.ndarray,
+        representative: np.ndarray | None,
+        outcome: np.ndarray,
+        terminal: np.ndarray,
+    ) -> None:
+        """Count a chunk of states (``representative`` is ``None`` when every state is one)."""
+        plies, at = np.unique(np.asarray(ply), return_inverse=True)
+        at = at.reshape(-1)
+        ones = np.ones(at.size)
+        if self.symmetry:
+            positions, classes = np.asarray(orbit, dtype=np.float64), ones
+        else:
+            positions = ones
+            classes = ones if representative is None else np.asarray(representative, dtype=np.float64)
+        outcome = np.asarray(outcome)
+        measures = [positions, classes]
+        measures += [(outcome == OUTCOME_LABELS.index(label)).astype(np.float64) for label in ("win", "loss", "draw")]
+        measures.append((np.asarray(terminal) != 0).astype(np.float64))
+        table = np.stack([np.bincount(at, weights=m, minlength=plies.size) for m in measures], axis=1)
+        for i, p in enumerate(plies.tolist()):
+            row = np.rint(table[i]).astype(np.int64)
+            self.sums[p] = self.sums[p] + row if p in self.sums else row
+
+    def write(self, cur: sqlite3.Cursor, variant_id: int) -> None:
+        """Replace the variant's rows of ``plies`` with the counts."""
+        cur.execute("DELETE FROM plies WHERE variant_id = ?", (variant_id,))
+        cur.executemany(
+            f"INSERT INTO plies (variant_id, ply, {', '.join(self.COLUMNS)}) VALUES ({', '.join('?' * 8)})",
+            [(variant_id, p, *map(int, self.sums[p])) for p in sorted(self.sums)],
+        )
+
+
+def recount_plies(cur: sqlite3.Cursor, variant_id: int) -> None:
+    """Recompute the variant's rows of ``plies`` from its stored states (variants solved a few positions at a time)."""
+    cur.execute("DELETE FROM plies WHERE variant_id = ?", (variant_id,))
+    cur.execute(
+        "INSERT INTO plies (variant_id, ply, positions, classes, wins, losses, draws, terminal)"
+        " SELECT s.variant_id, s.ply,"
+        " CASE WHEN v.symmetry THEN SUM(s.orbit) ELSE COUNT(*) END,"
+        " CASE WHEN v.symmetry THEN COUNT(*) ELSE SUM(s.representative) END,"
+        " SUM(s.outcome = 'win'), SUM(s.outcome = 'loss'), SUM(s.outcome = 'draw'), SUM(s.terminal)"
+        " FROM states AS s JOIN variants AS v ON v.id = s.variant_id WHERE s.variant_id = ? GROUP BY s.ply",
+        (variant_id,),
+    )
+
+
+def state_chunks(
+    solution: Solution, variant_id: int, base: int, tally: PlyTally | None = None, chunk: int = CHUNK
+) -> Iterator[dict[str, bulk.Column]]:
+    """``states`` columns of the variant's rows with ids from ``base``, in chunks (counted into ``tally``)."""
     n = solution.num_states
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
@@ -105,6 +172,7 @@ def state_chunks(solution: Solution, variant_id: int, base: int, chunk: int = CH
                 solution.distance[lo:hi],
                 solution.symmetry,
                 solution.terminal[lo:hi],
+                tally,
             ),
         }
 
@@ -225,13 +293,15 @@ def write_solution(
             base = cur.fetchone()[0]
             done = 0
             total = n + m
-            chunks = (("states", state_chunks(solution, variant_id, base)), ("moves", move_chunks(solution, base)))
+            tally = PlyTally(solution.symmetry)
+            chunks = (("states", state_chunks(solution, variant_id, base, tally)), ("moves", move_chunks(solution, base)))
             for table, columns_of in chunks:
                 for columns in bulk.prefetch(columns_of):
                     done += bulk.insert(cur, table, columns)
                     if progress is not None:
                         progress("write", done, total)
             rebuild_indexes(cur, rebuilt)
+            tally.write(cur, variant_id)
             set_build_seconds(cur, variant_id, build_seconds + time.perf_counter() - started)
             cur.execute("COMMIT")
         except BaseException:
@@ -270,6 +340,7 @@ def delete_variant(cur: sqlite3.Cursor, name: str) -> int | None:
         "DELETE FROM moves WHERE from_state IN (SELECT id FROM states WHERE variant_id = ?)", (row[0],)
     )
     cur.execute("DELETE FROM states WHERE variant_id = ?", (row[0],))
+    cur.execute("DELETE FROM plies WHERE variant_id = ?", (row[0],))
     cur.execute("DELETE FROM variants WHERE id = ?", (row[0],))
     return int(row[0])
 
@@ -351,6 +422,7 @@ def write_proved(
                 "INSERT OR IGNORE INTO moves (from_state, move, to_state) VALUES (?, ?, ?)",
                 [(ids[a], game.format_move(m), ids[b]) for a, m, b in edges if a in ids and b in ids],
             )
+            recount_plies(cur, variant_id)
             after = cur.execute("SELECT COUNT(*) FROM states WHERE variant_id = ?", (variant_id,)).fetchone()[0]
             moves = cur.execute(
                 "SELECT COUNT(*) FROM moves WHERE from_state IN (SELECT id FROM states WHERE variant_id = ?)",
