@@ -60,3 +60,22 @@ def test_random_playouts(every_variant: Path, name: str) -> None:
                 assert after == move.position
                 assert table.probe(position) == probe
                 position = after
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_search_hints_hold_on_random_playouts(name: str) -> None:
+    game = games.get(name)
+    rng = random.Random(name)
+    for _ in range(20):
+        state = game.initial_state()
+        bounds = []
+        for _ply in range(200):
+            assert game.move_count(state) == len(game.legal_moves(state))
+            bounds.append(game.max_plies(state))
+            if game.outcome(state) is not None:
+                break
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+        else:
+            continue
+        for played_before, bound in enumerate(bounds):
+            assert bound is None or bound >= len(bounds) - 1 - played_before

@@ -107,6 +107,14 @@ class Game(ABC):
         (placement games: the number of marks), else ``None``."""
         return None
 
+    def move_count(self, state: int) -> int:
+        """``len(legal_moves(state))``; games may answer faster (search uses it to order moves)."""
+        return len(self.legal_moves(state))
+
+    def max_plies(self, state: int) -> int | None:
+        """An upper bound on the plies left from ``state``, ``None`` if the game knows none (bounds searches)."""
+        return None
+
     def children(self, state: int) -> list[tuple[int, int]]:
         """``(move, next_state)`` for every legal move (empty when terminal)."""
         if self.outcome(state) is not None:

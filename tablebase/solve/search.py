@@ -77,7 +77,7 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, cast
 
 import numpy as np
 
@@ -206,11 +206,9 @@ class _Searcher:
         self.draw_ub: dict[int, int] = {}  # no drawn line is longer
         self.history: dict[int, int] = {}
         self._children = game.children
-        #: Optional hints from the game: an upper bound on the plies left, and a fast move count.
-        self.max_plies: Callable[[int], int] | None = getattr(game, "max_plies", None)
-        self.move_count: Callable[[int], int] = getattr(game, "move_count", None) or (
-            lambda s: len(game.legal_moves(s))
-        )
+        #: Hints from the game: an upper bound on the plies left (or None), and a fast move count.
+        self.max_plies: Callable[[int], int | None] = game.max_plies
+        self.move_count: Callable[[int], int] = game.move_count
 
     # -- bookkeeping -------------------------------------------------------------
 
@@ -320,7 +318,7 @@ class _Searcher:
         self.dist_nodes += 1
         # bounds: what the distance table, the outcome table and the length hint say
         lo, hi = 1 - M, M - 1
-        plies = self.max_plies(state) if self.max_plies is not None else None
+        plies = self.max_plies(state)
         w = self.wdl.get(state)
         if w is not None:
             if w[0] == 1:
@@ -431,10 +429,11 @@ class _Searcher:
             return known
         if self.game.outcome(state) is not None:
             return 0
-        if self.max_plies is None:
+        bound = self.max_plies(state)
+        if bound is None:
             return self._draw_length_dfs(state)
         # from the long side: is there a drawn line of length >= L, for L = bound, bound - 1, ...
-        length = min(self.max_plies(state), self.draw_ub.get(state, M))
+        length = min(bound, self.draw_ub.get(state, M))
         while not self._drawn_line(state, length):
             length -= 1
         self.draw_len[state] = length
@@ -446,15 +445,15 @@ class _Searcher:
             return True  # a drawn position always has a drawn move
         bound = self.draw_ub.get(state)
         if bound is None:
-            bound = self.max_plies(state)  # type: ignore[misc]
+            bound = cast(int, self.max_plies(state))  # only called when the game gives bounds
         if bound < length:
             return False
         self._tick()
         self.draw_nodes += 1
         game = self.game
-        max_plies = self.max_plies
+        max_plies = cast(Callable[[int], int], self.max_plies)
         count = self.move_count
-        kids = sorted(((max_plies(c), count(c), c) for _m, c in self._children(state)), reverse=True)  # type: ignore[misc]
+        kids = sorted(((max_plies(c), count(c), c) for _m, c in self._children(state)), reverse=True)
         found = False
         for plies, _, child in kids:
             if plies < length - 1:
