@@ -3,9 +3,9 @@
 Each column of a chunk is packed by numpy into fixed-width fields (decimal
 digits for integers, bytes for texts) and bound as a single blob; one
 ``INSERT ... SELECT`` over a temporary table of row numbers cuts the fields
-out with ``substr`` and converts them, so SQLite runs the whole chunk in C. On the
-5x4 board's states this is about five times faster than ``executemany`` of
-tuples, whose cost is binding every value of every row from Python.
+out with ``substr`` and converts them, so SQLite runs the whole chunk in C,
+instead of binding every value of every row from Python as ``executemany``
+does (``benchmarks/bulk_write.py`` compares the two).
 
 Blobs, not texts, are bound: ``substr`` on a blob is a constant-time slice,
 on a text it counts characters from the start.
