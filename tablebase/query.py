@@ -487,6 +487,11 @@ class Tablebase:
             raise BuildError(
                 f"variant {name!r} is too large to enumerate; solve positions with: tablebase solve {name} POSITION"
             )
+        if storage == "states" and not game.has_unmoves:
+            raise BuildError(
+                f"variant {name!r} cannot be stored states-only: its rules do not list the moves into a position"
+                " (predecessors need them); build it with moves"
+            )
         self._check_writable()
         self._drop_reader()
         if self._owns_engine and self._engine is not None:

@@ -15,6 +15,7 @@ import pytest
 
 import tablebase
 from tablebase import games
+from game_checks import random_states
 
 VARIANTS = [name for name in games.names() if games.get(name).enumerable]
 
@@ -79,3 +80,21 @@ def test_search_hints_hold_on_random_playouts(name: str) -> None:
             continue
         for played_before, bound in enumerate(bounds):
             assert bound is None or bound >= len(bounds) - 1 - played_before
+
+
+@pytest.mark.parametrize("name", [name for name in games.names() if games.get(name).has_unmoves])
+def test_unmoves_invert_moves(name: str) -> None:
+    game = games.get(name)
+    for state in random_states(game, 40, seed=7):
+        for move, child in game.children(state):
+            assert (state, move) in game.unmoves(child), (game.format_position(state), game.format_move(move))
+        for parent, move in game.unmoves(state):
+            assert game.outcome(parent) is None
+            assert move in game.legal_moves(parent) and game.apply(parent, move) == state
+
+
+def test_games_that_list_unmoves() -> None:
+    assert {"tictactoe", "mnk-5-4-4", "roman", "roman-lines", "rota", "wild"} <= {
+        name for name in [*games.names(), "mnk-5-4-4"] if games.get(name).has_unmoves
+    }
+    assert not games.get("ultimate-strategy").has_unmoves

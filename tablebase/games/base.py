@@ -129,6 +129,11 @@ class Game(ABC):
         """
         raise NotImplementedError(f"{self.name} cannot list the moves into a position")
 
+    @property
+    def has_unmoves(self) -> bool:
+        """Whether :meth:`unmoves` is implemented (states-only storage needs it)."""
+        return type(self).unmoves is not Game.unmoves
+
     # -- symmetry ------------------------------------------------------------
 
     @property

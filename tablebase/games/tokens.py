@@ -156,6 +156,36 @@ class TokenGame(BitboardGame):
             state &= ~(1 << (move // n - 1 + shift))
         return (state | 1 << (move % n + shift)) ^ self.side_bit
 
+    def unmoves(self, state: int) -> list[tuple[int, int]]:
+        n = self.cells
+        parent_side = state & self.side_bit ^ self.side_bit
+        shift = n if parent_side else 0
+        mover = (state >> shift) & self._mask
+        empty = self._mask & ~(state | state >> n)
+        base = state & ~self.side_bit | parent_side
+        found = []
+        for b in range(n):
+            if not mover >> b & 1:
+                continue
+            without = base & ~(1 << (b + shift))
+            if self._turn_agrees(without) and self.outcome(without) is None:
+                found.append((without, b))
+            if mover.bit_count() == self.tokens and self._turn_agrees(base):
+                for a in range(n):
+                    if empty >> a & 1 and self.reach[a] >> b & 1:
+                        parent = without | 1 << (a + shift)
+                        if self.outcome(parent) is None:
+                            found.append((parent, (a + 1) * n + b))
+        return found
+
+    def _turn_agrees(self, state: int) -> bool:
+        """Whether the side to move of ``state`` is possible with its token counts (x places first)."""
+        nx = (state & self._mask).bit_count()
+        no = (state >> self.cells & self._mask).bit_count()
+        if nx == no == self.tokens:
+            return True
+        return nx - no == (1 if state & self.side_bit else 0)
+
     def transform_move(self, move: int, sym: int) -> int:
         p = self.cell_permutation(sym)
         n = self.cells

@@ -99,6 +99,15 @@ class WildGame(BitboardGame):
     def apply(self, state: int, move: int) -> int:
         return state | 1 << move
 
+    def unmoves(self, state: int) -> list[tuple[int, int]]:
+        found = []
+        for move in range(18):
+            if state >> move & 1:
+                parent = state & ~(1 << move)
+                if self.outcome(parent) is None:
+                    found.append((parent, move))
+        return found
+
     def transform_move(self, move: int, sym: int) -> int:
         cell, mark = move % 9, move // 9
         if self.swaps_colours(sym):
