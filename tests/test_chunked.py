@@ -48,9 +48,11 @@ def test_chunked_workers(tmp_path: Path) -> None:
     assert_same("mnk-4-3-3", tmp_path, chunk=500, bucket=2000, workers=2)
 
 
-def test_chunked_mnk_4_4_3(tmp_path: Path) -> None:
-    # about 70 thousand classes; buckets and chunks still small enough to cut every layer
-    assert_same("mnk-4-4-3", tmp_path, chunk=5000, bucket=20_000)
+@pytest.mark.parametrize("name", ["mnk-4-4-3", "mnk-5-3-3", "mnk-4-4-4"])
+def test_chunked_mid_boards(name: str, tmp_path: Path) -> None:
+    # up to 1.2 million classes, about 240 thousand in the largest layer: chunks of 4,096
+    # parents and buckets of 65,536 children cut every large layer into many pieces
+    assert_same(name, tmp_path, chunk=4096, bucket=1 << 16, workers=2)
 
 
 def test_tictactoe_figures(tmp_path: Path) -> None:
@@ -84,7 +86,11 @@ def test_resume_after_interruption(tmp_path: Path) -> None:
     np.testing.assert_array_equal(resumed.arrays()[3], reference.distance)
 
 
-STORAGE_VARIANTS = ["tictactoe", "tictactoe-misere", "mnk-3-3-2", "mnk-3-2-2", "mnk-4-3-3"]
+# every small variant of every family whose rules list the moves into a position
+STORAGE_VARIANTS = [
+    "tictactoe", "tictactoe-misere", "mnk-3-3-2", "mnk-3-2-2", "mnk-4-3-3",
+    "roman", "roman-adjacent", "roman-lines", "rota", "rota-circle", "wild", "wild-misere",
+]
 
 
 @pytest.fixture(scope="module")
@@ -162,3 +168,11 @@ def test_states_writer_keeps_other_variants(tmp_path: Path) -> None:
         assert {i.name: i.storage for i in tb.variants()} == {"tictactoe": "moves", "mnk-3-3-2": "states"}
         assert tb.variant("tictactoe").probe().outcome == "draw"
         assert tb.verify("tictactoe").ok and tb.verify("mnk-3-3-2").ok
+
+
+def test_states_only_needs_unmoves(tmp_path: Path) -> None:
+    db = tmp_path / "u.db"
+    with tablebase.open(db) as tb:
+        with pytest.raises(tablebase.TablebaseError, match="'ultimate-strategy' cannot be stored states-only"):
+            tb.build("ultimate-strategy", storage="states")
+    assert not db.exists()

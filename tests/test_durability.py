@@ -20,13 +20,14 @@ import os, signal, sys
 import tablebase
 path, name, phase, at = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 symmetry = sys.argv[5] == "sym"
+storage = sys.argv[6] if len(sys.argv) > 6 else None
 
 def progress(current, done, total):
     if current == phase and done >= at:
         os.kill(os.getpid(), signal.SIGKILL)
 
 with tablebase.open(path) as tb:
-    tb.build(name, symmetry=symmetry, progress=progress)
+    tb.build(name, symmetry=symmetry, progress=progress, storage=storage, workers=1)
 print("finished")
 """
 
@@ -41,9 +42,12 @@ def snapshot(path: Path) -> dict[str, object]:
         return out
 
 
-def kill_build(path: Path, name: str, phase: str, at: int, symmetry: bool = True) -> subprocess.CompletedProcess:
+def kill_build(
+    path: Path, name: str, phase: str, at: int, symmetry: bool = True, storage: str | None = None
+) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", KILLER, str(path), name, phase, str(at), "sym" if symmetry else "full"],
+        [sys.executable, "-c", KILLER, str(path), name, phase, str(at), "sym" if symmetry else "full",
+         *([storage] if storage else [])],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -80,6 +84,42 @@ def test_killed_then_rebuilt_is_complete(db_copy: Path) -> None:
         info = tb.build("mnk-4-3-3")
         assert (info.states, info.outcome, info.distance) == (28275, "win", 7)
         assert tb.verify("mnk-4-3-3").ok
+
+
+@pytest.mark.parametrize("phase, at", [("layer 6 label", 1), ("write", 1)])
+def test_states_only_build_killed_then_resumed(db_copy: Path, phase: str, at: int) -> None:
+    before = snapshot(db_copy)
+    result = kill_build(db_copy, "mnk-4-3-3", phase, at, storage="states")
+    assert result.returncode == -signal.SIGKILL, result.stderr
+    assert snapshot(db_copy) == before
+    folder = db_copy.with_name(f"{db_copy.name}.build-mnk-4-3-3")
+    assert (folder / "manifest.json").exists()  # the finished layers stay for the next run
+    phases: list[str] = []
+    with tablebase.open(db_copy) as tb:
+        info = tb.build("mnk-4-3-3", storage="states", workers=1, progress=lambda p, d, t: phases.append(p))
+        assert (info.storage, info.states, info.outcome, info.distance) == ("states", 28275, "win", 7)
+        assert tb.verify("mnk-4-3-3").ok and tb.verify("tictactoe").ok
+    assert not any("enumerate" in p for p in phases)  # resumed after the forward pass
+    labelled = [p for p in phases if p.endswith("label")]
+    assert labelled == ([] if phase == "write" else [f"layer {d} label" for d in range(6, -1, -1)])
+    assert not folder.exists()
+    after = snapshot(db_copy)
+    assert {k: v for k, v in after.items() if k != "mnk-4-3-3"} == before
+
+
+def test_states_only_file_killed_in_the_write_keeps_the_old_file(tmp_path: Path) -> None:
+    path = tmp_path / "alone.db"
+    with tablebase.open(path) as tb:
+        tb.build("mnk-4-3-3", storage="states")
+    before = snapshot(path)
+    result = kill_build(path, "mnk-4-3-3", "write", 1, storage="states")
+    assert result.returncode == -signal.SIGKILL, result.stderr
+    assert snapshot(path) == before  # the new file is written beside it and renamed only when complete
+    with tablebase.open(path) as tb:
+        tb.build("mnk-4-3-3", storage="states")
+        assert tb.verify("mnk-4-3-3").ok
+    # neither the half-written file nor the layer files are left behind
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("alone.db.build")]
 
 
 def test_ctrl_c_stops_cleanly_with_one_line(db_copy: Path) -> None:
