@@ -170,11 +170,6 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     return values[keep]
 
 
-def _free_cells(kernels: VectorKernels, states: np.ndarray) -> int:
-    """How many children ``states`` have (by generating them for a sample when that is all we can do)."""
-    return int(kernels.children(states)[0].size)
-
-
 # -- per-chunk work (runs in worker processes) ----------------------------------
 
 _KERNELS: VectorKernels | None = None

@@ -291,7 +291,3 @@ def write_states(
         raw.close()
         engine.dispose()
 
-
-def moves_too_many(states: int, moves_per_state: float = 10.0, limit: int = 50_000_000) -> bool:
-    """Whether the moves table of a variant of ``states`` classes is too large to store (states-only then)."""
-    return states * moves_per_state > limit
