@@ -48,16 +48,16 @@ class _Stored:
         self.conn = conn
         ids, to_move, terminal, outcome, distance, keys, parsed = [], [], [], [], [], [], []
         for chunk in _chunks(_state_rows(conn, table), _CHUNK):
-            columns = list(zip(*chunk))
-            ids.append(np.array(columns[0], dtype=np.int64))
-            to_move.extend(columns[2])
-            terminal.append(np.array(columns[3], dtype=bool))
-            outcome.append(np.array([_CODES.get(o, 0) for o in columns[4]], dtype=np.int8))
-            distance.append(np.array([_NONE if d is None else d for d in columns[5]], dtype=np.int64))
+            rows = _Rows(chunk)
+            ids.append(rows.ids)
+            to_move.extend(rows.to_move)
+            terminal.append(rows.terminal)
+            outcome.append(rows.outcome)
+            distance.append(rows.distance)
             if keep_keys:
-                keys.extend(columns[1])
+                keys.extend(rows.keys)
             if parse is not None:
-                parsed.append(parse(list(columns[1])))
+                parsed.append(parse(rows.keys))
         self.ids = np.concatenate(ids) if ids else np.empty(0, dtype=np.int64)
         self.to_move = to_move
         self.terminal = np.concatenate(terminal) if terminal else np.empty(0, dtype=bool)
@@ -81,6 +81,19 @@ class _Stored:
             row = self.conn.execute("SELECT key FROM states WHERE id = ?", (int(self.ids[i]),)).fetchone()
             key = self._key_cache[i] = row[0]
         return key
+
+
+class _Rows:
+    """One chunk of ``(id, key, to_move, terminal, outcome, distance)`` rows as columns."""
+
+    def __init__(self, chunk: list[tuple[Any, ...]]):
+        columns = list(zip(*chunk))
+        self.ids = np.array(columns[0], dtype=np.int64)
+        self.keys: list[str] = list(columns[1])
+        self.to_move: list[str] = list(columns[2])
+        self.terminal = np.array(columns[3], dtype=bool)
+        self.outcome = np.array([_CODES.get(o, 0) for o in columns[4]], dtype=np.int8)
+        self.distance = np.array([_NONE if d is None else d for d in columns[5]], dtype=np.int64)
 
 
 def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
@@ -179,7 +192,10 @@ def _verify(conn: sqlite3.Connection, table: VariantTable, rules: bool, vector: 
             texts = {i: m for m, i in move_ids.items()}
             edges = [(int(a), texts[int(b)], int(c)) for a, b, c in zip(src_id, move, dst_id)]
             _check_rules(table, stored, edges, report)
-    _check_labels(stored.key, stored.terminal, stored.outcome, stored.distance, src, dst, table.info.complete, report)
+    _check_labels(
+        stored.key, stored.terminal, stored.outcome, stored.distance, src, stored.outcome[dst], stored.distance[dst],
+        table.info.complete, report,
+    )
     return report
 
 
@@ -249,49 +265,12 @@ def _check_rules_vector(
     """The rules check of :func:`_check_rules` on arrays, for a complete variant."""
     game = table.game
     n = len(stored.ids)
-    states, valid = stored.states, stored.parsed.copy()
-
-    def unparsed(i: int) -> str:
-        try:
-            game.parse_position(stored.key(i))
-        except TablebaseError as exc:
-            return f"{stored.key(i)}: stored key does not parse ({exc})"
-        return f"{stored.key(i)}: stored key does not parse"
-
-    _report(report, np.flatnonzero(~valid), unparsed)
+    states = stored.states
+    valid, ends = _check_states_vector(
+        table, kernels, stored.key, states, stored.parsed, stored.to_move, stored.terminal, stored.outcome,
+        stored.distance, report,
+    )
     chunks = [slice(lo, min(n, lo + _CHUNK)) for lo in range(0, n, _CHUNK)]
-    if table.info.symmetry:
-        canonical = np.concatenate([kernels.canonical(states[c]) for c in chunks])
-        _report(
-            report,
-            np.flatnonzero(valid & (canonical != states)),
-            lambda i: f"{stored.key(i)}: stored key is not the canonical form of its class",
-        )
-    rules_to_move = np.array([m for c in chunks for m in kernels.to_move(states[c])], dtype=object)
-    wrong_side = np.flatnonzero(valid & (rules_to_move != np.array(stored.to_move, dtype=object)))
-    _report(
-        report,
-        wrong_side,
-        lambda i: f"{stored.key(i)}: stored side to move {stored.to_move[i]!r}, rules say {rules_to_move[i]!r}",
-    )
-    result = np.concatenate([kernels.outcome(states[c]) for c in chunks])
-    ends = result != 0
-    _report(
-        report,
-        np.flatnonzero(valid & (stored.terminal != ends)),
-        lambda i: f"{stored.key(i)}: stored terminal={bool(stored.terminal[i])}, rules say {bool(ends[i])}",
-    )
-    valid &= stored.terminal == ends
-
-    def terminal_message(i: int) -> str:
-        d = None if stored.distance[i] == _NONE else int(stored.distance[i])
-        return f"{stored.key(i)}: terminal {_NAMES.get(int(stored.outcome[i]))}/{d}, rules say {_NAMES[int(result[i])]}/0"
-
-    _report(
-        report,
-        np.flatnonzero(valid & ends & ((stored.outcome != result) | (stored.distance != 0))),
-        terminal_message,
-    )
 
     # the moves of every valid non-terminal state: generated by the rules, looked up among the stored states
     checked = valid & ~ends
@@ -343,19 +322,79 @@ def _check_rules_vector(
     _report(report, np.flatnonzero(differ), moves_message)
 
 
+def _check_states_vector(
+    table: VariantTable,
+    kernels: VectorKernels,
+    key: Callable[[int], str],
+    states: np.ndarray,
+    parsed: np.ndarray,
+    to_move: list[str],
+    terminal: np.ndarray,
+    outcome: np.ndarray,
+    distance: np.ndarray,
+    report: VerifyReport,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rules on each stored state alone: its key parses, is canonical, and its side to move,
+    terminal flag and terminal outcome agree with the kernels. Returns ``(valid, ends)``: the rows
+    that parsed with the right terminal flag, and the rows the rules call terminal."""
+    game = table.game
+    n = len(states)
+    valid = parsed.copy()
+
+    def unparsed(i: int) -> str:
+        try:
+            game.parse_position(key(i))
+        except TablebaseError as exc:
+            return f"{key(i)}: stored key does not parse ({exc})"
+        return f"{key(i)}: stored key does not parse"
+
+    _report(report, np.flatnonzero(~valid), unparsed)
+    chunks = [slice(lo, min(n, lo + _CHUNK)) for lo in range(0, n, _CHUNK)]
+    if table.info.symmetry:
+        canonical = np.concatenate([kernels.canonical(states[c]) for c in chunks]) if n else states
+        _report(
+            report,
+            np.flatnonzero(valid & (canonical != states)),
+            lambda i: f"{key(i)}: stored key is not the canonical form of its class",
+        )
+    rules_to_move = np.array([m for c in chunks for m in kernels.to_move(states[c])], dtype=object)
+    wrong_side = np.flatnonzero(valid & (rules_to_move != np.array(to_move, dtype=object)))
+    _report(
+        report,
+        wrong_side,
+        lambda i: f"{key(i)}: stored side to move {to_move[i]!r}, rules say {rules_to_move[i]!r}",
+    )
+    result = np.concatenate([kernels.outcome(states[c]) for c in chunks]) if n else np.empty(0, dtype=np.int8)
+    ends = result != 0
+    _report(
+        report,
+        np.flatnonzero(valid & (terminal != ends)),
+        lambda i: f"{key(i)}: stored terminal={bool(terminal[i])}, rules say {bool(ends[i])}",
+    )
+    valid &= terminal == ends
+
+    def terminal_message(i: int) -> str:
+        d = None if distance[i] == _NONE else int(distance[i])
+        return f"{key(i)}: terminal {_NAMES.get(int(outcome[i]))}/{d}, rules say {_NAMES[int(result[i])]}/0"
+
+    _report(report, np.flatnonzero(valid & ends & ((outcome != result) | (distance != 0))), terminal_message)
+    return valid, ends
+
+
 def _check_labels(
     key: Callable[[int], str],
     terminal: np.ndarray,
     outcome: np.ndarray,
     distance: np.ndarray,
     src: np.ndarray,
-    dst: np.ndarray,
+    child_outcome: np.ndarray,
+    child_distance: np.ndarray,
     complete: bool,
     report: VerifyReport,
 ) -> None:
+    """Each state's label against the labels of its children (edge ``i`` leads from state ``src[i]``
+    to a child labelled ``child_outcome[i]``/``child_distance[i]``)."""
     n = len(terminal)
-    child_outcome = outcome[dst]
-    child_distance = distance[dst]
     big = np.iinfo(np.int64).max
     outdeg = np.bincount(src, minlength=n)
 
@@ -397,15 +436,96 @@ def _check_labels(
         )
 
 
-def verify_children(table: VariantTable, sample: int | None = None, seed: int = 0) -> VerifyReport:
+def _verify_children_vector(
+    conn: sqlite3.Connection, table: VariantTable, kernels: VectorKernels, report: VerifyReport
+) -> None:
+    """:func:`verify_children` of every state on the array kernels.
+
+    One pass reads the rows a chunk at a time and checks each state alone
+    (:func:`_check_states_vector`), keeping the states and labels as arrays;
+    the states are sorted once, and then each chunk of parents has its
+    children generated, found among the stored states by binary search, and
+    its labels checked against theirs (:func:`_check_labels`). Memory is
+    about 40 bytes per stored state.
+    """
+    ids, states, outcome, distance, live = [], [], [], [], []
+    for chunk in _chunks(_state_rows(conn, table), _CHUNK):
+        rows = _Rows(chunk)
+        parsed, ok = kernels.parse_positions(rows.keys)
+        valid, ends = _check_states_vector(
+            table, kernels, rows.keys.__getitem__, parsed, ok, rows.to_move, rows.terminal, rows.outcome,
+            rows.distance, report,
+        )
+        report.states += len(rows.keys)
+        ids.append(rows.ids)
+        states.append(parsed)
+        outcome.append(rows.outcome)
+        distance.append(rows.distance.astype(np.int32))
+        live.append(valid & ~ends)
+    if not ids:
+        report.add("no states stored")
+        return
+    row_id, state, label, dist, alive = (np.concatenate(a) for a in (ids, states, outcome, distance, live))
+    del ids, states, outcome, distance, live
+    keys: dict[int, str] = {}
+
+    def key(i: int) -> str:
+        if i not in keys:
+            keys[i] = conn.execute("SELECT key FROM states WHERE id = ?", (int(row_id[i]),)).fetchone()[0]
+        return keys[i]
+
+    n = len(state)
+    order = np.argsort(state)
+    ordered = state[order]
+    _report(report, order[1:][ordered[1:] == ordered[:-1]], lambda i: f"{key(i)}: stored twice")
+    for lo in range(0, n, _CHUNK):
+        rows_at = lo + np.flatnonzero(alive[lo : lo + _CHUNK])
+        if not rows_at.size:
+            continue
+        parent, _, child = kernels.children(state[rows_at])
+        if table.info.symmetry:
+            child = kernels.canonical(child)
+        report.moves += len(child)
+        by_child = np.argsort(child)
+        pos = np.empty(len(child), dtype=np.int64)
+        pos[by_child] = np.minimum(np.searchsorted(ordered, child[by_child]), n - 1)
+        found = ordered[pos] == child
+        complete = np.ones(len(rows_at), dtype=bool)
+        complete[parent[~found]] = False
+        _report(
+            report,
+            rows_at[~complete],
+            lambda i: f"{key(i)}: a position after one of its moves is not stored",
+        )
+        keep = complete[parent]
+        local = np.cumsum(complete) - 1
+        checked = rows_at[complete]
+        target = order[pos[keep]]
+        _check_labels(
+            lambda i: key(int(checked[i])),
+            np.zeros(len(checked), dtype=bool),
+            label[checked],
+            dist[checked].astype(np.int64),
+            local[parent[keep]],
+            label[target],
+            dist[target].astype(np.int64),
+            True,
+            report,
+        )
+
+
+def verify_children(
+    table: VariantTable, sample: int | None = None, seed: int = 0, vector: bool | None = None
+) -> VerifyReport:
     """Check stored states against their children derived from the rules (no moves table needed).
 
     Each checked state is parsed from its key; its terminal flag and outcome
     must match the rules, and its label must follow from the stored labels
     of its children (looked up by canonical key) by the rule of the builder.
     ``sample`` checks that many states drawn at random (with a fixed
-    ``seed``); ``None`` checks every state, which on large variants takes
-    long. This is the check for states-only storage.
+    ``seed``); ``None`` checks every state, on the game's array kernels when
+    it has them (``vector=False``: state by state). This is the check for
+    states-only storage.
     """
     import random
 
@@ -426,6 +546,10 @@ def verify_children(table: VariantTable, sample: int | None = None, seed: int = 
             return report
         columns = "id, key, to_move, terminal, outcome, distance"
         rows: Iterable[tuple[Any, ...]]
+        kernels = table.game.vector
+        if sample is None and kernels is not None and table.info.complete and vector is not False:
+            _verify_children_vector(conn, table, kernels, report)
+            return report
         if sample is None:
             rows = conn.execute(f"SELECT {columns} FROM states WHERE variant_id = ? ORDER BY id", (table.variant_id,))
         else:
@@ -455,13 +579,13 @@ def _check_children(table: VariantTable, rows: list[tuple[Any, ...]], report: Ve
         report.states += 1
         result = game.outcome(state)
         if bool(terminal) != (result is not None):
-            report.add(f"{key}: stored terminal={bool(terminal)}, the rules say {result is not None}")
+            report.add(f"{key}: stored terminal={bool(terminal)}, rules say {result is not None}")
             continue
         if to_move != game.to_move(state):
-            report.add(f"{key}: stored side to move {to_move!r}, the rules say {game.to_move(state)!r}")
+            report.add(f"{key}: stored side to move {to_move!r}, rules say {game.to_move(state)!r}")
         if result is not None:
             if outcome != result or distance not in (0,):
-                report.add(f"{key}: terminal, stored {outcome}/{distance}, the rules say {result}/0")
+                report.add(f"{key}: terminal {outcome}/{distance}, rules say {result}/0")
             continue
         parsed.append((key, outcome, distance, [child for _, child in game.children(state)]))
     children = [c for *_, kids in parsed for c in kids]

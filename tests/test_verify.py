@@ -77,3 +77,33 @@ def test_wrong_terminal_outcome_is_found(db_copy: Path) -> None:
     )
     report = verify(db_copy)
     assert f"{key('xxx/oo./...')}: terminal draw/0, rules say loss/0" in report.errors
+
+
+def test_states_only_corruptions_are_found_by_both_paths(tmp_path: Path) -> None:
+    from tablebase.verify import verify_children
+
+    path = tmp_path / "states.db"
+    with tablebase.open(path) as tb:
+        tb.build("tictactoe", storage="states")
+    corrupt(path, "UPDATE states SET distance = 3 WHERE key = ?", key("xx./oo./..."))
+    corrupt(path, "UPDATE states SET outcome = 'draw' WHERE key = ?", key("xxx/o.o/..."))
+    corrupt(path, "UPDATE states SET to_move = 'x' WHERE key = ?", key("x../.../..."))
+    corrupt(path, "DELETE FROM states WHERE key = ?", key("xo./x../..."))
+    expected = {
+        f"{key('xx./oo./...')}: stored win/3, children say win/1",
+        f"{key('xxx/o.o/...')}: terminal draw/0, rules say loss/0",
+        # a parent whose win in one was that line: its fastest win is now b2, threatening c1, b3 and c3: 3 plies
+        f"{key('xx./o.o/...')}: stored win/1, children say win/3",
+        f"{key('x../.../...')}: stored side to move 'x', rules say 'o'",
+    }
+    with tablebase.open(path) as tb:
+        table = tb.variant("tictactoe")
+        reports = [verify_children(table, vector=True), verify_children(table, vector=False)]
+    for report in reports:
+        assert not report.ok
+        assert expected <= set(report.errors)
+        # the deleted state is a child of every position one mark earlier that leads to it
+        assert f"{key('xo./.../...')}: a position after one of its moves is not stored" in report.errors
+        assert report.states == 764
+    assert set(reports[0].errors) == set(reports[1].errors)
+    assert reports[0].moves > 2000
