@@ -71,6 +71,13 @@ PositionArg = Annotated[
 ]
 
 
+def moves_text(info: tablebase.VariantInfo) -> str:
+    """How many moves are stored, or that they come from the rules (states-only storage)."""
+    if info.storage == "states":
+        return "moves from the rules (states only)"
+    return f"{info.moves:,} moves"
+
+
 def fail(message: str) -> None:
     """Print one line on stderr and exit with code 1."""
     typer.echo(f"error: {message}", err=True)
@@ -201,7 +208,7 @@ def build(
                 if progress is not None:
                     progress.close()
             typer.echo(
-                f"{info.name}: {info.states} states, {info.moves} moves, start is a {info.outcome}"
+                f"{info.name}: {info.states:,} states, {moves_text(info)}, start is a {info.outcome}"
                 f" in {show_distance(info.distance)} ({info.build_seconds:.2f} s)"
             )
 
@@ -252,7 +259,7 @@ def list_(
             [
                 i.name,
                 i.states,
-                i.moves,
+                i.moves if i.storage == "moves" else "-",
                 "yes" if i.symmetry else "no",
                 i.outcome or "unsolved",
                 show_distance(i.distance),

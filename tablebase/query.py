@@ -189,6 +189,7 @@ class VariantInfo:
             "variant": self.name,
             "states": self.states,
             "moves": self.moves,
+            "storage": self.storage,
             "symmetry": self.symmetry,
             "outcome": self.outcome,
             "distance": self.distance,

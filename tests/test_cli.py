@@ -63,7 +63,10 @@ def test_best_line_predecessors_stats_list_json(built_db: Path) -> None:
     assert stats["plies"][1] == {"ply": 1, "positions": 9, "classes": 3}
     assert set(stats["outcomes"]) == {"win", "loss", "draw"} and stats["terminal"] == 138
     listing = ok_json("list", db=built_db)
-    assert {"variant": "tictactoe", "states": 765, "moves": 2270, "symmetry": True, "outcome": "draw", "distance": 9} in listing
+    assert {
+        "variant": "tictactoe", "states": 765, "moves": 2270, "storage": "moves", "symmetry": True, "outcome": "draw",
+        "distance": 9,
+    } in listing
 
 
 def test_human_output(built_db: Path) -> None:
