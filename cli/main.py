@@ -373,17 +373,24 @@ def verify(
         Optional[int], typer.Option("--sample", min=1, help="Check this many random states against their children.")
     ] = None,
     json_: JsonOption = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
+    reports = []
     with tablebase.open(db) as tb:
-        names = list(variants or [i.name for i in tb.variants()])
-        reports = [tb.verify(name, sample=sample) for name in names]
+        for name in list(variants or [i.name for i in tb.variants()]):
+            progress = None if quiet else BuildProgress(name)
+            try:
+                reports.append(tb.verify(name, sample=sample, progress=progress))
+            finally:
+                if progress is not None:
+                    progress.close()
     if json_:
         emit_json([r.to_dict() for r in reports])
     else:
         for r in reports:
             status = "ok" if r.ok else f"{r.error_count} disagreement(s)"
-            typer.echo(f"{r.variant}: {r.states} states, {r.moves} moves: {status}")
+            typer.echo(f"{r.variant}: {r.states:,} states, {r.moves:,} moves: {status}")
             for e in r.errors:
                 typer.echo(f"  {e}")
     if not all(r.ok for r in reports):

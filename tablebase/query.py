@@ -584,17 +584,19 @@ class Tablebase:
             self._conn = None
         self._tables.clear()
 
-    def verify(self, name: str, sample: int | None = None) -> VerifyReport:
+    def verify(self, name: str, sample: int | None = None, progress: Progress | None = None) -> VerifyReport:
         """Re-derive every stored label of ``name`` from its stored moves and the rules.
 
         States-only variants, and any variant with ``sample`` (that many random
         states), are checked against their children derived from the rules.
+        ``progress`` is called as during a build, on the check of every state of
+        a states-only variant.
         """
         from tablebase.verify import verify, verify_children
 
         table = self.variant(name)
         if sample is not None or table.info.storage == "states":
-            return verify_children(table, sample)
+            return verify_children(table, sample, progress=progress)
         return verify(table)
 
 

@@ -25,6 +25,7 @@ from tablebase.errors import TablebaseError
 
 if TYPE_CHECKING:
     from tablebase.games.kernels import VectorKernels
+    from tablebase.solve import Progress
     from tablebase.query import VariantTable, VerifyReport
 
 _CODES = {"win": 1, "loss": 2, "draw": 3}
@@ -437,7 +438,11 @@ def _check_labels(
 
 
 def _verify_children_vector(
-    conn: sqlite3.Connection, table: VariantTable, kernels: VectorKernels, report: VerifyReport
+    conn: sqlite3.Connection,
+    table: VariantTable,
+    kernels: VectorKernels,
+    report: VerifyReport,
+    progress: Progress | None = None,
 ) -> None:
     """:func:`verify_children` of every state on the array kernels.
 
@@ -457,6 +462,8 @@ def _verify_children_vector(
             rows.distance, report,
         )
         report.states += len(rows.keys)
+        if progress is not None:
+            progress("read", report.states, table.info.states)
         ids.append(rows.ids)
         states.append(parsed)
         outcome.append(rows.outcome)
@@ -512,10 +519,16 @@ def _verify_children_vector(
             True,
             report,
         )
+        if progress is not None:
+            progress("children", min(n, lo + _CHUNK), n)
 
 
 def verify_children(
-    table: VariantTable, sample: int | None = None, seed: int = 0, vector: bool | None = None
+    table: VariantTable,
+    sample: int | None = None,
+    seed: int = 0,
+    vector: bool | None = None,
+    progress: Progress | None = None,
 ) -> VerifyReport:
     """Check stored states against their children derived from the rules (no moves table needed).
 
@@ -548,7 +561,7 @@ def verify_children(
         rows: Iterable[tuple[Any, ...]]
         kernels = table.game.vector
         if sample is None and kernels is not None and table.info.complete and vector is not False:
-            _verify_children_vector(conn, table, kernels, report)
+            _verify_children_vector(conn, table, kernels, report, progress)
             return report
         if sample is None:
             rows = conn.execute(f"SELECT {columns} FROM states WHERE variant_id = ? ORDER BY id", (table.variant_id,))
@@ -562,8 +575,11 @@ def verify_children(
                 ).fetchone()
                 picked.append(row)
             rows = picked
+        total = count if sample is None else min(sample, count)
         for chunk in _chunks(rows, 2_000):
             _check_children(table, chunk, report)
+            if progress is not None:
+                progress("check", report.states, total)
     return report
 
 
