@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -46,6 +46,8 @@ def test_position_parsers(name: str, text: str) -> None:
 
 @FUZZ
 @given(name=st.sampled_from(NAMES), text=st.one_of(st.text(alphabet="abcdxo0123456789-", max_size=8), any_text))
+@example(name="tictactoe", text="A²")  # a digit to str.isdigit, not to int()
+@example(name="roman", text="a1-b²")
 def test_move_parsers(name: str, text: str) -> None:
     game = games.get(name)
     state = game.initial_state()

@@ -413,7 +413,7 @@ def cell_name(cell: int, columns: int) -> str:
 
 def parse_cell(text: str, columns: int, rows: int) -> int | None:
     """The cell index named by ``text`` (``"b2"``), or ``None`` if it names no cell."""
-    if len(text) < 2 or not text[0].isalpha() or not text[1:].isdigit():
+    if len(text) < 2 or not text[0].isalpha() or not (text[1:].isascii() and text[1:].isdigit()):
         return None
     col = ord(text[0].lower()) - ord("a")
     row = int(text[1:]) - 1
