@@ -150,6 +150,7 @@ def test_list(tb: tablebase.Tablebase) -> None:
         "variant": "tictactoe",
         "states": 765,
         "moves": 2270,
+        "storage": "moves",
         "symmetry": True,
         "outcome": "draw",
         "distance": 9,
