@@ -448,11 +448,12 @@ def _verify_children_vector(
 
     One pass reads the rows a chunk at a time and checks each state alone
     (:func:`_check_states_vector`), keeping the states and labels as arrays;
-    the states are sorted once, and then each chunk of parents has its
+    these are sorted by state once, and then each chunk of parents has its
     children generated, found among the stored states by binary search, and
     its labels checked against theirs (:func:`_check_labels`). Memory is
-    about 40 bytes per stored state.
+    about 25 bytes per stored state.
     """
+    block = _id_range(conn, table)
     ids, states, outcome, distance, live = [], [], [], [], []
     for chunk in _chunks(_state_rows(conn, table), _CHUNK):
         rows = _Rows(chunk)
@@ -464,27 +465,34 @@ def _verify_children_vector(
         report.states += len(rows.keys)
         if progress is not None:
             progress("read", report.states, table.info.states)
-        ids.append(rows.ids)
+        if block is None:
+            ids.append(rows.ids)
         states.append(parsed)
         outcome.append(rows.outcome)
         distance.append(rows.distance.astype(np.int32))
         live.append(valid & ~ends)
-    if not ids:
+    if not states:
         report.add("no states stored")
         return
-    row_id, state, label, dist, alive = (np.concatenate(a) for a in (ids, states, outcome, distance, live))
-    del ids, states, outcome, distance, live
+    state = np.concatenate(states)
+    del states
+    order = np.argsort(state)
+    state = state[order]
+    label, dist, alive = (np.concatenate(parts)[order] for parts in (outcome, distance, live))
+    del outcome, distance, live
+    row_id = np.concatenate(ids) if block is None else None
     keys: dict[int, str] = {}
 
     def key(i: int) -> str:
+        """The stored key of the ``i``-th state in sorted order."""
         if i not in keys:
-            keys[i] = conn.execute("SELECT key FROM states WHERE id = ?", (int(row_id[i]),)).fetchone()[0]
+            at = int(order[i])
+            state_id = block[0] + at if row_id is None else int(row_id[at])
+            keys[i] = conn.execute("SELECT key FROM states WHERE id = ?", (state_id,)).fetchone()[0]
         return keys[i]
 
     n = len(state)
-    order = np.argsort(state)
-    ordered = state[order]
-    _report(report, order[1:][ordered[1:] == ordered[:-1]], lambda i: f"{key(i)}: stored twice")
+    _report(report, np.flatnonzero(state[1:] == state[:-1]) + 1, lambda i: f"{key(i)}: stored twice")
     for lo in range(0, n, _CHUNK):
         rows_at = lo + np.flatnonzero(alive[lo : lo + _CHUNK])
         if not rows_at.size:
@@ -495,8 +503,8 @@ def _verify_children_vector(
         report.moves += len(child)
         by_child = np.argsort(child)
         pos = np.empty(len(child), dtype=np.int64)
-        pos[by_child] = np.minimum(np.searchsorted(ordered, child[by_child]), n - 1)
-        found = ordered[pos] == child
+        pos[by_child] = np.minimum(np.searchsorted(state, child[by_child]), n - 1)
+        found = state[pos] == child
         complete = np.ones(len(rows_at), dtype=bool)
         complete[parent[~found]] = False
         _report(
@@ -507,7 +515,7 @@ def _verify_children_vector(
         keep = complete[parent]
         local = np.cumsum(complete) - 1
         checked = rows_at[complete]
-        target = order[pos[keep]]
+        target = pos[keep]
         _check_labels(
             lambda i: key(int(checked[i])),
             np.zeros(len(checked), dtype=bool),
