@@ -85,7 +85,7 @@ class _Stored:
 
 
 class _Rows:
-    """One chunk of ``(id, key, to_move, terminal, outcome, distance)`` rows as columns."""
+    """One chunk of :func:`_state_rows` rows as columns."""
 
     def __init__(self, chunk: list[tuple[Any, ...]]):
         columns = list(zip(*chunk))
@@ -93,8 +93,8 @@ class _Rows:
         self.keys: list[str] = list(columns[1])
         self.to_move: list[str] = list(columns[2])
         self.terminal = np.array(columns[3], dtype=bool)
-        self.outcome = np.array([_CODES.get(o, 0) for o in columns[4]], dtype=np.int8)
-        self.distance = np.array([_NONE if d is None else d for d in columns[5]], dtype=np.int64)
+        self.outcome = np.array(columns[4], dtype=np.int8)
+        self.distance = np.array(columns[5], dtype=np.int64)
 
 
 def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
@@ -113,15 +113,27 @@ def _id_range(conn: sqlite3.Connection, table: VariantTable) -> tuple[int, int] 
     return None
 
 
-def _state_rows(conn: sqlite3.Connection, table: VariantTable) -> Iterable[tuple[Any, ...]]:
-    block = _id_range(conn, table)
+#: The columns :class:`_Rows` reads: outcome as its code (0 for text outside the vocabulary), no distance as -1.
+_ROW_COLUMNS = (
+    "id, key, to_move, terminal,"
+    f" CASE outcome {' '.join(f'WHEN {o!r} THEN {c}' for o, c in _CODES.items())} ELSE 0 END,"
+    f" COALESCE(distance, {_NONE})"
+)
+
+
+def _state_rows(
+    conn: sqlite3.Connection, table: VariantTable, block: tuple[int, int] | None = None
+) -> Iterable[tuple[Any, ...]]:
+    """Every state row of ``table`` in id order; ``block``: its ids as found by :func:`_id_range`."""
+    if block is None:
+        block = _id_range(conn, table)
     if block is None:
         return conn.execute(
-            "SELECT id, key, to_move, terminal, outcome, distance FROM states WHERE variant_id = ? ORDER BY id",
+            f"SELECT {_ROW_COLUMNS} FROM states WHERE variant_id = ? ORDER BY id",
             (table.variant_id,),
         )
     return conn.execute(
-        "SELECT id, key, to_move, terminal, outcome, distance FROM states WHERE id BETWEEN ? AND ? ORDER BY id",
+        f"SELECT {_ROW_COLUMNS} FROM states WHERE id BETWEEN ? AND ? ORDER BY id",
         block,
     )
 
@@ -455,7 +467,7 @@ def _verify_children_vector(
     """
     block = _id_range(conn, table)
     ids, states, outcome, distance, live = [], [], [], [], []
-    for chunk in _chunks(_state_rows(conn, table), _CHUNK):
+    for chunk in _chunks(_state_rows(conn, table, block), _CHUNK):
         rows = _Rows(chunk)
         parsed, ok = kernels.parse_positions(rows.keys)
         valid, ends = _check_states_vector(
