@@ -103,9 +103,13 @@ def per_ply(db: str, variant: str, census: bool) -> None:
     if census:
         from census import census as count_boards
 
-        _, m, n, k = variant.split("-")[:4]
+        from tablebase import games
+
+        board = games.get(variant).parameters()
         t = time.perf_counter()
-        counted = {r.ply: (r.positions, r.classes, r.terminal_classes) for r in count_boards(int(m), int(n), int(k))}
+        counted = {
+            r.ply: (r.positions, r.classes, r.terminal_classes) for r in count_boards(board["m"], board["n"], board["k"])
+        }
         print(f"census (benchmarks/census.py) took {time.perf_counter() - t:.1f} s")
     print(f"{'ply':>3} {'positions':>13} {'classes':>12} {'terminal':>10} {'wins':>11} {'losses':>11} {'draws':>11}  census")
     for ply, positions, classes, terminal, wins, losses, draws in rows:

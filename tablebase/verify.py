@@ -25,8 +25,8 @@ from tablebase.errors import TablebaseError
 
 if TYPE_CHECKING:
     from tablebase.games.kernels import VectorKernels
-    from tablebase.solve import Progress
     from tablebase.query import VariantTable, VerifyReport
+    from tablebase.solve import Progress
 
 _CODES = {"win": 1, "loss": 2, "draw": 3}
 _NAMES = {1: "win", 2: "loss", 3: "draw"}
@@ -577,12 +577,12 @@ def verify_children(
         if first is None or not count:
             report.add("no states stored")
             return report
-        columns = "id, key, to_move, terminal, outcome, distance"
-        rows: Iterable[tuple[Any, ...]]
         kernels = table.game.vector
         if sample is None and kernels is not None and table.info.complete and vector is not False:
             _verify_children_vector(conn, table, kernels, report, progress)
             return report
+        columns = "id, key, to_move, terminal, outcome, distance"
+        rows: Iterable[tuple[Any, ...]]
         if sample is None:
             rows = conn.execute(f"SELECT {columns} FROM states WHERE variant_id = ? ORDER BY id", (table.variant_id,))
         else:

@@ -54,9 +54,9 @@ def test_census_terminal_tictactoe() -> None:
 
 @pytest.mark.parametrize("name", ["mnk-3-3-2", "mnk-4-3-3", "mnk-3-4-3", "mnk-5-3-3", "mnk-4-4-3", "mnk-4-2-2"])
 def test_builder_counts_match_census(name: str) -> None:
-    _, m, n, k = name.split("-")
-    rows = census.census(int(m), int(n), int(k))
     game = games.get(name)
+    board = game.parameters()
+    rows = census.census(board["m"], board["n"], board["k"])
     with_symmetry = count(game, symmetry=True)
     without = count(game, symmetry=False)
     assert [(c.ply, c.positions, c.classes, c.terminal) for c in with_symmetry] == [

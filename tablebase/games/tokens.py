@@ -163,6 +163,8 @@ class TokenGame(BitboardGame):
         mover = (state >> shift) & self._mask
         empty = self._mask & ~(state | state >> n)
         base = state & ~self.side_bit | parent_side
+        # a token move needs all of the mover's tokens down, with the turn order intact before it
+        slid = mover.bit_count() == self.tokens and self._turn_agrees(base)
         found = []
         for b in range(n):
             if not mover >> b & 1:
@@ -170,7 +172,7 @@ class TokenGame(BitboardGame):
             without = base & ~(1 << (b + shift))
             if self._turn_agrees(without) and self.outcome(without) is None:
                 found.append((without, b))
-            if mover.bit_count() == self.tokens and self._turn_agrees(base):
+            if slid:
                 for a in range(n):
                     if empty >> a & 1 and self.reach[a] >> b & 1:
                         parent = without | 1 << (a + shift)

@@ -101,7 +101,7 @@ class WildGame(BitboardGame):
 
     def unmoves(self, state: int) -> list[tuple[int, int]]:
         found = []
-        for move in range(18):
+        for move in range(2 * self.cells):
             if state >> move & 1:
                 parent = state & ~(1 << move)
                 if self.outcome(parent) is None:
