@@ -73,9 +73,9 @@ PositionArg = Annotated[
 
 def moves_text(info: tablebase.VariantInfo) -> str:
     """How many moves are stored, or that they come from the rules (states-only storage)."""
-    if info.storage == "states":
-        return "moves from the rules (states only)"
-    return f"{info.moves:,} moves"
+    if info.moves_stored:
+        return f"{info.moves:,} moves"
+    return f"moves from the rules ({info.storage_label})"
 
 
 def fail(message: str) -> None:
@@ -259,7 +259,7 @@ def list_(
             [
                 i.name,
                 i.states,
-                i.moves if i.storage == "moves" else "-",
+                i.moves if i.moves_stored else "-",
                 "yes" if i.symmetry else "no",
                 i.outcome or "unsolved",
                 show_distance(i.distance),

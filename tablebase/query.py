@@ -21,10 +21,10 @@ import json
 import os
 import sqlite3
 import time
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Iterator, NoReturn, TypeVar
 
 from tablebase import games
 from tablebase.errors import (
@@ -37,6 +37,8 @@ from tablebase.errors import (
     VariantNotBuiltError,
 )
 from tablebase.games.base import Game
+from tablebase.outcome import move_value, rank
+from tablebase.store.layouts import Entry, Row, Storage, layout, layout_info, open_storage
 from tablebase.store.schema import UPGRADE_COMMAND, check_revision
 
 if TYPE_CHECKING:
@@ -45,13 +47,15 @@ if TYPE_CHECKING:
     from tablebase.solve import Progress
 
 DEFAULT_DB = "tablebase.db"
-#: Above this many classes a build stores states only (``storage=None``).
+#: Above this many classes a build (``storage=None``) of a game with layered array kernels is solved
+#: out of core and stored with :data:`LARGE_STORAGE`.
 STATES_ONLY_ABOVE = 20_000_000
+#: The layout of builds that do not name one, and of large out-of-core builds.
+DEFAULT_STORAGE = "moves"
+LARGE_STORAGE = "states"
 #: How much of the file read-only connections map into memory.
 READ_MMAP_BYTES = 1 << 30
 _T = TypeVar("_T")
-_FLIP = {"win": "loss", "loss": "win", "draw": "draw"}
-_RANK = {"win": 0, "draw": 1, "loss": 2}
 
 
 @dataclass(frozen=True)
@@ -62,17 +66,6 @@ class MoveValue:
     position: str
     outcome: str
     distance: int | None
-
-    def sort_key(self) -> tuple[int, float]:
-        """Best first: fastest win, then draws (longest first), then slowest loss."""
-        return _move_rank(self.outcome, self.distance)
-
-
-def _move_rank(outcome: str, distance: int | None) -> tuple[int, float]:
-    d = float("inf") if distance is None else distance
-    if outcome == "win":
-        return (0, d)
-    return (_RANK[outcome], -d)
 
 
 @dataclass(frozen=True)
@@ -180,8 +173,19 @@ class VariantInfo:
     build_seconds: float
     builder_version: str
     built_at: str
-    #: ``"moves"`` when the moves table holds the variant's moves, ``"states"`` when they come from the rules.
+    #: The storage layout (:mod:`tablebase.store.layouts`): ``"moves"`` when the moves table holds the
+    #: variant's moves, ``"states"`` when they come from the rules.
     storage: str = "moves"
+
+    @property
+    def moves_stored(self) -> bool:
+        """Whether the file holds the variant's moves (else they are derived from the rules)."""
+        return layout_info(self.storage).stores_moves
+
+    @property
+    def storage_label(self) -> str:
+        """How listings name the layout of a variant whose moves are not stored (``"states only"``)."""
+        return layout_info(self.storage).label
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``tablebase list --json``."""
@@ -365,9 +369,9 @@ class Tablebase:
             row = conn.execute(f"SELECT {_VARIANT_COLUMNS} FROM variants WHERE name = ?", (name,)).fetchone()
             if row is None:
                 del self._tables[name]
-                table.variant_id = -1
+                table.variant_id = table.storage.variant_id = -1
             else:
-                table.variant_id, table.info = row[0], _info(row)
+                table.bind(row[0], _info(row))
 
     def _check_schema(self, conn: sqlite3.Connection) -> None:
         where = str(self.path)
@@ -478,21 +482,15 @@ class Tablebase:
         ``workers`` processes (default: one per core).
         """
         from tablebase.solve import solve
-        from tablebase.store.engine import upgrade
-        from tablebase.store.writer import write_solution
 
-        if storage not in (None, "moves", "states"):
-            raise BuildError(f"unknown storage {storage!r}: use 'moves' or 'states'")
+        chosen = None if storage is None else layout(storage)
         game = games.get(name)
         if not game.enumerable:
             raise BuildError(
                 f"variant {name!r} is too large to enumerate; solve positions with: tablebase solve {name} POSITION"
             )
-        if storage == "states" and not game.has_unmoves:
-            raise BuildError(
-                f"variant {name!r} cannot be stored states-only: its rules do not list the moves into a position"
-                " (predecessors need them); build it with moves"
-            )
+        if chosen is not None:
+            chosen.check_game(game)
         self._check_writable()
         self._drop_reader()
         if self._owns_engine and self._engine is not None:
@@ -501,18 +499,20 @@ class Tablebase:
         kernels = game.vector
         bound = game.size_bound(symmetry)
         large = bound is not None and bound > STATES_ONLY_ABOVE
-        if (storage == "states" or (storage is None and large)) and kernels is not None and kernels.layered and self._owns_engine:
+        out_of_core = chosen.out_of_core if chosen is not None else large
+        if out_of_core and kernels is not None and kernels.layered and self._owns_engine:
             import shutil
 
             from tablebase.solve.chunked import solve_chunked
-            from tablebase.store.states import write_states
 
             folder = Path(build_dir) if build_dir is not None else self.path.with_name(f"{self.path.name}.build-{name}")
             if workers is None:
                 workers = os.cpu_count() or 1
             layered = solve_chunked(game, folder, symmetry=symmetry, progress=progress, workers=workers)
-            if storage == "states" or layered.num_states > STATES_ONLY_ABOVE:
-                write_states(self.path, layered, time.perf_counter() - start, progress=progress)
+            if chosen is None and layered.num_states > STATES_ONLY_ABOVE:
+                chosen = layout(LARGE_STORAGE)
+            if chosen is not None:
+                chosen.write_layers(layered, path=self.path, seconds=time.perf_counter() - start, progress=progress)
                 if build_dir is None:
                     shutil.rmtree(folder, ignore_errors=True)
                 self._drop_reader()
@@ -522,15 +522,14 @@ class Tablebase:
             start = time.perf_counter()
         solution = solve(game, symmetry=symmetry, progress=progress)
         seconds = time.perf_counter() - start
-        if storage == "states":
-            from tablebase.store.states import SolutionLayers, write_states
-
-            if not self._owns_engine:
-                raise BuildError("states-only builds need a database path, not an engine")
-            write_states(self.path, SolutionLayers(solution), seconds, progress=progress)
-        else:
-            upgrade(self.engine)
-            write_solution(self.engine, solution, seconds, progress=progress)
+        writer = chosen if chosen is not None else layout(DEFAULT_STORAGE)
+        writer.write_solution(
+            solution,
+            engine=self.engine,
+            path=self.path if self._owns_engine else None,
+            seconds=seconds,
+            progress=progress,
+        )
         self._drop_reader()
         return self.variant(name).info
 
@@ -595,7 +594,7 @@ class Tablebase:
         from tablebase.verify import verify, verify_children
 
         table = self.variant(name)
-        if sample is not None or table.info.storage == "states":
+        if sample is not None or not table.storage.stores_moves:
             return verify_children(table, sample, progress=progress)
         return verify(table)
 
@@ -606,9 +605,14 @@ class VariantTable:
     def __init__(self, tablebase: Tablebase, game: Game, variant_id: int, info: VariantInfo):
         self.tablebase = tablebase
         self.game = game
+        self.bind(variant_id, info)
+
+    def bind(self, variant_id: int, info: VariantInfo) -> None:
+        """Point this object at the variant row ``variant_id`` (again, after a rebuild changed it)."""
         self.variant_id = variant_id
         self.info = info
-        self._move_codes: dict[str, int] = {}
+        #: How the variant's positions are stored (chosen by the layout named in its row).
+        self.storage: Storage = open_storage(info.storage, self.game, variant_id, info.symmetry)
 
     @property
     def name(self) -> str:
@@ -617,8 +621,11 @@ class VariantTable:
     def __repr__(self) -> str:
         return f"<VariantTable {self.name!r} in {str(self.tablebase.path)!r}>"
 
-    def _snapshot(self) -> Any:
+    def snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A read transaction on the file: every read through the connection it yields sees one state of it."""
         return self.tablebase._snapshot()
+
+    _snapshot = snapshot
 
     # -- positions -----------------------------------------------------------
 
@@ -628,25 +635,21 @@ class VariantTable:
             return self.game.initial_state()
         return self.game.parse_position(position)
 
-    def _canonical(self, state: int) -> tuple[int, int]:
+    def canonical(self, state: int) -> tuple[int, int]:
+        """The stored representative of ``state`` and the symmetry that maps ``state`` onto it."""
         if self.info.symmetry:
             return self.game.canonical(state)
         return state, 0
 
-    def _lookup(
-        self, conn: sqlite3.Connection, state: int, position: str | None
-    ) -> tuple[int, str, int | None, bool, int]:
-        canon, sym = self._canonical(state)
-        key = self.game.format_position(canon)
-        row = conn.execute(
-            "SELECT id, outcome, distance, terminal FROM states WHERE variant_id = ? AND key = ?",
-            (self.variant_id, key),
-        ).fetchone()
-        if row is None:
+    def _lookup(self, conn: sqlite3.Connection, state: int, position: str | None) -> tuple[Entry, int]:
+        """The stored entry of ``state``'s class and the symmetry that maps ``state`` onto it."""
+        canon, sym = self.canonical(state)
+        entry = self.storage.lookup(conn, canon)
+        if entry is None:
             self._not_found(state, position)
-        return row[0], row[1], row[2], bool(row[3]), sym
+        return entry, sym
 
-    def _not_found(self, state: int, position: str | None) -> None:
+    def _not_found(self, state: int, position: str | None) -> NoReturn:
         shown = self.game.format_position(state) if position is None else position
         if not self.info.complete:
             raise UnreachablePositionError(
@@ -654,41 +657,34 @@ class VariantTable:
             )
         raise UnreachablePositionError(f"position {shown!r} is not reachable from the start of {self.name}")
 
-    def _move_code(self, canon: int, text: str) -> int:
-        code = self._move_codes.get(text)
-        if code is None:
-            code = self._move_codes[text] = self.game.parse_move(canon, text)
-        return code
-
     def probe(self, position: str | None = None) -> Probe:
         """Outcome and distance of ``position`` and every legal move's value, best first."""
         game = self.game
         state = self.parse(position)
         with self._snapshot() as conn:
-            if self.info.storage == "states":
-                return self._probe_states(state, position)
-            state_id, outcome, distance, terminal, sym = self._lookup(conn, state, position)
-            rows = [] if terminal else conn.execute(
-                "SELECT m.move, t.outcome, t.distance FROM moves AS m JOIN states AS t ON t.id = m.to_state"
-                " WHERE m.from_state = ?",
-                (state_id,),
-            ).fetchall()
-        moves: tuple[MoveValue, ...] = ()
-        if rows:
+            entry, sym = self._lookup(conn, state, position)
             canon = game.transform(state, sym) if sym else state
+            found = [] if entry.terminal else self.storage.moves(conn, canon, entry)
+        moves: tuple[MoveValue, ...] = ()
+        if found:
             inverse = game.inverse_symmetry(sym)
             order = {m: i for i, m in enumerate(game.legal_moves(state))}
-            codes = self._move_codes
             ranked = []
-            for text, child_outcome, child_distance in rows:
-                code = codes.get(text)
-                if code is None:
-                    code = self._move_code(canon, text)
+            missing = []
+            for code, child in found:
                 if sym:
                     code = game.transform_move(code, inverse)
-                value = _FLIP[child_outcome]
-                d = None if child_distance is None else child_distance + 1
-                ranked.append((_move_rank(value, d), order.get(code, len(order)), code, value, d))
+                if child is None:
+                    missing.append(code)
+                    continue
+                value, d = move_value(*child)
+                ranked.append((rank(value, d), order.get(code, len(order)), code, value, d))
+            if missing:
+                first = min(missing, key=lambda code: order.get(code, len(order)))
+                raise DatabaseError(
+                    f"{self.name} in {str(self.tablebase.path)!r} lacks the position after"
+                    f" {game.format_move(first)!r}; rebuild the variant"
+                )
             ranked.sort(key=lambda item: (item[0], item[1]))
             positions = game.format_children(state, [item[2] for item in ranked])
             moves = tuple(
@@ -699,54 +695,10 @@ class VariantTable:
             variant=self.name,
             position=game.format_position(state),
             to_move=game.to_move(state),
-            outcome=outcome,
-            distance=distance,
-            terminal=terminal,
+            outcome=entry.outcome,
+            distance=entry.distance,
+            terminal=entry.terminal,
             moves=moves,
-        )
-
-    def _values(self, conn: sqlite3.Connection, states: list[int]) -> list[tuple[str, int | None] | None]:
-        """``(outcome, distance)`` of each state looked up by its canonical key, ``None`` if not stored."""
-        keys = [self.game.format_position(self._canonical(s)[0]) for s in states]
-        found: dict[str, tuple[str, int | None]] = {}
-        for lo in range(0, len(keys), 500):
-            part = keys[lo : lo + 500]
-            rows = conn.execute(
-                f"SELECT key, outcome, distance FROM states WHERE variant_id = ? AND key IN ({','.join('?' * len(part))})",
-                (self.variant_id, *part),
-            ).fetchall()
-            found.update((k, (o, d)) for k, o, d in rows)
-        return [found.get(k) for k in keys]
-
-    def _probe_states(self, state: int, position: str | None) -> Probe:
-        """:meth:`probe` for states-only storage: the moves from the rules, their values by lookup."""
-        game = self.game
-        with self._snapshot() as conn:
-            _, outcome, distance, terminal, _ = self._lookup(conn, state, position)
-            children = [] if terminal else game.children(state)
-            values = self._values(conn, [child for _, child in children])
-        ranked = []
-        for i, ((code, child), value) in enumerate(zip(children, values)):
-            if value is None:
-                raise DatabaseError(
-                    f"{self.name} in {str(self.tablebase.path)!r} lacks the position after"
-                    f" {game.format_move(code)!r}; rebuild the variant"
-                )
-            mover = _FLIP[value[0]]
-            d = None if value[1] is None else value[1] + 1
-            ranked.append((_move_rank(mover, d), i, code, child, mover, d))
-        ranked.sort(key=lambda item: (item[0], item[1]))
-        return Probe(
-            variant=self.name,
-            position=game.format_position(state),
-            to_move=game.to_move(state),
-            outcome=outcome,
-            distance=distance,
-            terminal=terminal,
-            moves=tuple(
-                MoveValue(move=game.format_move(code), position=game.format_position(child), outcome=value, distance=d)
-                for _, _, code, child, value, d in ranked
-            ),
         )
 
     def get_probe(self, position: str | None = None, default: _T = None) -> Probe | _T:  # type: ignore[assignment]
@@ -787,69 +739,40 @@ class VariantTable:
         return Line(self.name, first.position, first.outcome, tuple(moves), tuple(positions), repeats)
 
     def predecessors(self, position: str | None = None) -> list[Predecessor]:
-        """Every (position, move) one move before ``position``, read from the moves table."""
+        """Every stored (position, move) one move before ``position``, in the user's orientation.
+
+        Read from the moves table where the variant stores its moves, else
+        derived from the rules (:meth:`~tablebase.games.base.Game.unmoves`)
+        and kept when the earlier position is stored.
+        """
         game = self.game
         state = self.parse(position)
         with self._snapshot() as conn:
-            if self.info.storage == "states":
-                self._lookup(conn, state, position)
-                unmoves = game.unmoves(state)
-                stored = self._values(conn, [parent for parent, _ in unmoves])
-                pairs = {
-                    (game.format_position(parent), game.format_move(code))
-                    for (parent, code), value in zip(unmoves, stored)
-                    if value is not None
-                }
-                return [Predecessor(p, m) for p, m in sorted(pairs)]
-            state_id, *_ = self._lookup(conn, state, position)
-            rows = conn.execute(
-                "SELECT f.key, m.move FROM moves AS m JOIN states AS f ON f.id = m.from_state WHERE m.to_state = ?",
-                (state_id,),
-            ).fetchall()
-        symmetries = range(game.num_symmetries) if self.info.symmetry else range(1)
-        found: set[tuple[str, str]] = set()
-        for key, text in rows:
-            parent = game.parse_position(key)
-            code = self._move_code(parent, text)
-            child = game.apply(parent, code)
-            for t in symmetries:
-                if game.transform(child, t) == state:
-                    found.add(
-                        (game.format_position(game.transform(parent, t)), game.format_move(game.transform_move(code, t)))
-                    )
-        return [Predecessor(p, m) for p, m in sorted(found)]
+            entry, _ = self._lookup(conn, state, position)
+            found = self.storage.parents(conn, state, entry)
+        pairs = {(game.format_position(parent), game.format_move(code)) for parent, code in found}
+        return [Predecessor(p, m) for p, m in sorted(pairs)]
 
     def stats(self) -> Stats:
         """Positions and symmetry classes per ply, and totals of outcomes and terminal states."""
         with self._snapshot() as conn:
-            rows = conn.execute(
-                "SELECT ply, positions, classes, wins, losses, draws, terminal FROM plies WHERE variant_id = ?"
-                " ORDER BY ply",
-                (self.variant_id,),
-            ).fetchall()
+            rows = self.storage.plies(conn)
         plies = tuple(PlyCount(r[0], r[1], r[2]) for r in rows)
         outcomes = {"win": sum(r[3] for r in rows), "loss": sum(r[4] for r in rows), "draw": sum(r[5] for r in rows)}
         terminal = sum(r[6] for r in rows)
         return Stats(self.name, plies, outcomes, terminal)
 
-    def dump(self) -> tuple[list[tuple[int, str, str, bool, str, int | None]], list[tuple[int, str, int]]]:
-        """Every stored state as (id, key, to_move, terminal, outcome, distance) and every
-        stored move as (from_state, move, to_state), read in one snapshot."""
+    def dump(self) -> tuple[list[Row], list[tuple[int, str, int]]]:
+        """Every stored state as (ref, key, to_move, terminal, outcome, distance) and every
+        stored move as (from ref, move, to ref), read in one snapshot."""
         with self._snapshot() as conn:
-            states = conn.execute(
-                "SELECT id, key, to_move, terminal, outcome, distance FROM states WHERE variant_id = ? ORDER BY id",
-                (self.variant_id,),
-            ).fetchall()
-            moves = conn.execute(
-                "SELECT m.from_state, m.move, m.to_state FROM moves AS m JOIN states AS s ON s.id = m.from_state"
-                " WHERE s.variant_id = ? ORDER BY m.from_state",
-                (self.variant_id,),
-            ).fetchall()
-        return states, moves
+            return list(self.storage.rows(conn)), list(self.storage.move_rows(conn))
 
-    def rows(self) -> Iterator[tuple[int, str, str, bool, str, int | None]]:
-        """Every stored state as (id, key, to_move, terminal, outcome, distance)."""
-        yield from self.dump()[0]
+    def rows(self) -> Iterator[Row]:
+        """Every stored state as (ref, key, to_move, terminal, outcome, distance)."""
+        with self._snapshot() as conn:
+            rows = list(self.storage.rows(conn))
+        yield from rows
 
 
 def _file_id(path: Path) -> tuple[int, int]:

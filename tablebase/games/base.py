@@ -24,15 +24,14 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Sequence, TypedDict
 
 from tablebase.errors import MalformedPositionError
+from tablebase.outcome import DRAW as DRAW
+from tablebase.outcome import LOSS as LOSS
+from tablebase.outcome import WIN as WIN
+from tablebase.outcome import Outcome as Outcome
 
 if TYPE_CHECKING:
     from tablebase.games.kernels import VectorKernels
 
-Outcome = Literal["win", "loss", "draw"]
-
-WIN: Outcome = "win"
-LOSS: Outcome = "loss"
-DRAW: Outcome = "draw"
 
 
 class LayoutCell(TypedDict):

@@ -31,12 +31,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tablebase.outcome import Code
+
 if TYPE_CHECKING:
     from tablebase.games.base import BitboardGame, Game
 
-#: Outcome codes of the array kernels and the solver: play goes on, or the
+#: Outcome codes of the array kernels and the solver (:class:`tablebase.outcome.Code`): play goes on, or the
 #: result for the side to move.
-UNKNOWN, WIN, LOSS, DRAW = 0, 1, 2, 3
+UNKNOWN, WIN, LOSS, DRAW = (int(c) for c in Code)
 
 #: Bits of a state covered by one symmetry lookup table.
 _SLICE = 16

@@ -54,6 +54,7 @@ from tablebase.errors import (
     UnreachablePositionError,
     VariantNotBuiltError,
 )
+from tablebase.outcome import Outcome
 from tablebase.query import Tablebase
 
 STATIC = Path(__file__).with_name("static")
@@ -69,7 +70,6 @@ ERROR_STATUS: tuple[tuple[type[TablebaseError], int, str], ...] = (
     (TablebaseError, 500, "tablebase_error"),
 )
 
-Outcome = Literal["win", "draw", "loss"]
 PositionQuery = Query(
     None,
     description="Position in the variant's notation, e.g. `x.o/.x./...` (default: the start).",

@@ -23,10 +23,9 @@ from typing import Callable
 import numpy as np
 
 from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, WIN
-
-OUTCOME_CODES = {"win": WIN, "loss": LOSS, "draw": DRAW}
-OUTCOME_NAMES = {WIN: "win", LOSS: "loss", DRAW: "draw"}
-NO_DISTANCE = -1
+from tablebase.outcome import CODES as OUTCOME_CODES
+from tablebase.outcome import NAMES as OUTCOME_NAMES
+from tablebase.outcome import NO_DISTANCE
 
 __all__ = [
     "DRAW",

@@ -22,11 +22,9 @@ writer does.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Protocol
 
@@ -34,10 +32,10 @@ import numpy as np
 
 from tablebase.store import bulk
 from tablebase.store.writer import (
-    BUILDER_VERSION,
     PlyTally,
     delete_variant,
     drop_secondary_indexes,
+    insert_variant,
     rebuild_indexes,
     set_build_seconds,
     state_columns,
@@ -170,26 +168,19 @@ def _load(
     n = sum(len(layers.states(d)) for d in layers.depths)
     root = np.asarray(layers.states(layers.depths[0]))[:1]
     root_key = game.format_position(int(root[0]))
-    cur.execute(
-        "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, storage, root_key,"
-        " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, 'states', ?, ?, ?, ?, 0, ?, ?, ?)",
-        (
-            variant_id,
-            game.name,
-            game.family,
-            game.rules,
-            json.dumps(game.parameters()),
-            layers.symmetry,
-            True,
-            root_key,
-            outcome,
-            distance,
-            n,
-            build_seconds,
-            BUILDER_VERSION,
-            datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
-        ),
+    insert_variant(
+        cur,
+        variant_id,
+        game,
+        symmetry=layers.symmetry,
+        complete=True,
+        storage="states",
+        root_key=root_key,
+        outcome=outcome,
+        distance=distance,
+        states=n,
+        moves=0,
+        build_seconds=build_seconds,
     )
     others = cur.execute("SELECT COALESCE(SUM(states_count), 0) FROM variants WHERE id != ?", (variant_id,)).fetchone()[0]
     rebuilt = drop_secondary_indexes(cur, "states") if others <= n else []

@@ -27,7 +27,8 @@ from typing import Any, Iterator
 import numpy as np
 from sqlalchemy.engine import Engine
 
-from tablebase.solve import NO_DISTANCE, OUTCOME_NAMES, Progress, Solution
+from tablebase.outcome import NAMES, NO_DISTANCE, Code
+from tablebase.solve import Progress, Solution
 from tablebase.store import bulk
 
 BUILDER_VERSION = "tablebase 0.1.0"
@@ -37,7 +38,7 @@ CHUNK = 100_000
 LOAD_CACHE_KIB = 1 << 20
 
 #: Outcome codes to the texts stored (code 0, unknown, is never stored).
-OUTCOME_LABELS = [None, OUTCOME_NAMES[1], OUTCOME_NAMES[2], OUTCOME_NAMES[3]]
+OUTCOME_LABELS = [None, NAMES[Code.WIN], NAMES[Code.LOSS], NAMES[Code.DRAW]]
 
 
 def move_labels(game: Any, moves: np.ndarray) -> tuple[np.ndarray, list[str]]:
@@ -219,6 +220,47 @@ def rebuild_indexes(cur: sqlite3.Cursor, statements: list[str]) -> None:
         cur.execute(f"PRAGMA threads = {int(threads)}")
 
 
+def insert_variant(
+    cur: sqlite3.Cursor,
+    variant_id: int,
+    game: Any,
+    *,
+    symmetry: bool,
+    complete: bool,
+    storage: str,
+    root_key: str,
+    outcome: str | None,
+    distance: int | None,
+    states: int,
+    moves: int,
+    build_seconds: float,
+) -> None:
+    """Insert the ``variants`` row of a build (the builder version and time are filled in here)."""
+    cur.execute(
+        "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, storage, root_key,"
+        " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            variant_id,
+            game.name,
+            game.family,
+            game.rules,
+            json.dumps(game.parameters()),
+            symmetry,
+            complete,
+            storage,
+            root_key,
+            outcome,
+            distance,
+            states,
+            moves,
+            build_seconds,
+            BUILDER_VERSION,
+            datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
+        ),
+    )
+
+
 def set_build_seconds(cur: sqlite3.Cursor, variant_id: int, seconds: float) -> None:
     """Record the whole build time (solving and writing) on the variant row."""
     cur.execute("UPDATE variants SET build_seconds = ? WHERE id = ?", (seconds, variant_id))
@@ -267,27 +309,19 @@ def write_solution(
             if variant_id is None:
                 cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants")
                 variant_id = cur.fetchone()[0]
-            cur.execute(
-                "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, root_key,"
-                " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    variant_id,
-                    game.name,
-                    game.family,
-                    game.rules,
-                    json.dumps(game.parameters()),
-                    solution.symmetry,
-                    complete,
-                    root_key,
-                    outcome,
-                    distance,
-                    n,
-                    m,
-                    build_seconds,
-                    BUILDER_VERSION,
-                    datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
-                ),
+            insert_variant(
+                cur,
+                variant_id,
+                game,
+                symmetry=solution.symmetry,
+                complete=complete,
+                storage="moves",
+                root_key=root_key,
+                outcome=outcome,
+                distance=distance,
+                states=n,
+                moves=m,
+                build_seconds=build_seconds,
             )
             cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM states")
             base = cur.fetchone()[0]
@@ -371,20 +405,19 @@ def write_proved(
             if row is None:
                 cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants")
                 variant_id = cur.fetchone()[0]
-                cur.execute(
-                    "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, root_key,"
-                    " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
-                    " VALUES (?, ?, ?, ?, ?, 1, 0, ?, NULL, NULL, 0, 0, 0, ?, ?)",
-                    (
-                        variant_id,
-                        game.name,
-                        game.family,
-                        game.rules,
-                        json.dumps(game.parameters()),
-                        game.format_position(root),
-                        BUILDER_VERSION,
-                        datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
-                    ),
+                insert_variant(
+                    cur,
+                    variant_id,
+                    game,
+                    symmetry=True,
+                    complete=False,
+                    storage="moves",
+                    root_key=game.format_position(root),
+                    outcome=None,
+                    distance=None,
+                    states=0,
+                    moves=0,
+                    build_seconds=0.0,
                 )
             else:
                 variant_id = row[0]
