@@ -291,9 +291,7 @@ def best(
         result = tb.variant(variant).probe(position)
         move = result.best_move
         if json_:
-            data: dict[str, Any] = {k: v for k, v in result.to_dict().items() if k != "moves"}
-            data["best"] = None if move is None else move.__dict__.copy()
-            emit_json(data)
+            emit_json(result.best_dict())
             return
         if move is None:
             typer.echo(f"{result.position}: the game is over ({result.to_move} to move: {result.outcome})")
@@ -308,7 +306,7 @@ def line(
     with tablebase.open(db) as tb:
         result = tb.variant(variant).line(position)
         if json_:
-            emit_json(result.to_dict())
+            emit_json(result.to_dict(positions=False))
             return
         typer.echo(f"{result.position}: {result.outcome}")
         for i, (move, pos) in enumerate(zip(result.moves, result.positions), start=1):
@@ -322,16 +320,12 @@ def predecessors(
     variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
 ) -> None:
     with tablebase.open(db) as tb:
-        vt = tb.variant(variant)
-        preds = vt.predecessors(position)
-        shown = vt.game.format_position(vt.parse(position))
+        preds = tb.variant(variant).predecessors(position)
         if json_:
-            emit_json(
-                {"variant": variant, "position": shown, "predecessors": [p.__dict__.copy() for p in preds]}
-            )
+            emit_json(preds.to_dict())
             return
         if not preds:
-            typer.echo(f"{shown}: no predecessors (the start position)")
+            typer.echo(f"{preds.position}: no predecessors (the start position)")
         for p in preds:
             typer.echo(f"{p.position}  {p.move}")
 

@@ -19,20 +19,18 @@ from tablebase.errors import (
     VariantNotBuiltError,
 )
 from tablebase.games import catalog, names
-from tablebase.query import (
-    DEFAULT_DB,
+from tablebase.query import DEFAULT_DB, Tablebase, VariantTable, count, open
+from tablebase.results import (
     Line,
     MoveValue,
     PlyCount,
     Predecessor,
+    Predecessors,
     Probe,
+    SolveReport,
     Stats,
-    Tablebase,
     VariantInfo,
-    VariantTable,
     VerifyReport,
-    count,
-    open,
 )
 
 __version__ = "0.1.0"
@@ -47,8 +45,10 @@ __all__ = [
     "MoveValue",
     "PlyCount",
     "Predecessor",
+    "Predecessors",
     "Probe",
     "SchemaVersionError",
+    "SolveReport",
     "Stats",
     "Tablebase",
     "TablebaseError",

@@ -12,19 +12,19 @@ Example::
 
 Positions and moves are strings in the variant's notation, in the user's
 orientation; lookups canonicalise them and map the stored moves back.
-Queries only read: they open the file read-only.
+Queries only read, through :mod:`tablebase.reader`; what is stored where is
+the business of the variant's storage layout (:mod:`tablebase.store.layouts`);
+what a build does is planned in :mod:`tablebase.build`; the values returned
+are the types of :mod:`tablebase.results`.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
-import time
-from contextlib import AbstractContextManager, contextmanager
-from dataclasses import asdict, dataclass, field
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Iterator, NoReturn, TypeVar
 
 from tablebase import games
 from tablebase.errors import (
@@ -38,8 +38,20 @@ from tablebase.errors import (
 )
 from tablebase.games.base import Game
 from tablebase.outcome import move_value, rank
-from tablebase.store.layouts import Entry, Row, Storage, layout, layout_info, open_storage
-from tablebase.store.schema import UPGRADE_COMMAND, check_revision
+from tablebase.reader import Reader, read_variant, read_variants
+from tablebase.results import (
+    Line,
+    MoveValue,
+    PlyCount,
+    Predecessor,
+    Predecessors,
+    Probe,
+    SolveReport,
+    Stats,
+    VariantInfo,
+    VerifyReport,
+)
+from tablebase.store.layouts import Entry, Row, Storage, open_storage
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -47,230 +59,7 @@ if TYPE_CHECKING:
     from tablebase.solve import Progress
 
 DEFAULT_DB = "tablebase.db"
-#: Above this many classes a build (``storage=None``) of a game with layered array kernels is solved
-#: out of core and stored with :data:`LARGE_STORAGE`.
-STATES_ONLY_ABOVE = 20_000_000
-#: The layout of builds that do not name one, and of large out-of-core builds.
-DEFAULT_STORAGE = "moves"
-LARGE_STORAGE = "states"
-#: How much of the file read-only connections map into memory.
-READ_MMAP_BYTES = 1 << 30
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True)
-class MoveValue:
-    """A legal move and what it achieves for the player making it."""
-
-    move: str
-    position: str
-    outcome: str
-    distance: int | None
-
-
-@dataclass(frozen=True)
-class Probe:
-    """The value of a position and of every legal move, best first."""
-
-    variant: str
-    position: str
-    to_move: str
-    outcome: str
-    distance: int | None
-    terminal: bool
-    moves: tuple[MoveValue, ...]
-
-    @property
-    def best_move(self) -> MoveValue | None:
-        """The best move, or ``None`` when the game is over."""
-        return self.moves[0] if self.moves else None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON contract of ``tablebase probe --json``."""
-        return {
-            "variant": self.variant,
-            "position": self.position,
-            "to_move": self.to_move,
-            "outcome": self.outcome,
-            "distance": self.distance,
-            "moves": [dict(vars(m)) for m in self.moves],
-        }
-
-
-@dataclass(frozen=True)
-class Line:
-    """The principal variation from a position: best moves to the end."""
-
-    variant: str
-    position: str
-    outcome: str
-    moves: tuple[str, ...]
-    positions: tuple[str, ...]
-    #: True when the line stopped at a repeated position (perpetual draw).
-    repeats: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"variant": self.variant, "position": self.position, "outcome": self.outcome, "moves": list(self.moves)}
-
-
-@dataclass(frozen=True)
-class Predecessor:
-    """A position one move before the given one, and the move that leads from it."""
-
-    position: str
-    move: str
-
-
-@dataclass(frozen=True)
-class PlyCount:
-    ply: int
-    positions: int
-    classes: int
-
-
-@dataclass(frozen=True)
-class Stats:
-    """Per-ply counts of positions and symmetry classes, and label totals."""
-
-    variant: str
-    plies: tuple[PlyCount, ...]
-    outcomes: dict[str, int]
-    terminal: int
-
-    @property
-    def positions(self) -> int:
-        return sum(p.positions for p in self.plies)
-
-    @property
-    def classes(self) -> int:
-        return sum(p.classes for p in self.plies)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "variant": self.variant,
-            "plies": [asdict(p) for p in self.plies],
-            "positions": self.positions,
-            "classes": self.classes,
-            "outcomes": dict(self.outcomes),
-            "terminal": self.terminal,
-        }
-
-
-@dataclass(frozen=True)
-class VariantInfo:
-    """What the ``variants`` table says about one built variant."""
-
-    name: str
-    family: str
-    rules: str
-    parameters: dict[str, Any]
-    symmetry: bool
-    complete: bool
-    states: int
-    moves: int
-    outcome: str | None
-    distance: int | None
-    build_seconds: float
-    builder_version: str
-    built_at: str
-    #: The storage layout (:mod:`tablebase.store.layouts`): ``"moves"`` when the moves table holds the
-    #: variant's moves, ``"states"`` when they come from the rules.
-    storage: str = "moves"
-
-    @property
-    def moves_stored(self) -> bool:
-        """Whether the file holds the variant's moves (else they are derived from the rules)."""
-        return layout_info(self.storage).stores_moves
-
-    @property
-    def storage_label(self) -> str:
-        """How listings name the layout of a variant whose moves are not stored (``"states only"``)."""
-        return layout_info(self.storage).label
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON contract of ``tablebase list --json``."""
-        return {
-            "variant": self.name,
-            "states": self.states,
-            "moves": self.moves,
-            "storage": self.storage,
-            "symmetry": self.symmetry,
-            "outcome": self.outcome,
-            "distance": self.distance,
-        }
-
-
-@dataclass
-class VerifyReport:
-    """What ``verify`` found: counts checked and every disagreement (capped)."""
-
-    variant: str
-    states: int = 0
-    moves: int = 0
-    errors: list[str] = field(default_factory=list)
-    error_count: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return self.error_count == 0
-
-    def add(self, message: str) -> None:
-        self.error_count += 1
-        if len(self.errors) < 50:
-            self.errors.append(message)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "variant": self.variant,
-            "states": self.states,
-            "moves": self.moves,
-            "ok": self.ok,
-            "error_count": self.error_count,
-            "errors": list(self.errors),
-        }
-
-
-@dataclass(frozen=True)
-class SolveReport:
-    """What ``solve`` proved about one position and how many positions it stored."""
-
-    variant: str
-    position: str
-    outcome: str | None
-    distance: int | None
-    proved: bool
-    timed_out: bool
-    stored: int
-    nodes: int
-    seconds: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(vars(self))
-
-
-_VARIANT_COLUMNS = (
-    "id, name, family, rules, parameters, symmetry, complete, states_count, moves_count,"
-    " outcome, distance, build_seconds, builder_version, built_at, storage"
-)
-
-
-def _info(row: tuple[Any, ...]) -> VariantInfo:
-    return VariantInfo(
-        name=row[1],
-        family=row[2],
-        rules=row[3],
-        parameters=json.loads(row[4]) if row[4] else {},
-        symmetry=bool(row[5]),
-        complete=bool(row[6]),
-        states=row[7],
-        moves=row[8],
-        outcome=row[9],
-        distance=row[10],
-        build_seconds=row[11],
-        builder_version=row[12],
-        built_at=str(row[13]),
-        storage=row[14],
-    )
 
 
 class Tablebase:
@@ -288,11 +77,8 @@ class Tablebase:
             self.path = Path(path if path is not None else DEFAULT_DB)
         self._engine = engine
         self._owns_engine = engine is None
-        self._conn: sqlite3.Connection | None = None
-        self._raw: Any = None
         self._tables: dict[str, VariantTable] = {}
-        self._data_version: int | None = None
-        self._file_id: tuple[int, int] | None = None
+        self._read = Reader(self.path, engine, self._refresh_tables)
 
     # -- connections ---------------------------------------------------------
 
@@ -305,87 +91,19 @@ class Tablebase:
             self._engine = make_engine(self.path)
         return self._engine
 
-    def _reader(self) -> sqlite3.Connection:
-        if self._conn is not None:
-            return self._conn
-        if self._engine is not None and not self._owns_engine:
-            self._raw = self._engine.raw_connection()
-            conn: sqlite3.Connection = self._raw.driver_connection
-        else:
-            if not self.path.exists():
-                raise DatabaseError(
-                    f"database {str(self.path)!r} does not exist; build a variant first: "
-                    f"tablebase build tictactoe --db {self.path}"
-                )
-            try:
-                conn = sqlite3.connect(
-                    f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False, isolation_level=None
-                )
-                conn.execute("PRAGMA busy_timeout = 30000")
-                # probes read pages through the memory map instead of one read() call per page
-                conn.execute(f"PRAGMA mmap_size = {READ_MMAP_BYTES}").fetchall()
-            except sqlite3.Error as exc:
-                raise DatabaseError(f"cannot open database {str(self.path)!r}: {exc}") from exc
-        self._check_schema(conn)
-        self._conn = conn
-        self._file_id = _file_id(self.path) if self._raw is None else None
-        self._data_version = conn.execute("PRAGMA data_version").fetchone()[0]
-        return conn
-
-    def _replaced(self) -> bool:
-        """Whether another file was renamed over the path since the reader opened it (a states-only rebuild)."""
-        if self._file_id is None:
-            return False
-        try:
-            return _file_id(self.path) != self._file_id
-        except OSError:
-            return False
-
-    @contextmanager
-    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+    def _snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
         """A read transaction: every query inside sees the same committed state of the file."""
-        conn = self._reader()
-        if conn.in_transaction:
-            yield conn
-            return
-        replaced = self._replaced()
-        if replaced:
-            conn.close()
-            self._conn = None
-            conn = self._reader()
-        conn.execute("BEGIN")
-        try:
-            version = conn.execute("PRAGMA data_version").fetchone()[0]
-            if replaced or version != self._data_version:
-                self._data_version = version
-                self._refresh_tables(conn)
-            yield conn
-        finally:
-            conn.execute("COMMIT")
+        return self._read.snapshot()
 
     def _refresh_tables(self, conn: sqlite3.Connection) -> None:
         """Re-read the variant rows after another connection changed the file (a rebuild)."""
         for name, table in list(self._tables.items()):
-            row = conn.execute(f"SELECT {_VARIANT_COLUMNS} FROM variants WHERE name = ?", (name,)).fetchone()
-            if row is None:
+            found = read_variant(conn, name)
+            if found is None:
                 del self._tables[name]
                 table.variant_id = table.storage.variant_id = -1
             else:
-                table.bind(row[0], _info(row))
-
-    def _check_schema(self, conn: sqlite3.Connection) -> None:
-        where = str(self.path)
-        try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError as exc:
-            raise DatabaseError(f"{where!r} is not a tablebase database ({exc})") from exc
-        if "alembic_version" not in tables:
-            raise DatabaseError(
-                f"{where!r} is not a tablebase database (no schema); "
-                f"build a variant into it or run '{UPGRADE_COMMAND} --db {where}'"
-            )
-        row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
-        check_revision(row[0] if row else None, where)
+                table.bind(*found)
 
     def close(self) -> None:
         """Close every connection (the object can be reopened by using it again)."""
@@ -408,8 +126,7 @@ class Tablebase:
     def variants(self) -> list[VariantInfo]:
         """Every variant built into this file, by name."""
         with self._snapshot() as conn:
-            rows = conn.execute(f"SELECT {_VARIANT_COLUMNS} FROM variants ORDER BY name").fetchall()
-        return [_info(r) for r in rows]
+            return read_variants(conn)
 
     def variant(self, name: str) -> VariantTable:
         """The built variant ``name``; raises if the name is unknown or not built here."""
@@ -421,12 +138,12 @@ class Tablebase:
                 return table
         game = games.get(name)
         with self._snapshot() as conn:
-            row = conn.execute(f"SELECT {_VARIANT_COLUMNS} FROM variants WHERE name = ?", (name,)).fetchone()
-        if row is None:
+            found = read_variant(conn, name)
+        if found is None:
             raise VariantNotBuiltError(
                 f"variant {name!r} is not built in {str(self.path)!r}; run: tablebase build {name} --db {self.path}"
             )
-        table = VariantTable(self, game, row[0], _info(row))
+        table = VariantTable(self, game, *found)
         self._tables[name] = table
         return table
 
@@ -473,62 +190,27 @@ class Tablebase:
     ) -> VariantInfo:
         """Solve ``name`` and store it, replacing an earlier build atomically.
 
-        ``storage`` is ``"moves"`` (states and moves tables), ``"states"``
-        (states only; moves come from the rules at query time) or ``None``:
-        states only when the game's size bound allows more than
-        :data:`STATES_ONLY_ABOVE` classes and the count confirms it. Layered games with array kernels are then solved out of core
-        in ``build_dir`` (default: a folder next to the database, removed
-        after the write), which an interrupted build resumes from, by
-        ``workers`` processes (default: one per core).
+        ``storage`` names the layout (:func:`tablebase.store.layouts.names`:
+        ``"moves"``, states and moves tables; ``"states"``, states only, moves
+        come from the rules at query time) or is ``None`` to let
+        :func:`tablebase.build.plan` choose by size. Out-of-core builds keep
+        their layer files in ``build_dir`` and run ``workers`` processes
+        (:func:`tablebase.build.run`).
         """
-        from tablebase.solve import solve
+        from tablebase import build
 
-        chosen = None if storage is None else layout(storage)
-        game = games.get(name)
-        if not game.enumerable:
-            raise BuildError(
-                f"variant {name!r} is too large to enumerate; solve positions with: tablebase solve {name} POSITION"
-            )
-        if chosen is not None:
-            chosen.check_game(game)
+        planned = build.plan(name, symmetry=symmetry, storage=storage, path_known=self._owns_engine)
         self._check_writable()
         self._drop_reader()
         if self._owns_engine and self._engine is not None:
             self._engine.dispose()
-        start = time.perf_counter()
-        kernels = game.vector
-        bound = game.size_bound(symmetry)
-        large = bound is not None and bound > STATES_ONLY_ABOVE
-        out_of_core = chosen.out_of_core if chosen is not None else large
-        if out_of_core and kernels is not None and kernels.layered and self._owns_engine:
-            import shutil
-
-            from tablebase.solve.chunked import solve_chunked
-
-            folder = Path(build_dir) if build_dir is not None else self.path.with_name(f"{self.path.name}.build-{name}")
-            if workers is None:
-                workers = os.cpu_count() or 1
-            layered = solve_chunked(game, folder, symmetry=symmetry, progress=progress, workers=workers)
-            if chosen is None and layered.num_states > STATES_ONLY_ABOVE:
-                chosen = layout(LARGE_STORAGE)
-            if chosen is not None:
-                chosen.write_layers(layered, path=self.path, seconds=time.perf_counter() - start, progress=progress)
-                if build_dir is None:
-                    shutil.rmtree(folder, ignore_errors=True)
-                self._drop_reader()
-                return self.variant(name).info
-            if build_dir is None:
-                shutil.rmtree(folder, ignore_errors=True)
-            start = time.perf_counter()
-        solution = solve(game, symmetry=symmetry, progress=progress)
-        seconds = time.perf_counter() - start
-        writer = chosen if chosen is not None else layout(DEFAULT_STORAGE)
-        writer.write_solution(
-            solution,
+        build.run(
+            planned,
             engine=self.engine,
             path=self.path if self._owns_engine else None,
-            seconds=seconds,
             progress=progress,
+            build_dir=build_dir,
+            workers=workers,
         )
         self._drop_reader()
         return self.variant(name).info
@@ -574,13 +256,7 @@ class Tablebase:
                 raise DatabaseError(f"cannot write database {str(self.path)!r}: {str(target)!r} is read-only")
 
     def _drop_reader(self) -> None:
-        if self._conn is not None:
-            if self._raw is not None:
-                self._raw.close()
-                self._raw = None
-            else:
-                self._conn.close()
-            self._conn = None
+        self._read.close()
         self._tables.clear()
 
     def verify(self, name: str, sample: int | None = None, progress: Progress | None = None) -> VerifyReport:
@@ -591,12 +267,9 @@ class Tablebase:
         ``progress`` is called as during a build, on the check of every state of
         a states-only variant.
         """
-        from tablebase.verify import verify, verify_children
+        from tablebase.verify import check
 
-        table = self.variant(name)
-        if sample is not None or not table.storage.stores_moves:
-            return verify_children(table, sample, progress=progress)
-        return verify(table)
+        return check(self.variant(name), sample, progress)
 
 
 class VariantTable:
@@ -738,7 +411,7 @@ class VariantTable:
             probe = self.probe(best.position)
         return Line(self.name, first.position, first.outcome, tuple(moves), tuple(positions), repeats)
 
-    def predecessors(self, position: str | None = None) -> list[Predecessor]:
+    def predecessors(self, position: str | None = None) -> Predecessors:
         """Every stored (position, move) one move before ``position``, in the user's orientation.
 
         Read from the moves table where the variant stores its moves, else
@@ -751,7 +424,7 @@ class VariantTable:
             entry, _ = self._lookup(conn, state, position)
             found = self.storage.parents(conn, state, entry)
         pairs = {(game.format_position(parent), game.format_move(code)) for parent, code in found}
-        return [Predecessor(p, m) for p, m in sorted(pairs)]
+        return Predecessors(self.name, game.format_position(state), [Predecessor(p, m) for p, m in sorted(pairs)])
 
     def stats(self) -> Stats:
         """Positions and symmetry classes per ply, and totals of outcomes and terminal states."""
@@ -773,11 +446,6 @@ class VariantTable:
         with self._snapshot() as conn:
             rows = list(self.storage.rows(conn))
         yield from rows
-
-
-def _file_id(path: Path) -> tuple[int, int]:
-    st = os.stat(path)
-    return st.st_dev, st.st_ino
 
 
 def open(path: str | os.PathLike[str] | None = None, *, engine: Engine | None = None) -> Tablebase:  # noqa: A001
@@ -815,6 +483,7 @@ __all__ = [
     "MoveValue",
     "PlyCount",
     "Predecessor",
+    "Predecessors",
     "Probe",
     "SolveReport",
     "Stats",

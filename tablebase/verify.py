@@ -24,10 +24,11 @@ import numpy as np
 from tablebase.errors import TablebaseError
 from tablebase.outcome import NAMES as _NAMES
 from tablebase.outcome import NO_DISTANCE, label_from_children
+from tablebase.results import VerifyReport
 
 if TYPE_CHECKING:
     from tablebase.games.kernels import VectorKernels
-    from tablebase.query import VariantTable, VerifyReport
+    from tablebase.query import VariantTable
     from tablebase.store.layouts import Row, StateChunk
     from tablebase.solve import Progress
 
@@ -120,6 +121,15 @@ class _Refs:
         return lambda i: int(refs[i])
 
 
+def check(table: VariantTable, sample: int | None = None, progress: Progress | None = None) -> VerifyReport:
+    """The check :meth:`tablebase.Tablebase.verify` runs: every label against its stored moves and the
+    rules where the layout stores moves, else (and for a ``sample`` of random states) against the
+    children the rules derive."""
+    if sample is not None or not table.storage.stores_moves:
+        return verify_children(table, sample, progress=progress)
+    return verify(table)
+
+
 def verify(table: VariantTable, rules: bool = True, vector: bool | None = None) -> VerifyReport:
     """Check every state of ``table``; the report lists each disagreement.
 
@@ -132,8 +142,6 @@ def verify(table: VariantTable, rules: bool = True, vector: bool | None = None) 
 
 
 def _verify(conn: sqlite3.Connection, table: VariantTable, rules: bool, vector: bool | None) -> VerifyReport:
-    from tablebase.query import VerifyReport
-
     report = VerifyReport(table.name)
     use_kernels = rules and table.info.complete and vector is not False
     kernels = table.game.vector if use_kernels else None
@@ -524,8 +532,6 @@ def verify_children(
     it has them (``vector=False``: state by state). This is the check for
     states-only storage.
     """
-    from tablebase.query import VerifyReport
-
     report = VerifyReport(table.name)
     with table.snapshot() as conn:
         count = table.info.states

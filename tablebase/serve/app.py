@@ -219,16 +219,7 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
                 game = tb.variant(info.name).game
             except UnknownVariantError:
                 continue
-            out.append(
-                {
-                    **info.to_dict(),
-                    "family": info.family,
-                    "rules": info.rules,
-                    "parameters": info.parameters,
-                    "players": list(game.players),
-                    "start": game.format_position(game.initial_state()),
-                }
-            )
+            out.append(info.to_dict(game))
         return JSONResponse(out)
 
     @app.get("/api/{variant}", response_model=ProbeReply, responses=ERRORS, tags=["api"])
@@ -239,22 +230,12 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
     @app.get("/api/{variant}/line", response_model=LineReply, responses=ERRORS, tags=["api"])
     async def line(variant: str, position: str | None = PositionQuery) -> JSONResponse:
         """The perfect line from a position to the end (or to the first repetition)."""
-        result = tb.variant(variant).line(position)
-        return JSONResponse({**result.to_dict(), "positions": list(result.positions), "repeats": result.repeats})
+        return JSONResponse(tb.variant(variant).line(position).to_dict())
 
     @app.get("/api/{variant}/predecessors", response_model=PredecessorsReply, responses=ERRORS, tags=["api"])
     async def predecessors(variant: str, position: str | None = PositionQuery) -> JSONResponse:
         """Every position one move before the given one, with the move that leads here."""
-        table = tb.variant(variant)
-        preds = table.predecessors(position)
-        shown = table.game.format_position(table.parse(position))
-        return JSONResponse(
-            {
-                "variant": table.name,
-                "position": shown,
-                "predecessors": [{"position": p.position, "move": p.move} for p in preds],
-            }
-        )
+        return JSONResponse(tb.variant(variant).predecessors(position).to_dict())
 
     @app.get(
         "/api/{variant}/layout",
