@@ -23,7 +23,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Iterable, Literal
 
-Outcome = Literal["win", "loss", "draw"]
+Outcome = Literal["win", "draw", "loss"]
 
 WIN: Outcome = "win"
 LOSS: Outcome = "loss"

@@ -113,16 +113,17 @@ class VariantReply(BaseModel):
     """A built variant."""
 
     variant: str
+    states: int
+    moves: int = Field(description="Stored moves (0 when the layout derives them from the rules).")
+    storage: str = Field(description="How the variant is stored: the name of its storage layout.")
+    symmetry: bool
+    outcome: Outcome | None = Field(description="Value of the start for the first player.")
+    distance: int | None
     family: str
     rules: str
     parameters: dict[str, Any]
     players: list[str] = Field(description="The two players, first player first.")
     start: str = Field(description="The start position.")
-    states: int
-    moves: int
-    symmetry: bool
-    outcome: Outcome | None = Field(description="Value of the start for the first player.")
-    distance: int | None
 
 
 class LineReply(BaseModel):
