@@ -18,7 +18,7 @@ import typer
 from typer.core import TyperGroup
 
 import tablebase
-from cli.fast import probe_text, show_distance, table
+from cli.render import moves_text, probe_text, show_distance, table
 from tablebase.errors import TablebaseError
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
@@ -69,13 +69,6 @@ PositionArg = Annotated[
     Optional[str],
     typer.Argument(help="Position in the variant's notation, e.g. 'x.o/.x./...' (default: the start)."),
 ]
-
-
-def moves_text(info: tablebase.VariantInfo) -> str:
-    """How many moves are stored, or that they come from the rules (states-only storage)."""
-    if info.moves_stored:
-        return f"{info.moves:,} moves"
-    return f"moves from the rules ({info.storage_label})"
 
 
 def fail(message: str) -> None:

@@ -3,6 +3,27 @@
 >>> import tablebase
 >>> with tablebase.open("tablebase.db") as tb:          # doctest: +SKIP
 ...     tb.variant("tictactoe").probe("x.o/.x./...").best_move
+
+The package:
+
+* :mod:`tablebase.query` — the front object (:class:`Tablebase`, :class:`VariantTable`);
+* :mod:`tablebase.results` — what queries return, each with its JSON (``to_dict``);
+* :mod:`tablebase.outcome` — outcome names, codes and the labelling rule;
+* :mod:`tablebase.reader` — the read-only connection and snapshots;
+* :mod:`tablebase.build` — which solver and storage layout a build uses;
+* :mod:`tablebase.verify` — the independent audit of a built variant;
+* :mod:`tablebase.games` — the rules, one module per game family;
+* :mod:`tablebase.solve` — enumeration and retrograde labelling;
+* :mod:`tablebase.store` — schema, migrations, writers and the storage layouts;
+* :mod:`tablebase.serve` — the HTTP API and web board (the ``serve`` extra).
+
+The import rule: ``import tablebase``, opening a file and probing a
+position load neither numpy nor SQLAlchemy, alembic, typer or pydantic
+(a probe from the command line must answer faster than those import).
+Modules that need them (array kernels, solvers, writers, ``verify``, the
+typer app, the server) are imported inside the functions that use them,
+and array kernels live in modules of their own (``games/*_kernels.py``,
+``games/kernels.py``). ``tests/test_imports.py`` checks the rule.
 """
 
 from __future__ import annotations
