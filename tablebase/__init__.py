@@ -54,7 +54,19 @@ from tablebase.results import (
     VerifyReport,
 )
 
-__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> str:
+    """``__version__``: the installed distribution's version, read from its metadata on first use."""
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("tablebase")
+        except PackageNotFoundError:
+            return "0+unknown"
+    raise AttributeError(f"module 'tablebase' has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_DB",

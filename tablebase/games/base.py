@@ -360,14 +360,6 @@ class BitboardGame(Game):
     def size_bound(self, symmetry: bool = True) -> int | None:
         return 3**self.cells // (self.num_symmetries if symmetry else 1) + 1
 
-    def x_bits(self, state: int) -> int:
-        """Bitboard of the cells holding an x."""
-        return state & self._mask
-
-    def o_bits(self, state: int) -> int:
-        """Bitboard of the cells holding an o."""
-        return (state >> self.cells) & self._mask
-
 
 def grid_symmetries(columns: int, rows: int) -> tuple[tuple[int, ...], ...]:
     """Cell permutations of a ``columns`` x ``rows`` grid: 8 for a square, 4 otherwise.

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Iterator
 import numpy as np
 
 from tablebase.games.kernels import UNKNOWN, VectorKernels
+from tablebase.solve.retrograde import sorted_unique
 
 if TYPE_CHECKING:
     from tablebase.solve import Progress
@@ -47,17 +48,6 @@ class Layer:
     src: np.ndarray
     move: np.ndarray
     dst: np.ndarray
-
-
-def sorted_unique(values: np.ndarray) -> np.ndarray:
-    """The distinct values, sorted (a plain sort, faster than :func:`np.unique` on large arrays)."""
-    if values.size == 0:
-        return values.copy()
-    ordered = np.sort(values)
-    keep = np.empty(ordered.size, dtype=bool)
-    keep[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
-    return ordered[keep]
 
 
 def _index_dtype(limit: int) -> type[np.signedinteger]:

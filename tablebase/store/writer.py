@@ -31,7 +31,6 @@ from tablebase.outcome import NAMES, NO_DISTANCE, Code
 from tablebase.solve import Progress, Solution
 from tablebase.store import bulk
 
-BUILDER_VERSION = "tablebase 0.1.0"
 #: Rows per bulk insert.
 CHUNK = 100_000
 #: Page cache for the load, in KiB (SQLite's negative ``cache_size``).
@@ -220,6 +219,13 @@ def rebuild_indexes(cur: sqlite3.Cursor, statements: list[str]) -> None:
         cur.execute(f"PRAGMA threads = {int(threads)}")
 
 
+def builder_version() -> str:
+    """What the ``builder_version`` column records: the package and its version."""
+    import tablebase
+
+    return f"tablebase {tablebase.__version__}"
+
+
 def insert_variant(
     cur: sqlite3.Cursor,
     variant_id: int,
@@ -255,7 +261,7 @@ def insert_variant(
             states,
             moves,
             build_seconds,
-            BUILDER_VERSION,
+            builder_version(),
             datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
         ),
     )
