@@ -12,7 +12,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional, TypeVar
+from typing import Annotated, Any, Callable, NoReturn, Optional, TypeVar, cast
 
 import typer
 from typer.core import TyperGroup
@@ -22,19 +22,21 @@ from cli.render import moves_text, probe_text, show_distance, table
 from tablebase.errors import TablebaseError
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
-ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+ClickException: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
 class OneLineErrors(TyperGroup):
     """Usage errors as one line on stderr with exit code 1, like library errors."""
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        standalone_mode = kwargs.pop("standalone_mode", True)
+        kwargs["standalone_mode"] = False
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(*args, **kwargs)
         try:
-            result = super().main(*args, standalone_mode=False, **kwargs)
+            result = super().main(*args, **kwargs)
         except ClickException as exc:
-            message = " ".join(exc.format_message().split())
+            message = " ".join(cast(Any, exc).format_message().split())
             if not message:  # help was shown for a bare command
                 sys.exit(0)
             hint = " (a position that starts with '-' goes after '--')" if "No such option: -" in message else ""
@@ -71,7 +73,7 @@ PositionArg = Annotated[
 ]
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """Print one line on stderr and exit with code 1."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(1)
@@ -343,7 +345,7 @@ def stats(
     if json_:
         emit_json(result.to_dict())
         return
-    rows = [[p.ply, p.positions, p.classes] for p in result.plies]
+    rows: list[list[Any]] = [[p.ply, p.positions, p.classes] for p in result.plies]
     rows.append(["total", result.positions, result.classes])
     typer.echo(table(["ply", "positions", "classes"], rows))
     o = result.outcomes

@@ -48,7 +48,7 @@ NAMES: dict[int, Outcome] = {Code.WIN: WIN, Code.LOSS: LOSS, Code.DRAW: DRAW}
 CODES: dict[str, int] = {name: int(code) for code, name in NAMES.items()}
 
 _FLIP: dict[str, Outcome] = {WIN: LOSS, LOSS: WIN, DRAW: DRAW}
-_RANK = {WIN: 0, DRAW: 1, LOSS: 2}
+_RANK: dict[str, int] = {WIN: 0, DRAW: 1, LOSS: 2}
 
 
 def flip(outcome: str) -> Outcome:

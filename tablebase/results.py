@@ -83,7 +83,9 @@ class Line:
 
     def to_dict(self, positions: bool = True) -> dict[str, Any]:
         """``GET /api/{variant}/line``; ``positions=False``: the shorter ``tablebase line --json``."""
-        data = {"variant": self.variant, "position": self.position, "outcome": self.outcome, "moves": list(self.moves)}
+        data: dict[str, Any] = {
+            "variant": self.variant, "position": self.position, "outcome": self.outcome, "moves": list(self.moves)
+        }
         if positions:
             data.update(positions=list(self.positions), repeats=self.repeats)
         return data

@@ -149,12 +149,12 @@ def _verify(conn: sqlite3.Connection, table: VariantTable, rules: bool, vector: 
     n = len(stored.ids)
     move_ids: dict[str, int] = {}
     src_ids, dst_ids, moves = [], [], []
-    for edges in table.storage.edge_chunks(conn, _CHUNK) or ():
-        src_ids.append(edges.from_refs)
-        texts, inverse = np.unique(np.array(edges.moves, dtype=object).astype(str), return_inverse=True)
-        codes = np.array([move_ids.setdefault(str(t), len(move_ids)) for t in texts], dtype=np.int64)
+    for chunk in table.storage.edge_chunks(conn, _CHUNK) or ():
+        src_ids.append(chunk.from_refs)
+        names, inverse = np.unique(np.array(chunk.moves, dtype=object).astype(str), return_inverse=True)
+        codes = np.array([move_ids.setdefault(str(t), len(move_ids)) for t in names], dtype=np.int64)
         moves.append(codes[inverse.ravel()])
-        dst_ids.append(edges.to_refs)
+        dst_ids.append(chunk.to_refs)
     src_id = np.concatenate(src_ids) if src_ids else np.empty(0, dtype=np.int64)
     dst_id = np.concatenate(dst_ids) if dst_ids else np.empty(0, dtype=np.int64)
     move = np.concatenate(moves) if moves else np.empty(0, dtype=np.int64)
@@ -222,9 +222,9 @@ def _check_rules(table: VariantTable, stored_rows: _Stored, edges: list[tuple[in
         if not table.info.complete and state_id not in stored:
             continue
         expected = set()
-        for move, child in game.children(state):
+        for code, child in game.children(state):
             canon = game.canonical(child)[0] if symmetric else child
-            expected.add((game.format_move(move), id_of.get(game.format_position(canon), -1)))
+            expected.add((game.format_move(code), id_of.get(game.format_position(canon), -1)))
         have = stored.get(state_id, set())
         if table.info.complete and have != expected:
             missing = sorted(m for m, _ in expected - have)

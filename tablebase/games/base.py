@@ -358,7 +358,7 @@ class BitboardGame(Game):
         return best, best_sym
 
     def size_bound(self, symmetry: bool = True) -> int | None:
-        return 3**self.cells // (self.num_symmetries if symmetry else 1) + 1
+        return int(3**self.cells) // (self.num_symmetries if symmetry else 1) + 1
 
 
 def grid_symmetries(columns: int, rows: int) -> tuple[tuple[int, ...], ...]:

@@ -60,13 +60,14 @@ class MNKKernels(BitboardKernels):
 
     def to_move(self, states: np.ndarray) -> list[str]:
         xs, os = self.split(states)
-        return np.where(popcount(xs) > popcount(os), "o", "x").astype(object).tolist()
+        sides: list[str] = np.where(popcount(xs) > popcount(os), "o", "x").astype(object).tolist()
+        return sides
 
     def _chars(self, states: np.ndarray, dtype: type) -> np.ndarray:
         """One row of character codes per state: the position string."""
         xs, os = self.split(states)
         width = self.m * self.n + self.n - 1
-        chars = np.full((len(xs), width), ord("/"), dtype=dtype)
+        chars: np.ndarray = np.full((len(xs), width), ord("/"), dtype=dtype)
         for cell in range(self.m * self.n):
             column = cell // self.m * (self.m + 1) + cell % self.m
             bit = self.cell_bits[cell]

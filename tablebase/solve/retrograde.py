@@ -150,6 +150,7 @@ def label(
     # known states decided as won or lost join the frontier at the level of their distance
     pending = np.empty(0, dtype=np.int64)
     if k:
+        assert known_outcome is not None and known_distance is not None
         outcome[n:] = known_outcome
         distance[n:] = known_distance
         pending = n + np.flatnonzero((outcome[n:] == WIN) | (outcome[n:] == LOSS))

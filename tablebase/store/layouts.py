@@ -202,7 +202,7 @@ def layout_info(name: str) -> type[Storage]:
 
 
 def _unknown(name: str) -> type[Storage]:
-    return type(f"Unknown_{name}", (StatesTable,), {"name": name, "label": name})  # type: ignore[return-value]
+    return type(f"Unknown_{name}", (StatesTable,), {"name": name, "label": name})
 
 
 def open_storage(name: str, game: Game, variant_id: int, symmetry: bool) -> Storage:
