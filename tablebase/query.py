@@ -39,22 +39,13 @@ from tablebase.errors import (
 from tablebase.games.base import Game
 from tablebase.outcome import move_value, rank
 from tablebase.reader import Reader, read_variant, read_variants
-from tablebase.results import (
-    Line,
-    MoveValue,
-    PlyCount,
-    Predecessor,
-    Predecessors,
-    Probe,
-    SolveReport,
-    Stats,
-    VariantInfo,
-    VerifyReport,
-)
+from tablebase.results import Line, MoveValue, PlyCount, Predecessor, Predecessors, Probe, SolveReport, Stats
 from tablebase.store.layouts import Entry, Row, Storage, open_storage
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
+
+    from tablebase.results import VariantInfo, VerifyReport
 
     from tablebase.solve import Progress
 
@@ -477,22 +468,4 @@ def count(name: str, *, symmetry: bool = True, progress: Progress | None = None)
     )
 
 
-__all__ = [
-    "DEFAULT_DB",
-    "Line",
-    "MoveValue",
-    "PlyCount",
-    "Predecessor",
-    "Predecessors",
-    "Probe",
-    "SolveReport",
-    "Stats",
-    "Tablebase",
-    "TablebaseError",
-    "UnknownVariantError",
-    "VariantInfo",
-    "VariantTable",
-    "VerifyReport",
-    "count",
-    "open",
-]
+__all__ = ["DEFAULT_DB", "Tablebase", "TablebaseError", "UnknownVariantError", "VariantTable", "count", "open"]

@@ -10,7 +10,7 @@ can go on for ever.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -264,17 +264,7 @@ class SolveReport:
 
     def to_dict(self) -> dict[str, Any]:
         """``tablebase solve --json``."""
-        return {
-            "variant": self.variant,
-            "position": self.position,
-            "outcome": self.outcome,
-            "distance": self.distance,
-            "proved": self.proved,
-            "timed_out": self.timed_out,
-            "stored": self.stored,
-            "nodes": self.nodes,
-            "seconds": self.seconds,
-        }
+        return asdict(self)
 
 
 __all__ = [

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
+from tablebase.errors import IllegalMoveError
 from tablebase.games.base import Game
 from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, Solution
 
@@ -140,3 +143,24 @@ def check_message(error: Exception, text: str, *fragments: str) -> None:
     assert repr(text) in message, message
     for fragment in fragments:
         assert fragment in message, message
+
+
+def check_random_play(game: Game, playouts: int, seed: int) -> None:
+    """Random playouts reach an end, and every state on the way passes :func:`check_state`."""
+    states = random_states(game, playouts=playouts, seed=seed)
+    assert any(game.outcome(s) is not None for s in states)
+    for state in states:
+        check_state(game, state)
+
+
+def check_random_symmetries(game: Game, playouts: int, seed: int, step: int) -> None:
+    """:func:`check_symmetries` on every ``step``-th state of random playouts."""
+    for state in random_states(game, playouts=playouts, seed=seed)[::step]:
+        check_symmetries(game, state)
+
+
+def check_illegal_move(game: Game, position: str, move: str, *fragments: str) -> None:
+    """``move`` is refused in ``position`` with a message that quotes it and names the problem."""
+    with pytest.raises(IllegalMoveError) as err:
+        game.parse_move(game.parse_position(position), move)
+    check_message(err.value, move, *fragments)

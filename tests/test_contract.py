@@ -36,26 +36,25 @@ def same_shape(data: dict[str, Any], model: type[BaseModel]) -> None:
     assert model.model_validate(data).model_dump() == data
 
 
-def test_probe_to_dict_is_the_probe_reply(ttt: tablebase.VariantTable) -> None:
-    data = ttt.probe(MIDDLE).to_dict()
-    same_shape(data, ProbeReply)
-    assert data["moves"]
-    for move in data["moves"]:
-        same_shape(move, MoveReply)
+@pytest.mark.parametrize(
+    ("query", "model", "items", "item_model"),
+    [("probe", ProbeReply, "moves", MoveReply), ("predecessors", PredecessorsReply, "predecessors", PredecessorReply)],
+)
+def test_probe_and_predecessors_to_dict_are_their_replies(
+    ttt: tablebase.VariantTable, query: str, model: type[BaseModel], items: str, item_model: type[BaseModel]
+) -> None:
+    data = getattr(ttt, query)(MIDDLE).to_dict()
+    same_shape(data, model)
+    assert data[items]
+    for item in data[items]:
+        same_shape(item, item_model)
 
 
 def test_line_to_dict_is_the_line_reply(ttt: tablebase.VariantTable) -> None:
     line = ttt.line(MIDDLE)
     same_shape(line.to_dict(), LineReply)
-    assert line.to_dict(positions=False) == {k: v for k, v in line.to_dict().items() if k in ("variant", "position", "outcome", "moves")}
-
-
-def test_predecessors_to_dict_is_the_predecessors_reply(ttt: tablebase.VariantTable) -> None:
-    data = ttt.predecessors(MIDDLE).to_dict()
-    same_shape(data, PredecessorsReply)
-    assert data["predecessors"]
-    for entry in data["predecessors"]:
-        same_shape(entry, PredecessorReply)
+    short = {k: v for k, v in line.to_dict().items() if k in ("variant", "position", "outcome", "moves")}
+    assert line.to_dict(positions=False) == short
 
 
 def test_variant_info_to_dict_is_the_variant_reply(tb: tablebase.Tablebase) -> None:

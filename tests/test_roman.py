@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from game_checks import (
+    check_illegal_move,
+    check_random_play,
+    check_random_symmetries,
     check_labels,
     check_message,
-    check_state,
     check_symmetric_labels,
-    check_symmetries,
-    random_states,
 )
 from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games import get, names
@@ -296,11 +296,7 @@ def test_malformed_positions(text, problem):
     ],
 )
 def test_illegal_moves(name, position, move, problem):
-    game = get(name)
-    state = game.parse_position(position)
-    with pytest.raises(IllegalMoveError) as err:
-        game.parse_move(state, move)
-    check_message(err.value, move, problem)
+    check_illegal_move(get(name), position, move, problem)
 
 
 # -- random play --------------------------------------------------------------
@@ -308,18 +304,12 @@ def test_illegal_moves(name, position, move, problem):
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_random_playouts(name):
-    game = get(name)
-    states = random_states(game, playouts=60, seed=0)
-    assert any(game.outcome(s) is not None for s in states)
-    for state in states:
-        check_state(game, state)
+    check_random_play(get(name), playouts=60, seed=0)
 
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_transform_move_matches_transform(name):
-    game = get(name)
-    for state in random_states(game, playouts=15, seed=1)[::3]:
-        check_symmetries(game, state)
+    check_random_symmetries(get(name), playouts=15, seed=1, step=3)
 
 
 def test_format_board():

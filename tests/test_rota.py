@@ -8,13 +8,13 @@ import math
 import pytest
 
 from game_checks import (
+    check_illegal_move,
+    check_random_play,
+    check_random_symmetries,
     check_labels,
     check_message,
-    check_state,
     check_symmetric_labels,
-    check_symmetries,
     index_of,
-    random_states,
 )
 from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games import get, names
@@ -340,10 +340,7 @@ def test_both_lines_rejected():
     ],
 )
 def test_illegal_moves(position, move, problem):
-    game = get("rota")
-    with pytest.raises(IllegalMoveError) as err:
-        game.parse_move(game.parse_position(position), move)
-    check_message(err.value, move, problem)
+    check_illegal_move(get("rota"), position, move, problem)
 
 
 # -- random play --------------------------------------------------------------------------
@@ -351,18 +348,12 @@ def test_illegal_moves(position, move, problem):
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_random_playouts(name):
-    game = get(name)
-    states = random_states(game, playouts=60, seed=2)
-    assert any(game.outcome(s) is not None for s in states)
-    for state in states:
-        check_state(game, state)
+    check_random_play(get(name), playouts=60, seed=2)
 
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_transform_move_matches_transform(name):
-    game = get(name)
-    for state in random_states(game, playouts=10, seed=3)[::4]:
-        check_symmetries(game, state)
+    check_random_symmetries(get(name), playouts=10, seed=3, step=4)
 
 
 # -- board layout (the generic contract is tests/test_layout.py) ---------------------

@@ -16,17 +16,14 @@ import pytest
 import tablebase
 from tablebase import games
 from game_checks import random_states
+from serve_support import build_database
 
 VARIANTS = [name for name in games.names() if games.get(name).enumerable]
 
 
 @pytest.fixture(scope="module")
 def every_variant(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("sim") / "all.db"
-    with tablebase.open(path) as tb:
-        for name in VARIANTS:
-            tb.build(name)
-    return path
+    return build_database(tmp_path_factory.mktemp("sim") / "all.db", VARIANTS)
 
 
 def test_registry_is_not_empty() -> None:

@@ -397,6 +397,13 @@ def grid_symmetries(columns: int, rows: int) -> tuple[tuple[int, ...], ...]:
     return tuple(perms)
 
 
+def bitboard_text(state: int, columns: int, rows: int) -> str:
+    """The grid text (rows top to bottom, ``/`` between them) of an x bitboard with the o bitboard above it."""
+    cells = columns * rows
+    marks = ["x" if state >> c & 1 else "o" if state >> (c + cells) & 1 else "." for c in range(cells)]
+    return "/".join("".join(marks[r * columns : (r + 1) * columns]) for r in range(rows))
+
+
 def cell_name(cell: int, columns: int) -> str:
     """Spreadsheet name of a cell: column letter, row number from the top (``a1`` top-left)."""
     return f"{chr(ord('a') + cell % columns)}{cell // columns + 1}"

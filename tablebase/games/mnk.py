@@ -15,20 +15,9 @@ import re
 from typing import TYPE_CHECKING, Any, Sequence
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
-from tablebase.games.base import (
-    DRAW,
-    LOSS,
-    WIN,
-    BitboardGame,
-    Layout,
-    Outcome,
-    cell_name,
-    parse_grid,
-    grid_layout,
-    grid_symmetries,
-    parse_cell,
-    split_side,
-)
+from tablebase.games.base import BitboardGame, Layout, cell_name, grid_layout, grid_symmetries, parse_cell, parse_grid
+from tablebase.games.base import split_side
+from tablebase.outcome import DRAW, LOSS, WIN, Outcome
 
 if TYPE_CHECKING:
     from tablebase.games.kernels import VectorKernels
