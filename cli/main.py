@@ -60,6 +60,7 @@ db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 DbOption = Annotated[
     str,
@@ -102,6 +103,12 @@ def command(group: typer.Typer = app, **kwargs: Any) -> Callable[[F], F]:
         return func
 
     return decorate
+
+
+def ask(db: str, variant: str, query: Callable[[tablebase.VariantTable], T]) -> T:
+    """Open the database, run one query on a built variant, close the database."""
+    with tablebase.open(db) as tb:
+        return query(tb.variant(variant))
 
 
 def emit_json(data: Any) -> None:
@@ -282,47 +289,43 @@ def probe(
 def best(
     variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
 ) -> None:
-    with tablebase.open(db) as tb:
-        result = tb.variant(variant).probe(position)
-        move = result.best_move
-        if json_:
-            emit_json(result.best_dict())
-            return
-        if move is None:
-            typer.echo(f"{result.position}: the game is over ({result.to_move} to move: {result.outcome})")
-        else:
-            typer.echo(f"{move.move}  {move.outcome} in {show_distance(move.distance)}  -> {move.position}")
+    result = ask(db, variant, lambda table: table.probe(position))
+    move = result.best_move
+    if json_:
+        emit_json(result.best_dict())
+    elif move is None:
+        typer.echo(f"{result.position}: the game is over ({result.to_move} to move: {result.outcome})")
+    else:
+        typer.echo(f"{move.move}  {move.outcome} in {show_distance(move.distance)}  -> {move.position}")
 
 
 @command(help="The perfect line from a position to the end.")
 def line(
     variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
 ) -> None:
-    with tablebase.open(db) as tb:
-        result = tb.variant(variant).line(position)
-        if json_:
-            emit_json(result.to_dict(positions=False))
-            return
-        typer.echo(f"{result.position}: {result.outcome}")
-        for i, (move, pos) in enumerate(zip(result.moves, result.positions), start=1):
-            typer.echo(f"{i:>3}. {move:<8} {pos}")
-        if result.repeats:
-            typer.echo("     (position repeats: perpetual play)")
+    result = ask(db, variant, lambda table: table.line(position))
+    if json_:
+        emit_json(result.to_dict(positions=False))
+        return
+    typer.echo(f"{result.position}: {result.outcome}")
+    for i, (move, pos) in enumerate(zip(result.moves, result.positions), start=1):
+        typer.echo(f"{i:>3}. {move:<8} {pos}")
+    if result.repeats:
+        typer.echo("     (position repeats: perpetual play)")
 
 
 @command(help="Positions one move before the given one.")
 def predecessors(
     variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
 ) -> None:
-    with tablebase.open(db) as tb:
-        preds = tb.variant(variant).predecessors(position)
-        if json_:
-            emit_json(preds.to_dict())
-            return
-        if not preds:
-            typer.echo(f"{preds.position}: no predecessors (the start position)")
-        for p in preds:
-            typer.echo(f"{p.position}  {p.move}")
+    preds = ask(db, variant, lambda table: table.predecessors(position))
+    if json_:
+        emit_json(preds.to_dict())
+        return
+    if not preds:
+        typer.echo(f"{preds.position}: no predecessors (the start position)")
+    for p in preds:
+        typer.echo(f"{p.position}  {p.move}")
 
 
 @command(help="Positions and symmetry classes per ply, and outcome totals.")

@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from tablebase.games.base import Game
 
 
+def _pick(value: object, *names: str) -> dict[str, Any]:
+    """The named attributes of ``value``, in that order."""
+    return {name: getattr(value, name) for name in names}
+
+
 @dataclass(frozen=True)
 class MoveValue:
     """A legal move and what it achieves for the player making it."""
@@ -29,7 +34,7 @@ class MoveValue:
     distance: int | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"move": self.move, "position": self.position, "outcome": self.outcome, "distance": self.distance}
+        return _pick(self, "move", "position", "outcome", "distance")
 
 
 @dataclass(frozen=True)
@@ -50,13 +55,7 @@ class Probe:
         return self.moves[0] if self.moves else None
 
     def _head(self) -> dict[str, Any]:
-        return {
-            "variant": self.variant,
-            "position": self.position,
-            "to_move": self.to_move,
-            "outcome": self.outcome,
-            "distance": self.distance,
-        }
+        return _pick(self, "variant", "position", "to_move", "outcome", "distance")
 
     def to_dict(self) -> dict[str, Any]:
         """``tablebase probe --json`` and ``GET /api/{variant}``."""
@@ -83,9 +82,7 @@ class Line:
 
     def to_dict(self, positions: bool = True) -> dict[str, Any]:
         """``GET /api/{variant}/line``; ``positions=False``: the shorter ``tablebase line --json``."""
-        data: dict[str, Any] = {
-            "variant": self.variant, "position": self.position, "outcome": self.outcome, "moves": list(self.moves)
-        }
+        data = {**_pick(self, "variant", "position", "outcome"), "moves": list(self.moves)}
         if positions:
             data.update(positions=list(self.positions), repeats=self.repeats)
         return data
@@ -125,7 +122,7 @@ class PlyCount:
     classes: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ply": self.ply, "positions": self.positions, "classes": self.classes}
+        return _pick(self, "ply", "positions", "classes")
 
 
 @dataclass(frozen=True)
@@ -150,8 +147,7 @@ class Stats:
         return {
             "variant": self.variant,
             "plies": [p.to_dict() for p in self.plies],
-            "positions": self.positions,
-            "classes": self.classes,
+            **_pick(self, "positions", "classes"),
             "outcomes": dict(self.outcomes),
             "terminal": self.terminal,
         }
@@ -195,15 +191,7 @@ class VariantInfo:
     def to_dict(self, game: Game | None = None) -> dict[str, Any]:
         """``tablebase list --json``; with the variant's ``game``, ``GET /api/variants`` (adds the
         rules, the players and the start position)."""
-        data = {
-            "variant": self.name,
-            "states": self.states,
-            "moves": self.moves,
-            "storage": self.storage,
-            "symmetry": self.symmetry,
-            "outcome": self.outcome,
-            "distance": self.distance,
-        }
+        data = {"variant": self.name, **_pick(self, "states", "moves", "storage", "symmetry", "outcome", "distance")}
         if game is not None:
             data.update(
                 family=self.family,
@@ -238,14 +226,7 @@ class VerifyReport:
 
     def to_dict(self) -> dict[str, Any]:
         """One entry of ``tablebase verify --json``."""
-        return {
-            "variant": self.variant,
-            "states": self.states,
-            "moves": self.moves,
-            "ok": self.ok,
-            "error_count": self.error_count,
-            "errors": list(self.errors),
-        }
+        return {**_pick(self, "variant", "states", "moves", "ok", "error_count"), "errors": list(self.errors)}
 
 
 @dataclass(frozen=True)

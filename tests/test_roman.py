@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from game_checks import (
+    check_malformed,
+    string_colouring,
     check_illegal_move,
-    check_random_play,
-    check_random_symmetries,
     check_labels,
     check_message,
     check_symmetric_labels,
 )
-from tablebase.errors import IllegalMoveError, MalformedPositionError
+from tablebase.errors import IllegalMoveError
 from tablebase.games import get, names
 from tablebase.games.base import board_cells, grid_layout, split_move
 from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, solve
@@ -66,36 +66,7 @@ def seed_colouring(rule: str) -> dict[tuple[str, str], str]:
                         out.append("".join(nb))
         return out
 
-    graph: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    todo = [("." * 9, "x")]
-    while todo:
-        node = todo.pop()
-        if node in graph:
-            continue
-        board, side = node
-        other = "o" if side == "x" else "x"
-        graph[node] = [] if line(board, other) else [(b, other) for b in successors(board, side)]
-        todo.extend(graph[node])
-    colour: dict[tuple[str, str], str] = {}
-    for (board, side), kids in graph.items():
-        other = "o" if side == "x" else "x"
-        if line(board, other) or not kids:
-            colour[(board, side)] = other
-    changed = True
-    while changed:
-        changed = False
-        for node, kids in graph.items():
-            if node in colour or not kids:
-                continue
-            side = node[1]
-            other = "o" if side == "x" else "x"
-            if any(colour.get(k) == side for k in kids):
-                colour[node] = side
-                changed = True
-            elif all(colour.get(k) == other for k in kids):
-                colour[node] = other
-                changed = True
-    return {node: colour.get(node, "-") for node in graph}
+    return string_colouring(successors, line)
 
 
 def key(game, state: int) -> tuple[str, str]:
@@ -274,9 +245,7 @@ def test_side_suffix_policy():
     ],
 )
 def test_malformed_positions(text, problem):
-    with pytest.raises(MalformedPositionError) as err:
-        get("roman").parse_position(text)
-    check_message(err.value, text, problem)
+    check_malformed(get("roman"), text, problem)
 
 
 @pytest.mark.parametrize(
@@ -297,19 +266,6 @@ def test_malformed_positions(text, problem):
 )
 def test_illegal_moves(name, position, move, problem):
     check_illegal_move(get(name), position, move, problem)
-
-
-# -- random play --------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_random_playouts(name):
-    check_random_play(get(name), playouts=60, seed=0)
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_transform_move_matches_transform(name):
-    check_random_symmetries(get(name), playouts=15, seed=1, step=3)
 
 
 def test_format_board():

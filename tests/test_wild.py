@@ -8,11 +8,9 @@ from functools import lru_cache
 import pytest
 
 from game_checks import (
+    check_malformed,
     check_illegal_move,
-    check_random_play,
-    check_random_symmetries,
     check_labels,
-    check_message,
     check_symmetric_labels,
     index_of,
 )
@@ -265,9 +263,7 @@ def test_notation():
     ],
 )
 def test_malformed_positions(text, problem):
-    with pytest.raises(MalformedPositionError) as err:
-        get("wild").parse_position(text)
-    check_message(err.value, text, problem)
+    check_malformed(get("wild"), text, problem)
 
 
 @pytest.mark.parametrize(
@@ -283,19 +279,6 @@ def test_malformed_positions(text, problem):
 )
 def test_illegal_moves(position, move, problem):
     check_illegal_move(get("wild"), position, move, problem)
-
-
-# -- random play ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_random_playouts(name):
-    check_random_play(get(name), playouts=80, seed=4)
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_transform_move_matches_transform(name):
-    check_random_symmetries(get(name), playouts=10, seed=5, step=3)
 
 
 # -- board layout (the generic contract is tests/test_layout.py) --------------
