@@ -97,6 +97,10 @@ class Storage(Protocol):
     variant_id: int
     symmetry: bool
 
+    def __init__(self, game: Game, variant_id: int, symmetry: bool) -> None:
+        """The storage of the variant row ``variant_id``, a variant of ``game`` (reduced by symmetry or not)."""
+        ...
+
     # -- positions -------------------------------------------------------------
 
     def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
@@ -213,7 +217,42 @@ def open_storage(name: str, game: Game, variant_id: int, symmetry: bool) -> Stor
             f"variant {game.name!r} uses storage {name!r}, which this version of tablebase cannot read;"
             " upgrade the tablebase package"
         )
-    return cls(game, variant_id, symmetry)  # type: ignore[call-arg]
+    return cls(game, variant_id, symmetry)
+
+
+def read_plies(conn: sqlite3.Connection, variant_id: int) -> list[tuple[int, int, int, int, int, int, int]]:
+    """The variant's rows of the ``plies`` table (which every writer fills), as :meth:`Storage.plies` returns them."""
+    rows: list[tuple[int, int, int, int, int, int, int]] = conn.execute(
+        "SELECT ply, positions, classes, wins, losses, draws, terminal FROM plies WHERE variant_id = ? ORDER BY ply",
+        (variant_id,),
+    ).fetchall()
+    return rows
+
+
+class RulesMoves:
+    """Moves and parents derived from the rules, their values looked up by :meth:`Storage.values`: for
+    layouts that store positions without their moves."""
+
+    game: Game
+    symmetry: bool
+
+    if TYPE_CHECKING:
+
+        def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]: ...
+
+    def canonical(self, state: int) -> int:
+        """The stored representative of ``state``."""
+        return self.game.canonical(state)[0] if self.symmetry else state
+
+    def moves(self, conn: sqlite3.Connection, state: int, entry: Entry) -> list[tuple[int, Value | None]]:
+        children = self.game.children(state)
+        values = self.values(conn, [self.canonical(child) for _, child in children])
+        return [(code, value) for (code, _), value in zip(children, values)]
+
+    def parents(self, conn: sqlite3.Connection, state: int, entry: Entry) -> set[tuple[int, int]]:
+        unmoves = self.game.unmoves(state)
+        stored = self.values(conn, [self.canonical(parent) for parent, _ in unmoves])
+        return {pair for pair, value in zip(unmoves, stored) if value is not None}
 
 
 #: The outcome columns as codes (0 for text outside the vocabulary), no distance as NO_DISTANCE.
@@ -247,10 +286,6 @@ class StatesTable:
     def check_game(cls, game: Game) -> None:
         pass
 
-    def canonical(self, state: int) -> int:
-        """The stored representative of ``state``."""
-        return self.game.canonical(state)[0] if self.symmetry else state
-
     def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
         row = conn.execute(
             "SELECT id, outcome, distance, terminal FROM states WHERE variant_id = ? AND key = ?",
@@ -283,11 +318,7 @@ class StatesTable:
         return iter(())
 
     def plies(self, conn: sqlite3.Connection) -> list[tuple[int, int, int, int, int, int, int]]:
-        return conn.execute(
-            "SELECT ply, positions, classes, wins, losses, draws, terminal FROM plies WHERE variant_id = ?"
-            " ORDER BY ply",
-            (self.variant_id,),
-        ).fetchall()
+        return read_plies(conn, self.variant_id)
 
     def _block(self, conn: sqlite3.Connection) -> tuple[int, int] | None:
         """``(first, last)`` when the variant's row ids form one block (as the builders write them)."""
@@ -440,7 +471,7 @@ class MovesTable(StatesTable):
 
 
 @register
-class StatesOnly(StatesTable):
+class StatesOnly(RulesMoves, StatesTable):
     """States rows only: the moves of a position come from the rules, their values by key lookup."""
 
     name = "states"
@@ -454,16 +485,6 @@ class StatesOnly(StatesTable):
                 f"variant {game.name!r} cannot be stored states-only: its rules do not list the moves into a position"
                 " (predecessors need them); build it with moves"
             )
-
-    def moves(self, conn: sqlite3.Connection, state: int, entry: Entry) -> list[tuple[int, Value | None]]:
-        children = self.game.children(state)
-        values = self.values(conn, [self.canonical(child) for _, child in children])
-        return [(code, value) for (code, _), value in zip(children, values)]
-
-    def parents(self, conn: sqlite3.Connection, state: int, entry: Entry) -> set[tuple[int, int]]:
-        unmoves = self.game.unmoves(state)
-        stored = self.values(conn, [self.canonical(parent) for parent, _ in unmoves])
-        return {pair for pair, value in zip(unmoves, stored) if value is not None}
 
     @classmethod
     def write_solution(
@@ -487,6 +508,7 @@ __all__ = [
     "Entry",
     "MovesTable",
     "Row",
+    "RulesMoves",
     "StateChunk",
     "StatesOnly",
     "StatesTable",
@@ -496,5 +518,6 @@ __all__ = [
     "layout_info",
     "names",
     "open_storage",
+    "read_plies",
     "register",
 ]
