@@ -289,7 +289,6 @@ class VariantTable:
         """A read transaction on the file: every read through the connection it yields sees one state of it."""
         return self.tablebase._snapshot()
 
-    _snapshot = snapshot
 
     # -- positions -----------------------------------------------------------
 
@@ -325,7 +324,7 @@ class VariantTable:
         """Outcome and distance of ``position`` and every legal move's value, best first."""
         game = self.game
         state = self.parse(position)
-        with self._snapshot() as conn:
+        with self.snapshot() as conn:
             entry, sym = self._lookup(conn, state, position)
             canon = game.transform(state, sym) if sym else state
             found = [] if entry.terminal else self.storage.moves(conn, canon, entry)
@@ -411,7 +410,7 @@ class VariantTable:
         """
         game = self.game
         state = self.parse(position)
-        with self._snapshot() as conn:
+        with self.snapshot() as conn:
             entry, _ = self._lookup(conn, state, position)
             found = self.storage.parents(conn, state, entry)
         pairs = {(game.format_position(parent), game.format_move(code)) for parent, code in found}
@@ -419,7 +418,7 @@ class VariantTable:
 
     def stats(self) -> Stats:
         """Positions and symmetry classes per ply, and totals of outcomes and terminal states."""
-        with self._snapshot() as conn:
+        with self.snapshot() as conn:
             rows = self.storage.plies(conn)
         plies = tuple(PlyCount(r[0], r[1], r[2]) for r in rows)
         outcomes = {"win": sum(r[3] for r in rows), "loss": sum(r[4] for r in rows), "draw": sum(r[5] for r in rows)}
@@ -429,12 +428,12 @@ class VariantTable:
     def dump(self) -> tuple[list[Row], list[tuple[int, str, int]]]:
         """Every stored state as (ref, key, to_move, terminal, outcome, distance) and every
         stored move as (from ref, move, to ref), read in one snapshot."""
-        with self._snapshot() as conn:
+        with self.snapshot() as conn:
             return list(self.storage.rows(conn)), list(self.storage.move_rows(conn))
 
     def rows(self) -> Iterator[Row]:
         """Every stored state as (ref, key, to_move, terminal, outcome, distance)."""
-        with self._snapshot() as conn:
+        with self.snapshot() as conn:
             rows = list(self.storage.rows(conn))
         yield from rows
 
