@@ -160,11 +160,7 @@ def layers(
 
 
 def enumerate_vector(
-    game_kernels: VectorKernels,
-    start: int,
-    symmetry: bool,
-    progress: Progress | None = None,
-    chunk: int = CHUNK,
+    game_kernels: VectorKernels, start: int, symmetry: bool, progress: Progress | None = None, chunk: int = CHUNK
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every reachable state with its edges: ``(states, ply, terminal, src, move, dst)``.
 
@@ -205,11 +201,7 @@ class LayerCount:
 
 
 def count_layers(
-    kernels: VectorKernels,
-    start: int,
-    symmetry: bool,
-    progress: Progress | None = None,
-    chunk: int = CHUNK,
+    kernels: VectorKernels, start: int, symmetry: bool, progress: Progress | None = None, chunk: int = CHUNK
 ) -> list[LayerCount]:
     """Per-layer counts of positions and symmetry classes, without edges or labels.
 

@@ -274,11 +274,7 @@ def set_build_seconds(cur: sqlite3.Cursor, variant_id: int, seconds: float) -> N
 
 
 def write_solution(
-    engine: Engine,
-    solution: Solution,
-    build_seconds: float,
-    progress: Progress | None = None,
-    complete: bool = True,
+    engine: Engine, solution: Solution, build_seconds: float, progress: Progress | None = None, complete: bool = True
 ) -> int:
     """Replace the variant's tables with ``solution`` in one transaction; returns the variant id.
 
