@@ -182,7 +182,15 @@ def build(
         Optional[bool],
         typer.Option(
             "--moves/--no-moves",
-            help="Store the moves table, or states only (moves derived from the rules); default: states only for large variants.",
+            help="Store the moves table, or states only (moves derived from the rules): --storage moves|states.",
+        ),
+    ] = None,
+    storage: Annotated[
+        Optional[str],
+        typer.Option(
+            "--storage",
+            help="Layout: moves (states and moves tables), states (states only), packed (compressed blocks);"
+            " default: packed for large variants, else moves.",
         ),
     ] = None,
     build_dir: Annotated[
@@ -193,7 +201,10 @@ def build(
     ] = None,
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
-    storage = None if moves is None else ("moves" if moves else "states")
+    if moves is not None:
+        if storage is not None and storage != ("moves" if moves else "states"):
+            fail(f"--{'' if moves else 'no-'}moves contradicts --storage {storage[:80]}")
+        storage = "moves" if moves else "states"
     names = list(variants or [])
     if all_:
         names += [n for n in tablebase.catalog() if n not in names]
@@ -241,6 +252,33 @@ def solve(
         fail(
             f"not proved within {time_limit} s; stored only the {report.stored:,} positions that were proved"
         )
+
+
+@command(help="Write a packed variant (or some of its plies) into another file as rows for SQL browsers.")
+def export(
+    variant: VariantArg,
+    to: Annotated[Path, typer.Option("--to", help="The tablebase file to write the rows into.")],
+    storage: Annotated[
+        str, typer.Option("--storage", help="states (the states table) or moves (states and moves tables).")
+    ] = "states",
+    plies: Annotated[Optional[str], typer.Option("--plies", help="Only these plies, e.g. 0-6 or 5.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    db: DbOption = tablebase.DEFAULT_DB,
+) -> None:
+    span = None
+    if plies is not None:
+        low, _, high = plies.partition("-")
+        if not (low.isdigit() and (high or low).isdigit()) or int(low) > int(high or low):
+            fail(f"invalid plies {plies[:80]!r}: give A-B or A, e.g. 0-6")
+        span = (int(low), int(high or low))
+    progress = None if quiet else BuildProgress(variant)
+    with tablebase.open(db) as tb:
+        try:
+            info = tb.export(variant, to, storage=storage, plies=span, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+    typer.echo(f"{info.name}: {info.states:,} states written to {to} as {info.storage} rows")
 
 
 @command(name="list", help="List the variants built into the database.")

@@ -34,7 +34,7 @@ LARGE_ABOVE = 20_000_000
 #: The layout of builds that name none.
 DEFAULT_STORAGE = "moves"
 #: The layout of large out-of-core builds that name none.
-LARGE_STORAGE = "states"
+LARGE_STORAGE = "packed"
 
 
 @dataclass(frozen=True)

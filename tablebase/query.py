@@ -206,6 +206,23 @@ class Tablebase:
         self._drop_reader()
         return self.variant(name).info
 
+    def export(
+        self,
+        name: str,
+        to: str | os.PathLike[str],
+        *,
+        storage: str = "states",
+        plies: tuple[int, int] | None = None,
+        progress: Progress | None = None,
+    ) -> VariantInfo:
+        """Write the packed variant ``name`` (only the plies ``plies``, inclusive, if given) into the
+        tablebase file ``to`` as ``states`` rows, or ``moves`` (states and moves tables); returns its row there."""
+        from tablebase.store.export import export_variant
+
+        export_variant(self.variant(name), to, storage, plies, progress)
+        with Tablebase(to) as out:
+            return out.variant(name).info
+
     def solve(self, name: str, position: str | None = None, *, time_limit: float | None = None) -> SolveReport:
         """Prove the exact value of one position (and of each of its moves) by search, and
         store what was proved; for variants too large to build. Nothing unproved is stored."""

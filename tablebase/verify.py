@@ -479,38 +479,7 @@ def _verify_children_vector(
     _report(report, np.flatnonzero(state[1:] == state[:-1]) + 1, lambda i: f"{key(i)}: stored twice")
     for lo in range(0, n, _CHUNK):
         rows_at = lo + np.flatnonzero(alive[lo : lo + _CHUNK])
-        if not rows_at.size:
-            continue
-        parent, _, child = kernels.children(state[rows_at])
-        if table.info.symmetry:
-            child = kernels.canonical(child)
-        report.moves += len(child)
-        by_child = np.argsort(child)
-        pos = np.empty(len(child), dtype=np.int64)
-        pos[by_child] = np.minimum(np.searchsorted(state, child[by_child]), n - 1)
-        found = state[pos] == child
-        complete = np.ones(len(rows_at), dtype=bool)
-        complete[parent[~found]] = False
-        _report(
-            report,
-            rows_at[~complete],
-            lambda i: f"{key(i)}: a position after one of its moves is not stored",
-        )
-        keep = complete[parent]
-        local = np.cumsum(complete) - 1
-        checked = rows_at[complete]
-        target = pos[keep]
-        _check_labels(
-            lambda i: key(int(checked[i])),
-            np.zeros(len(checked), dtype=bool),
-            label[checked],
-            dist[checked].astype(np.int64),
-            local[parent[keep]],
-            label[target],
-            dist[target].astype(np.int64),
-            True,
-            report,
-        )
+        _check_children_arrays(kernels, table.info.symmetry, state, label, dist, rows_at, state, label, dist, key, report)
         if progress is not None:
             progress("children", min(n, lo + _CHUNK), n)
 
@@ -540,7 +509,11 @@ def verify_children(
             return report
         kernels = table.game.vector
         if sample is None and kernels is not None and table.info.complete and vector is not False:
-            _verify_children_vector(conn, table, kernels, report, progress)
+            layers = table.storage.sorted_layers(conn, report.add) if kernels.layered else None
+            if layers is not None:
+                _verify_layers_vector(table, kernels, layers, report, progress)
+            else:
+                _verify_children_vector(conn, table, kernels, report, progress)
             return report
         rows: Iterable[Row]
         if sample is None:
@@ -599,3 +572,107 @@ def _check_children(conn: sqlite3.Connection, table: VariantTable, rows: list[Ro
         expected = label_from_children(v for v in mine if v is not None)
         if (outcome, distance) != expected:
             report.add(f"{key}: stored {outcome}/{distance}, children say {expected[0]}/{expected[1]}")
+
+
+def _verify_layers_vector(
+    table: VariantTable,
+    kernels: VectorKernels,
+    layers: Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]],
+    report: VerifyReport,
+    progress: Progress | None,
+) -> None:
+    """:func:`verify_children` of every state of a layered game whose storage hands out sorted plies:
+    each ply is checked against the next one, where all its children lie (two plies in memory)."""
+    game = table.game
+    total = table.info.states
+    current = next(layers, None)
+    if current is None:
+        report.add("no states stored")
+        return
+    while current is not None:
+        ply, states, outcome, distance = current
+        following = next(layers, None)
+        if following is not None:
+            _, target, t_outcome, t_distance = following
+        else:
+            target, t_outcome, t_distance = states[:0], outcome[:0], distance[:0]
+
+        def key(i: int, states: np.ndarray = states) -> str:
+            return game.format_position(int(states[i]))
+
+        n = states.size
+        report.states += n
+        _report(report, np.flatnonzero(states[1:] <= states[:-1]) + 1, lambda i: f"{key(i)}: stored twice or out of order")
+        layer = kernels.layer(states) if n else states
+        _report(report, np.flatnonzero(layer != ply), lambda i: f"{key(i)}: stored in ply {ply}, rules say {int(layer[i])}")
+        for lo in range(0, n, _CHUNK):
+            part = states[lo : lo + _CHUNK]
+            result = kernels.outcome(part)
+            ends = result != 0
+            if table.info.symmetry:
+                _report(
+                    report,
+                    lo + np.flatnonzero(kernels.canonical(part) != part),
+                    lambda i: f"{key(i)}: stored key is not the canonical form of its class",
+                )
+            wrong = ends & ((outcome[lo : lo + _CHUNK] != result) | (distance[lo : lo + _CHUNK] != 0))
+            _report(
+                report,
+                lo + np.flatnonzero(wrong),
+                lambda i: f"{key(i)}: terminal {_NAMES.get(int(outcome[i]))}/{int(distance[i])},"
+                f" rules say {_NAMES[int(result[i - lo])]}/0",
+            )
+            rows_at = lo + np.flatnonzero(~ends)
+            _check_children_arrays(
+                kernels, table.info.symmetry, states, outcome, distance, rows_at, target, t_outcome, t_distance, key,
+                report,
+            )
+            if progress is not None:
+                progress("children", report.states - n + min(n, lo + _CHUNK), total)
+        current = following
+
+
+def _check_children_arrays(
+    kernels: VectorKernels,
+    symmetry: bool,
+    state: np.ndarray,
+    label: np.ndarray,
+    dist: np.ndarray,
+    rows_at: np.ndarray,
+    target: np.ndarray,
+    target_label: np.ndarray,
+    target_dist: np.ndarray,
+    key: Callable[[int], str],
+    report: VerifyReport,
+) -> None:
+    """The labels of the live states ``state[rows_at]`` against their children's, found by binary search
+    among the sorted states ``target``; parents with a child missing there are reported."""
+    if not rows_at.size:
+        return
+    m = len(target)
+    parent, _, child = kernels.children(state[rows_at])
+    if symmetry:
+        child = kernels.canonical(child)
+    report.moves += len(child)
+    by_child = np.argsort(child)
+    pos = np.empty(len(child), dtype=np.int64)
+    pos[by_child] = np.minimum(np.searchsorted(target, child[by_child]), max(m - 1, 0))
+    found = target[pos] == child if m else np.zeros(len(child), dtype=bool)
+    complete = np.ones(len(rows_at), dtype=bool)
+    complete[parent[~found]] = False
+    _report(report, rows_at[~complete], lambda i: f"{key(i)}: a position after one of its moves is not stored")
+    keep = complete[parent]
+    local = np.cumsum(complete) - 1
+    checked = rows_at[complete]
+    target_at = pos[keep]
+    _check_labels(
+        lambda i: key(int(checked[i])),
+        np.zeros(len(checked), dtype=bool),
+        label[checked],
+        dist[checked].astype(np.int64),
+        local[parent[keep]],
+        target_label[target_at],
+        target_dist[target_at].astype(np.int64),
+        True,
+        report,
+    )

@@ -10,6 +10,9 @@ layout only through the protocol. A new layout is one class registered with
   is answerable in plain SQL (the default for the seed games).
 * ``states`` (:class:`StatesOnly`): states rows only; moves are derived from
   the rules at query time and their children looked up by key.
+* ``packed`` (:class:`Packed`): no rows per position; the states of each ply
+  sorted in compressed blocks of the ``blocks`` table, moves from the rules
+  (:mod:`tablebase.store.packed`).
 
 Readers pass an open :class:`sqlite3.Connection` (inside the read
 transaction of the caller) to every read method; a storage object holds no
@@ -26,10 +29,10 @@ database for a probe must stay fast.
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, ClassVar, Iterator, NamedTuple, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, NamedTuple, Protocol, Sequence
 
 from tablebase.errors import BuildError, DatabaseError
-from tablebase.outcome import CODES, NO_DISTANCE, Outcome
+from tablebase.outcome import CODES, NAMES, NO_DISTANCE, Outcome
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
 
     from tablebase.games.base import Game
     from tablebase.solve import Progress, Solution
+    from tablebase.store.packed import PackedReader
     from tablebase.store.states import Layers
 
 #: ``(outcome, distance)`` of a stored position, for its side to move.
@@ -147,6 +151,13 @@ class Storage(Protocol):
 
     def key(self, conn: sqlite3.Connection, ref: int) -> str:
         """The key of the stored row ``ref`` (for messages)."""
+        ...
+
+    def sorted_layers(
+        self, conn: sqlite3.Connection, on_error: Callable[[str], None]
+    ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None:
+        """Per ply, in order: ``(ply, states, outcome codes, distances)`` with the states sorted, when
+        the layout keeps them so (``None`` otherwise); parts that cannot be read are passed to ``on_error``."""
         ...
 
     def sample(self, conn: sqlite3.Connection, count: int, seed: int) -> list[Row]:
@@ -357,6 +368,11 @@ class StatesTable:
         row = conn.execute("SELECT key FROM states WHERE id = ?", (int(ref),)).fetchone()
         return str(row[0])
 
+    def sorted_layers(
+        self, conn: sqlite3.Connection, on_error: Callable[[str], None]
+    ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None:
+        return None
+
     def sample(self, conn: sqlite3.Connection, count: int, seed: int) -> list[Row]:
         import random
 
@@ -503,10 +519,148 @@ class StatesOnly(RulesMoves, StatesTable):
         write_states(path, layers, seconds, progress=progress)
 
 
+@register
+class Packed(StatesOnly):
+    """Compressed blocks of sorted states per ply, one indexed read per lookup (:mod:`tablebase.store.packed`).
+
+    Moves and parents come from the rules as for :class:`StatesOnly`; side to
+    move and terminal flag too. The reference of a stored position is its
+    state (its integer encoding).
+    """
+
+    name = "packed"
+    label = "packed blocks"
+
+    def __init__(self, game: Game, variant_id: int, symmetry: bool):
+        super().__init__(game, variant_id, symmetry)
+        self._reader: PackedReader | None = None
+
+    @property
+    def reader(self) -> PackedReader:
+        """The block reader, with its cache of decoded blocks."""
+        if self._reader is None:
+            from tablebase.store.packed import PackedReader
+
+            self._reader = PackedReader(self.game, self.variant_id)
+        return self._reader
+
+    @classmethod
+    def check_game(cls, game: Game) -> None:
+        from tablebase.store.packed import supports
+
+        if not supports(game):
+            usable = "'moves' or 'states'" if game.has_unmoves else "'moves'"
+            raise BuildError(
+                f"variant {game.name!r} cannot be stored packed: its positions do not fit the 64-bit key coding"
+                f" or its rules do not list the moves into a position; use storage {usable}"
+            )
+
+    def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
+        found = self.reader.locate(conn, state)
+        if found is None:
+            return None
+        outcome, distance = _unpack(found[1])
+        return Entry(outcome, distance, self.game.outcome(state) is not None, state)
+
+    def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
+        return [None if v is None else _unpack(v) for v in self.reader.values(conn, states)]
+
+    def _canonical_all(self, states: list[int]) -> list[int]:
+        """:meth:`canonical` of each state, on the array kernels when the game has them."""
+        kernels = self.game.vector
+        if not self.symmetry or kernels is None or not states:
+            return [self.canonical(s) for s in states]
+        import numpy as np
+
+        return [int(s) for s in kernels.canonical(np.array(states, dtype=np.uint64))]
+
+    def moves(self, conn: sqlite3.Connection, state: int, entry: Entry) -> list[tuple[int, Value | None]]:
+        children = self.game.children(state)
+        values = self.values(conn, self._canonical_all([child for _, child in children]))
+        return [(code, value) for (code, _), value in zip(children, values)]
+
+    def parents(self, conn: sqlite3.Connection, state: int, entry: Entry) -> set[tuple[int, int]]:
+        unmoves = self.game.unmoves(state)
+        stored = self.values(conn, self._canonical_all([parent for parent, _ in unmoves]))
+        return {pair for pair, value in zip(unmoves, stored) if value is not None}
+
+    def _row(self, state: int, value: int) -> Row:
+        game = self.game
+        outcome, distance = _unpack(value)
+        return state, game.format_position(state), game.to_move(state), game.outcome(state) is not None, outcome, distance
+
+    def rows(self, conn: sqlite3.Connection) -> Iterator[Row]:
+        for _, blocks in self.reader.blocks_by_ply(conn):
+            for block in blocks:
+                for state, value in zip(block.keys.tolist(), block.values.tolist()):
+                    yield self._row(state, value)
+
+    def state_chunks(self, conn: sqlite3.Connection, size: int) -> Iterator[StateChunk]:
+        import numpy as np
+
+        from tablebase.store.packed import unpack_values
+
+        kernels = self.game.vector
+        for _, blocks in self.reader.blocks_by_ply(conn):
+            for block in blocks:
+                states = block.keys
+                outcome, distance = unpack_values(block.values)
+                if kernels is not None:
+                    keys, to_move, terminal = kernels.format_positions(states), kernels.to_move(states), kernels.outcome(states) != 0
+                else:
+                    values = states.tolist()
+                    keys = [self.game.format_position(s) for s in values]
+                    to_move = [self.game.to_move(s) for s in values]
+                    terminal = np.array([self.game.outcome(s) is not None for s in values], dtype=bool)
+                yield StateChunk(states.astype(np.int64), keys, to_move, terminal, outcome, distance.astype(np.int64), states)
+
+    def key(self, conn: sqlite3.Connection, ref: int) -> str:
+        return self.game.format_position(int(ref))
+
+    def sample(self, conn: sqlite3.Connection, count: int, seed: int) -> list[Row]:
+        return [self._row(state, value) for state, value in self.reader.sample(conn, count, seed)]
+
+    def sorted_layers(
+        self, conn: sqlite3.Connection, on_error: Callable[[str], None]
+    ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None:
+        from tablebase.store.packed import unpack_values
+
+        def layers() -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+            for ply in self.reader.ply_numbers(conn):
+                states, values = self.reader.layer(conn, ply, on_error)
+                yield (ply, states, *unpack_values(values))
+
+        return layers()
+
+    @classmethod
+    def write_solution(
+        cls, solution: Solution, *, engine: Engine, path: Path | None, seconds: float, progress: Progress | None
+    ) -> None:
+        from tablebase.store.states import SolutionLayers
+
+        if path is None:
+            raise BuildError("packed builds need a database path, not an engine")
+        cls.write_layers(SolutionLayers(solution), path=path, seconds=seconds, progress=progress)
+
+    @classmethod
+    def write_layers(cls, layers: Layers, *, path: Path, seconds: float, progress: Progress | None) -> None:
+        from tablebase.store.packed import write_packed
+
+        cls.check_game(layers.game)
+        write_packed(path, layers, seconds, progress=progress)
+
+
+def _unpack(value: int) -> Value:
+    """``(outcome, distance)`` of a packed value (see :func:`tablebase.store.packed.pack_values`)."""
+    distance = (value >> 2) - 1
+    return NAMES[value & 3], None if distance < 0 else distance
+
+
 __all__ = [
     "EdgeChunk",
     "Entry",
     "MovesTable",
+    "Packed",
     "Row",
     "RulesMoves",
     "StateChunk",

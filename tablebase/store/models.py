@@ -19,6 +19,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -118,3 +119,19 @@ class Ply(Base):
     terminal: Mapped[int] = mapped_column(Integer)
 
     __table_args__ = {"sqlite_with_rowid": False}
+
+
+class Block(Base):
+    """A compressed block of consecutive states of one ply of a packed variant (see :mod:`tablebase.store.packed`)."""
+
+    __tablename__ = "blocks"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    variant_id: Mapped[int] = mapped_column(ForeignKey("variants.id", ondelete="CASCADE"))
+    ply: Mapped[int] = mapped_column(Integer)
+    first_state: Mapped[int] = mapped_column(Integer)
+    first_key: Mapped[str] = mapped_column(String)
+    count: Mapped[int] = mapped_column(Integer)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+
+    __table_args__ = (UniqueConstraint("variant_id", "ply", "first_state"),)

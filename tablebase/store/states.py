@@ -26,7 +26,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Protocol
+from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 
 import numpy as np
 
@@ -161,18 +161,32 @@ def _rows(layers: Layers, chunk: int, progress: Progress | None, tally: PlyTally
 
 
 def _load(
-    cur: sqlite3.Cursor, layers: Layers, variant_id: int, build_seconds: float, chunk: int, progress: Progress | None
-) -> int:
+    cur: sqlite3.Cursor,
+    layers: Layers,
+    variant_id: int,
+    storage: str,
+    build_seconds: float,
+    fill: Callable[[sqlite3.Cursor, int], PlyTally],
+) -> None:
+    """Insert the variant's row, let ``fill`` write its data (returning the per-ply counts), record the time."""
     started = time.perf_counter()
     game = layers.game
     outcome, distance = layers.result()
     n = sum(len(layers.states(d)) for d in layers.depths)
-    root = np.asarray(layers.states(layers.depths[0]))[:1]
-    root_key = game.format_position(int(root[0]))
+    root = game.initial_state()
+    root_key = game.format_position(game.canonical(root)[0] if layers.symmetry else root)
     insert_variant(
-        cur, variant_id, game, root_key, symmetry=layers.symmetry, storage="states",
+        cur, variant_id, game, root_key, symmetry=layers.symmetry, storage=storage,
         outcome=outcome, distance=distance, states=n, build_seconds=build_seconds,
     )  # fmt: skip
+    fill(cur, variant_id).write(cur, variant_id)
+    set_build_seconds(cur, variant_id, build_seconds + time.perf_counter() - started)
+
+
+def _fill_states(
+    cur: sqlite3.Cursor, layers: Layers, variant_id: int, chunk: int, progress: Progress | None
+) -> PlyTally:
+    n = sum(len(layers.states(d)) for d in layers.depths)
     others = cur.execute("SELECT COALESCE(SUM(states_count), 0) FROM variants WHERE id != ?", (variant_id,)).fetchone()[0]
     rebuilt = drop_secondary_indexes(cur, "states") if others <= n else []
     tally = PlyTally(layers.symmetry)
@@ -181,9 +195,7 @@ def _load(
     if rebuilt and progress is not None:
         progress("index", 0, None)
     rebuild_indexes(cur, rebuilt)
-    tally.write(cur, variant_id)
-    set_build_seconds(cur, variant_id, build_seconds + time.perf_counter() - started)
-    return n
+    return tally
 
 
 def _other_variants(path: Path, name: str) -> int:
@@ -207,9 +219,23 @@ def write_states(
     chunk: int = CHUNK,
 ) -> None:
     """Store ``layers`` in the SQLite file ``path`` with ``storage = 'states'``, replacing an earlier build."""
+    replace_layers(
+        Path(path), layers, "states", build_seconds, lambda cur, vid: _fill_states(cur, layers, vid, chunk, progress), progress
+    )
+
+
+def replace_layers(
+    target: Path,
+    layers: Layers,
+    storage: str,
+    build_seconds: float,
+    fill: Callable[[sqlite3.Cursor, int], PlyTally],
+    progress: Progress | None = None,
+) -> None:
+    """Replace the variant of ``layers`` in ``target`` by a new one of layout ``storage``, whose data
+    ``fill`` writes (see the module notes)."""
     from tablebase.store.engine import make_engine, upgrade
 
-    target = Path(path)
     if _other_variants(target, layers.game.name) == 0:
         fresh = target.with_name(target.name + ".building")
         for leftover in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
@@ -226,7 +252,7 @@ def write_states(
             cur.execute("PRAGMA locking_mode = EXCLUSIVE")
             load_pragmas(cur, LOAD_CACHE_KIB)
             cur.execute("BEGIN")
-            _load(cur, layers, 1, build_seconds, chunk, progress)
+            _load(cur, layers, 1, storage, build_seconds, fill)
             cur.execute("COMMIT")
             cur.execute("PRAGMA journal_mode = WAL")
             if progress is not None:
@@ -246,6 +272,6 @@ def write_states(
     upgrade(engine)
     try:
         with load_transaction(engine, LOAD_CACHE_KIB) as cur:
-            _load(cur, layers, replace_variant(cur, layers.game.name), build_seconds, chunk, progress)
+            _load(cur, layers, replace_variant(cur, layers.game.name), storage, build_seconds, fill)
     finally:
         engine.dispose()

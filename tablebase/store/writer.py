@@ -386,6 +386,7 @@ def delete_variant(cur: sqlite3.Cursor, name: str) -> int | None:
     )
     cur.execute("DELETE FROM states WHERE variant_id = ?", (row[0],))
     cur.execute("DELETE FROM plies WHERE variant_id = ?", (row[0],))
+    cur.execute("DELETE FROM blocks WHERE variant_id = ?", (row[0],))
     cur.execute("DELETE FROM variants WHERE id = ?", (row[0],))
     return int(row[0])
 

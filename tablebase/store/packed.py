@@ -1,0 +1,465 @@
+"""Packed storage: every state of a variant in compressed blocks of the ``blocks`` table.
+
+The states of each ply are sorted by their integer encoding and cut into
+blocks of :data:`BLOCK` states. One row of ``blocks`` holds one block: the
+variant, the ply, the first state (as the integer the lookups search and as
+its position string, for SQL browsers), the number of states and the packed
+data. Inside the data:
+
+* the keys after the first as differences from the previous key, each split
+  into byte planes (all lowest bytes, then all second bytes, ...), as many
+  planes as the largest difference needs;
+* one value per state, ``outcome | (distance + 1) << 2`` (the outcome codes of
+  the solver, distance ``+ 1`` so that 0 stands for no distance), in one byte
+  plane or two;
+
+compressed with zlib behind an 8-byte header (format, plane counts, CRC-32 of
+the uncompressed data and of the row's ply, first state and count). A lookup
+is one indexed read of the block whose first state is the largest not above
+the state looked up, one decompression and one binary search; decoded blocks
+stay in a bounded least-recently-used cache (:class:`BlockCache`).
+
+Side to move, terminal flag, orbit size and representative flag are not
+stored: they follow from the rules. :func:`write_packed` writes a variant from
+per-ply arrays (the out-of-core build's layer files or an in-memory solution)
+without a row per state.
+"""
+
+from __future__ import annotations
+
+import bisect
+import sqlite3
+import struct
+import threading
+import zlib
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+
+import numpy as np
+
+from tablebase.errors import DatabaseError
+
+if TYPE_CHECKING:
+    import os
+
+    from tablebase.games.base import Game
+    from tablebase.solve import Progress
+    from tablebase.store.states import Layers
+    from tablebase.store.writer import PlyTally
+
+#: States per block.
+BLOCK = 4096
+#: zlib level of the blocks.
+LEVEL = 6
+#: Bytes of decoded blocks a reader keeps.
+CACHE_BYTES = 64 << 20
+#: Largest state a block can hold (keys are SQLite integers).
+MAX_STATE = (1 << 63) - 1
+FORMAT = 1
+_HEADER = struct.Struct("<BBBxI")
+_SEED = struct.Struct("<qqq")
+_NO_DISTANCE = -1
+
+Compress = Callable[[bytes], bytes]
+Decompress = Callable[[bytes], bytes]
+
+
+class CorruptBlockError(DatabaseError):
+    """A block's data does not decode to what its row says."""
+
+
+def pack_values(outcome: np.ndarray, distance: np.ndarray) -> np.ndarray:
+    """One ``np.uint16`` per state from outcome codes (1..3) and distances (-1: none)."""
+    return (np.asarray(outcome).astype(np.uint16) | ((np.asarray(distance).astype(np.int64) + 1) << 2).astype(np.uint16))
+
+
+def unpack_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(outcome codes as np.int8, distances as np.int32 with -1 for none)``."""
+    values = np.asarray(values)
+    return (values & 3).astype(np.int8), (values >> 2).astype(np.int32) - 1
+
+
+def _seed(ply: int, first: int, count: int) -> int:
+    return zlib.crc32(_SEED.pack(ply, first, count))
+
+
+def encode_block(
+    keys: np.ndarray, values: np.ndarray, ply: int, compress: Compress | None = None
+) -> bytes:
+    """The data of a block of sorted distinct ``keys`` (``np.uint64``) and packed ``values``."""
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    deltas = np.diff(keys)
+    key_planes = (int(deltas.max()).bit_length() + 7) // 8 if deltas.size else 0
+    value_planes = 1 if values.size == 0 or int(values.max()) < 256 else 2
+    parts = [np.ascontiguousarray(deltas.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :key_planes].T).tobytes()]
+    parts.append(np.ascontiguousarray(values.astype("<u2").view(np.uint8).reshape(-1, 2)[:, :value_planes].T).tobytes())
+    raw = b"".join(parts)
+    crc = zlib.crc32(raw, _seed(ply, int(keys[0]), int(keys.size)))
+    body = compress(raw) if compress is not None else zlib.compress(raw, LEVEL)
+    return _HEADER.pack(FORMAT, key_planes, value_planes, crc) + body
+
+
+def decode_block(
+    data: bytes, ply: int, first: int, count: int, decompress: Decompress | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, values)`` of a block; raises :class:`CorruptBlockError` if it does not check out."""
+    try:
+        version, key_planes, value_planes, crc = _HEADER.unpack_from(data)
+        if version != FORMAT or key_planes > 8 or value_planes not in (1, 2):
+            raise ValueError("unknown block format")
+        raw = decompress(data[_HEADER.size :]) if decompress is not None else zlib.decompress(data[_HEADER.size :])
+    except (struct.error, ValueError, zlib.error, TypeError) as exc:
+        raise CorruptBlockError(f"block does not decode ({exc})") from exc
+    if len(raw) != (count - 1) * key_planes + count * value_planes or zlib.crc32(raw, _seed(ply, first, count)) != crc:
+        raise CorruptBlockError("block fails its checksum")
+    n = count - 1
+    planes = np.frombuffer(raw, dtype=np.uint8)
+    wide = np.zeros((n, 8), dtype=np.uint8)
+    if key_planes:
+        wide[:, :key_planes] = planes[: n * key_planes].reshape(key_planes, n).T
+    keys = np.empty(count, dtype=np.uint64)
+    keys[0] = first
+    np.cumsum(wide.view(np.uint64).ravel(), out=keys[1:])
+    keys[1:] += np.uint64(first)
+    vwide = np.zeros((count, 2), dtype=np.uint8)
+    vwide[:, :value_planes] = planes[n * key_planes :].reshape(value_planes, count).T
+    return keys, vwide.view("<u2").ravel().astype(np.uint16)
+
+
+@dataclass
+class Block:
+    """A decoded block: its ply, sorted keys and packed values."""
+
+    ply: int
+    keys: np.ndarray
+    values: np.ndarray
+
+    @property
+    def first(self) -> int:
+        return int(self.keys[0])
+
+    @property
+    def last(self) -> int:
+        return int(self.keys[-1])
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.keys.nbytes + self.values.nbytes)
+
+    def find(self, key: int) -> int | None:
+        """The packed value of ``key``, ``None`` if the block does not hold it."""
+        keys = self.keys
+        at = int(keys.searchsorted(key))
+        if at < keys.size and int(keys[at]) == key:
+            return int(self.values[at])
+        return None
+
+
+class BlockCache:
+    """Decoded blocks of one variant, least recently used dropped beyond ``limit`` bytes.
+
+    Per ply it keeps the first keys of the cached blocks in order, so a key
+    inside a cached block's range is answered without reading the file.
+    """
+
+    def __init__(self, limit: int = CACHE_BYTES):
+        self.limit = limit
+        self.size = 0
+        self._blocks: OrderedDict[tuple[int, int], Block] = OrderedDict()
+        self._firsts: dict[int, list[int]] = {}
+        self._lock = threading.Lock()
+
+    def covering(self, ply: int, key: int) -> Block | None:
+        """The cached block of ``ply`` whose range holds ``key``."""
+        with self._lock:
+            firsts = self._firsts.get(ply)
+            if not firsts:
+                return None
+            at = bisect.bisect_right(firsts, key) - 1
+            if at < 0:
+                return None
+            block = self._blocks[(ply, firsts[at])]
+            if key > block.last:
+                return None
+            self._blocks.move_to_end((ply, firsts[at]))
+            return block
+
+    def add(self, block: Block) -> None:
+        with self._lock:
+            index = (block.ply, block.first)
+            if index in self._blocks:
+                return
+            self._blocks[index] = block
+            bisect.insort(self._firsts.setdefault(block.ply, []), block.first)
+            self.size += block.nbytes
+            while self.size > self.limit and len(self._blocks) > 1:
+                (ply, first), old = self._blocks.popitem(last=False)
+                firsts = self._firsts[ply]
+                del firsts[bisect.bisect_left(firsts, first)]
+                self.size -= old.nbytes
+
+    def clear(self) -> None:
+        with self._lock:
+            self._blocks.clear()
+            self._firsts.clear()
+            self.size = 0
+
+
+def supports(game: Game) -> bool:
+    """Whether ``game``'s states fit the key coding (bitboards in 64-bit integers) and its
+    rules list the moves into a position (predecessors come from them)."""
+    from tablebase.games.base import BitboardGame
+
+    return isinstance(game, BitboardGame) and game.has_unmoves
+
+
+class PackedReader:
+    """Lookups of one packed variant through a read connection (see :class:`BlockCache`)."""
+
+    def __init__(self, game: Game, variant_id: int, cache_bytes: int = CACHE_BYTES):
+        self.game = game
+        self.variant_id = variant_id
+        self.cache = BlockCache(cache_bytes)
+        kernels = game.vector
+        self._layer = kernels.layer if kernels is not None and kernels.layered else None
+        self._plies: list[int] | None = None
+
+    def ply_numbers(self, conn: sqlite3.Connection) -> list[int]:
+        """The plies that have blocks, in order."""
+        if self._plies is None:
+            self._plies = [
+                r[0]
+                for r in conn.execute(
+                    "SELECT DISTINCT ply FROM blocks WHERE variant_id = ? ORDER BY ply", (self.variant_id,)
+                )
+            ]
+        return self._plies
+
+    def _candidate_plies(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[list[int]]:
+        """The plies each state can lie in: its layer, or every ply of the variant."""
+        if self._layer is not None:
+            return [[int(p)] for p in self._layer(np.array(states, dtype=np.uint64))]
+        return [self.ply_numbers(conn)] * len(states)
+
+    def block(self, conn: sqlite3.Connection, ply: int, key: int) -> Block | None:
+        """The block of ``ply`` whose range would hold ``key`` (``None`` below the first block)."""
+        block = self.cache.covering(ply, key)
+        if block is not None:
+            return block
+        row = conn.execute(
+            "SELECT first_state, count, data FROM blocks WHERE variant_id = ? AND ply = ? AND first_state <= ?"
+            " ORDER BY first_state DESC LIMIT 1",
+            (self.variant_id, ply, key),
+        ).fetchone()
+        if row is None:
+            return None
+        block = self.decode(ply, row[0], row[1], row[2])
+        self.cache.add(block)
+        return block
+
+    def decode(self, ply: int, first: int, count: int, data: bytes) -> Block:
+        """A block row decoded; raises :class:`CorruptBlockError` naming the variant and the block."""
+        try:
+            keys, values = decode_block(data, ply, first, count)
+        except CorruptBlockError as exc:
+            raise CorruptBlockError(
+                f"{self.game.name}: the block of ply {ply} from {self.game.format_position(first)!r} is corrupt"
+                f" ({exc}); rebuild the variant"
+            ) from exc
+        return Block(ply, keys, values)
+
+    def _find(self, conn: sqlite3.Connection, state: int, plies: list[int]) -> tuple[int, int] | None:
+        if not 0 <= state <= MAX_STATE:
+            return None
+        for ply in plies:
+            block = self.block(conn, ply, state)
+            value = block.find(state) if block is not None else None
+            if value is not None:
+                return ply, value
+        return None
+
+    def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[int | None]:
+        """The packed value of each canonical state, ``None`` where it is not stored."""
+        found = (self._find(conn, s, plies) for s, plies in zip(states, self._candidate_plies(conn, states)))
+        return [None if f is None else f[1] for f in found]
+
+    def locate(self, conn: sqlite3.Connection, state: int) -> tuple[int, int] | None:
+        """``(ply, packed value)`` of a canonical state, ``None`` if it is not stored."""
+        return self._find(conn, state, self._candidate_plies(conn, [state])[0])
+
+    def blocks_by_ply(
+        self, conn: sqlite3.Connection, plies: tuple[int, int] | None = None
+    ) -> Iterator[tuple[int, Iterator[Block]]]:
+        """Every ply (within ``plies``, inclusive) with its blocks in key order, decoded one at a time."""
+        low, high = plies if plies is not None else (-(1 << 62), 1 << 62)
+        for ply in self.ply_numbers(conn):
+            if low <= ply <= high:
+                yield ply, self._blocks_of(conn, ply)
+
+    def _blocks_of(self, conn: sqlite3.Connection, ply: int) -> Iterator[Block]:
+        rows = conn.execute(
+            "SELECT first_state, count, data FROM blocks WHERE variant_id = ? AND ply = ? ORDER BY first_state",
+            (self.variant_id, ply),
+        )
+        for first, count, data in rows:
+            yield self.decode(ply, first, count, data)
+
+    def layer(
+        self, conn: sqlite3.Connection, ply: int, on_error: Callable[[str], None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(sorted states, packed values)`` of one ply; with ``on_error``, blocks that do not
+        decode are passed to it and left out instead of raising."""
+        keys, values = [], []
+        rows = conn.execute(
+            "SELECT first_state, count, data FROM blocks WHERE variant_id = ? AND ply = ? ORDER BY first_state",
+            (self.variant_id, ply),
+        )
+        for first, count, data in rows:
+            try:
+                block = self.decode(ply, first, count, data)
+            except CorruptBlockError as exc:
+                if on_error is None:
+                    raise
+                on_error(str(exc))
+                continue
+            keys.append(block.keys)
+            values.append(block.values)
+        if not keys:
+            return np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.uint16)
+        return np.concatenate(keys), np.concatenate(values)
+
+    def sample(self, conn: sqlite3.Connection, count: int, seed: int) -> list[tuple[int, int]]:
+        """``count`` stored ``(state, packed value)`` pairs drawn at random (repeatably for one ``seed``)."""
+        import random
+
+        rows = conn.execute(
+            "SELECT ply, first_state, count FROM blocks WHERE variant_id = ? ORDER BY ply, first_state",
+            (self.variant_id,),
+        ).fetchall()
+        if not rows:
+            return []
+        ends = np.cumsum([r[2] for r in rows])
+        rng = random.Random(seed)
+        picked = []
+        for _ in range(count):
+            at = rng.randrange(int(ends[-1]))
+            i = int(np.searchsorted(ends, at, side="right"))
+            ply, first, _ = rows[i]
+            block = self.block(conn, ply, first)
+            assert block is not None
+            j = at - (int(ends[i - 1]) if i else 0)
+            picked.append((int(block.keys[j]), int(block.values[j])))
+        return picked
+
+
+def _sorted_layer(game: Game, states: np.ndarray, *columns: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The layer's arrays in key order (the out-of-core layers already are)."""
+    states = np.asarray(states)
+    if states.size and not np.all(states[1:] > states[:-1]):
+        order = np.argsort(states, kind="stable")
+        states = states[order]
+        columns = tuple(np.asarray(c)[order] for c in columns)
+        if np.any(states[1:] == states[:-1]):
+            raise ValueError(f"{game.name}: a state is stored twice")
+    return (states, *columns)
+
+
+def layer_blocks(
+    game: Game, ply: int, states: np.ndarray, outcome: np.ndarray, distance: np.ndarray, block: int = BLOCK
+) -> Iterator[tuple[int, int, int, np.ndarray, np.ndarray]]:
+    """``(ply, first state, count, keys, values)`` of each block of one layer, in key order."""
+    states, outcome, distance = _sorted_layer(game, np.asarray(states, dtype=np.uint64), outcome, distance)
+    if states.size and int(states[-1]) > MAX_STATE:
+        raise ValueError(f"{game.name}: a state does not fit in 63 bits; packed storage cannot hold it")
+    for lo in range(0, states.size, block):
+        keys = np.array(states[lo : lo + block])
+        values = pack_values(outcome[lo : lo + block], distance[lo : lo + block])
+        yield ply, int(keys[0]), int(keys.size), keys, values
+
+
+def block_rows(
+    layers: Layers, variant_id: int, progress: Progress | None = None, block: int = BLOCK, threads: int | None = None
+) -> Iterator[tuple[int, int, int, str, int, bytes]]:
+    """``blocks`` rows of every layer, compressed by ``threads`` threads (zlib releases the interpreter lock)."""
+    import os
+
+    game = layers.game
+    total = sum(len(layers.states(d)) for d in layers.depths)
+    workers = threads or os.cpu_count() or 1
+    done = 0
+
+    def encode(item: tuple[int, int, int, np.ndarray, np.ndarray]) -> tuple[int, int, int, str, int, bytes]:
+        ply, first, count, keys, values = item
+        return (variant_id, ply, first, game.format_position(first), count, encode_block(keys, values, ply))
+
+    with ThreadPoolExecutor(workers) as pool:
+        for d in layers.depths:
+            items = layer_blocks(game, d, layers.states(d), layers.outcome(d), layers.distance(d), block)
+            for row in pool.map(encode, items):
+                done += row[4]
+                yield row
+            if progress is not None:
+                progress("pack", done, total)
+
+
+def ply_tally(layers: Layers) -> PlyTally:
+    """The per-ply counts of ``layers``: from the out-of-core build's manifest when it has one, else from the rules."""
+    from tablebase.store.writer import OUTCOME_LABELS, PlyTally
+
+    tally = PlyTally(layers.symmetry)
+    game = layers.game
+    kernels = game.vector
+    known = {info.depth: info for info in getattr(getattr(layers, "manifest", None), "layers", [])}
+    for d in layers.depths:
+        outcome = np.asarray(layers.outcome(d))
+        labels = np.bincount(outcome, minlength=len(OUTCOME_LABELS))
+        info = known.get(d)
+        if info is not None:
+            tally.sums[d] = np.array(
+                [info.positions, info.classes, labels[1], labels[2], labels[3], info.terminal], dtype=np.int64
+            )
+            continue
+        states = np.asarray(layers.states(d), dtype=np.uint64)
+        if kernels is not None:
+            orbit = kernels.orbit_sizes(states)
+            terminal = kernels.outcome(states) != 0
+            representative = None if layers.symmetry else kernels.canonical(states) == states
+        else:
+            values = [int(s) for s in states]
+            orbit = np.array([game.orbit_size(s) for s in values], dtype=np.int64)
+            terminal = np.array([game.outcome(s) is not None for s in values], dtype=bool)
+            representative = None if layers.symmetry else np.array([game.canonical(s)[0] == s for s in values])
+        tally.add(np.full(states.size, d), orbit, representative, outcome, terminal)
+    return tally
+
+
+def fill_packed(
+    cur: sqlite3.Cursor, layers: Layers, variant_id: int, progress: Progress | None = None, block: int = BLOCK
+) -> PlyTally:
+    """Insert the ``blocks`` rows of ``layers``; returns their per-ply counts."""
+    batch: list[tuple[Any, ...]] = []
+    for row in block_rows(layers, variant_id, progress, block):
+        batch.append(row)
+        if len(batch) >= 256:
+            cur.executemany(_INSERT, batch)
+            batch.clear()
+    if batch:
+        cur.executemany(_INSERT, batch)
+    return ply_tally(layers)
+
+
+_INSERT = "INSERT INTO blocks (variant_id, ply, first_state, first_key, count, data) VALUES (?, ?, ?, ?, ?, ?)"
+
+
+def write_packed(
+    path: str | os.PathLike[str], layers: Layers, build_seconds: float, progress: Progress | None = None
+) -> None:
+    """Store ``layers`` in the SQLite file ``path`` with ``storage = 'packed'``, replacing an earlier build."""
+    from tablebase.store.states import replace_layers
+
+    replace_layers(
+        Path(path), layers, "packed", build_seconds, lambda cur, vid: fill_packed(cur, layers, vid, progress), progress
+    )
