@@ -109,7 +109,9 @@ def _answers(table: tablebase.VariantTable, keys: list[str], lines: set[str]) ->
     return out
 
 
-@pytest.mark.parametrize("symmetry", [True, False], ids=["sym", "nosym"])
+@pytest.mark.parametrize(
+    "symmetry", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["sym", "nosym"]
+)
 @pytest.mark.parametrize("name", SMALL)
 def test_packed_answers_like_moves(tmp_path: Path, name: str, symmetry: bool) -> None:
     moves, packed = tmp_path / "moves.db", tmp_path / "packed.db"
@@ -322,3 +324,25 @@ def test_killed_packed_rebuild_keeps_the_previous_file(tmp_path: Path) -> None:
     result = kill_build(db, "mnk-4-3-3", "pack", 1, storage="packed")
     assert result.returncode == -signal.SIGKILL, result.stderr
     assert snapshot(db) == before
+
+
+def test_http_answers_like_moves(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi", reason="the serve extra is not installed")
+    from fastapi.testclient import TestClient
+
+    from tablebase.serve import create_app
+
+    moves, packed = tmp_path / "moves.db", tmp_path / "packed.db"
+    with tablebase.open(moves) as tm, tablebase.open(packed) as tp:
+        tm.build("mnk-3-3-2")
+        tp.build("mnk-3-3-2", storage="packed")
+        keys = [row[1] for row in tm.variant("mnk-3-3-2").rows()]
+    with TestClient(create_app(moves)) as a, TestClient(create_app(packed)) as b:
+        urls = ["/api/variants"] + [
+            f"/api/mnk-3-3-2{tail}?position={key}" for key in keys for tail in ("", "/line", "/predecessors")
+        ]
+        for url in urls:
+            ra, rb = a.get(url), b.get(url)
+            assert (rb.status_code, rb.json()) == (ra.status_code, ra.json()) or url == "/api/variants"
+        listed = {v["variant"]: v for v in b.get("/api/variants").json()}
+        assert listed["mnk-3-3-2"]["storage"] == "packed"

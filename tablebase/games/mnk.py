@@ -95,6 +95,9 @@ class MNKGame(BitboardGame):
     def initial_state(self) -> int:
         return 0
 
+    def plies_played(self, state: int) -> int:
+        return state.bit_count()
+
     def to_move(self, state: int) -> str:
         xs = (state & self._mask).bit_count()
         os = (state >> self.cells).bit_count()

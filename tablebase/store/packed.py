@@ -223,8 +223,6 @@ class PackedReader:
         self.game = game
         self.variant_id = variant_id
         self.cache = BlockCache(cache_bytes)
-        kernels = game.vector
-        self._layer = kernels.layer if kernels is not None and kernels.layered else None
         self._plies: list[int] | None = None
 
     def ply_numbers(self, conn: sqlite3.Connection) -> list[int]:
@@ -239,10 +237,13 @@ class PackedReader:
         return self._plies
 
     def _candidate_plies(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[list[int]]:
-        """The plies each state can lie in: its layer, or every ply of the variant."""
-        if self._layer is not None:
-            return [[int(p)] for p in self._layer(np.array(states, dtype=np.uint64))]
-        return [self.ply_numbers(conn)] * len(states)
+        """The plies each state can lie in: the one the rules tell (:meth:`Game.plies_played`), else every ply."""
+        plies_played = self.game.plies_played
+        found = []
+        for state in states:
+            ply = plies_played(state)
+            found.append(self.ply_numbers(conn) if ply is None else [ply])
+        return found
 
     def block(self, conn: sqlite3.Connection, ply: int, key: int) -> Block | None:
         """The block of ``ply`` whose range would hold ``key`` (``None`` below the first block)."""
