@@ -33,16 +33,14 @@ class PackedLayers:
         self.symmetry = table.info.symmetry
         self.info = table.info
         self._layers: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        low, high = plies if plies is not None else (0, 1 << 62)
         with table.snapshot() as conn:
-            layers = table.storage.sorted_layers(conn, _raise)
+            layers = table.storage.sorted_layers(conn, _raise, plies)
             if layers is None:
                 raise BuildError(
                     f"{table.name} is stored as {table.info.storage!r} rows already; export reads packed variants"
                 )
             for ply, states, outcome, distance in layers:
-                if low <= ply <= high:
-                    self._layers[ply] = (states, outcome, distance)
+                self._layers[ply] = (states, outcome, distance)
 
     @property
     def depths(self) -> list[int]:

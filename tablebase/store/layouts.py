@@ -154,10 +154,11 @@ class Storage(Protocol):
         ...
 
     def sorted_layers(
-        self, conn: sqlite3.Connection, on_error: Callable[[str], None]
+        self, conn: sqlite3.Connection, on_error: Callable[[str], None], plies: tuple[int, int] | None = None
     ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None:
-        """Per ply, in order: ``(ply, states, outcome codes, distances)`` with the states sorted, when
-        the layout keeps them so (``None`` otherwise); parts that cannot be read are passed to ``on_error``."""
+        """Per ply (only the plies ``plies``, inclusive, if given), in order: ``(ply, states, outcome codes,
+        distances)`` with the states sorted, when the layout keeps them so (``None`` otherwise); parts
+        that cannot be read are passed to ``on_error``."""
         ...
 
     def sample(self, conn: sqlite3.Connection, count: int, seed: int) -> list[Row]:
@@ -369,7 +370,7 @@ class StatesTable:
         return str(row[0])
 
     def sorted_layers(
-        self, conn: sqlite3.Connection, on_error: Callable[[str], None]
+        self, conn: sqlite3.Connection, on_error: Callable[[str], None], plies: tuple[int, int] | None = None
     ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None:
         return None
 
@@ -621,12 +622,15 @@ class Packed(StatesOnly):
         return [self._row(state, value) for state, value in self.reader.sample(conn, count, seed)]
 
     def sorted_layers(
-        self, conn: sqlite3.Connection, on_error: Callable[[str], None]
+        self, conn: sqlite3.Connection, on_error: Callable[[str], None], plies: tuple[int, int] | None = None
     ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None:
         from tablebase.store.packed import unpack_values
 
         def layers() -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+            low, high = plies if plies is not None else (0, 1 << 62)
             for ply in self.reader.ply_numbers(conn):
+                if not low <= ply <= high:
+                    continue
                 states, values = self.reader.layer(conn, ply, on_error)
                 yield (ply, states, *unpack_values(values))
 

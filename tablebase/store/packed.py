@@ -291,14 +291,10 @@ class PackedReader:
         """``(ply, packed value)`` of a canonical state, ``None`` if it is not stored."""
         return self._find(conn, state, self._candidate_plies(conn, [state])[0])
 
-    def blocks_by_ply(
-        self, conn: sqlite3.Connection, plies: tuple[int, int] | None = None
-    ) -> Iterator[tuple[int, Iterator[Block]]]:
-        """Every ply (within ``plies``, inclusive) with its blocks in key order, decoded one at a time."""
-        low, high = plies if plies is not None else (-(1 << 62), 1 << 62)
+    def blocks_by_ply(self, conn: sqlite3.Connection) -> Iterator[tuple[int, Iterator[Block]]]:
+        """Every ply with its blocks in key order, decoded one at a time."""
         for ply in self.ply_numbers(conn):
-            if low <= ply <= high:
-                yield ply, self._blocks_of(conn, ply)
+            yield ply, self._blocks_of(conn, ply)
 
     def _blocks_of(self, conn: sqlite3.Connection, ply: int) -> Iterator[Block]:
         rows = conn.execute(
