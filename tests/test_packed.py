@@ -346,3 +346,22 @@ def test_http_answers_like_moves(tmp_path: Path) -> None:
             assert (rb.status_code, rb.json()) == (ra.status_code, ra.json()) or url == "/api/variants"
         listed = {v["variant"]: v for v in b.get("/api/variants").json()}
         assert listed["mnk-3-3-2"]["storage"] == "packed"
+
+
+def test_reader_sees_a_packed_rebuild(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    with tablebase.open(db) as writer:
+        writer.build("mnk-3-3-2", storage="packed")
+        writer.build("tictactoe", storage="packed")
+    with tablebase.open(db) as reader:
+        table = reader.variant("tictactoe")
+        keys = [row[1] for row in table.rows()]
+        before = [table.probe(k).to_dict() for k in keys]
+        with tablebase.open(db) as writer:
+            writer.build("tictactoe", symmetry=False, storage="packed")
+        # the cached blocks of the symmetric build must not answer for the new one
+        assert reader.variant("tictactoe").info.states == 5478
+        assert [reader.variant("tictactoe").probe(k).to_dict() for k in keys] == before
+        others = ["..x/.../...", "o.x/.../..x", "xo./.../..."]
+        assert all(reader.variant("tictactoe").probe(k).position == k for k in others)
+        assert reader.variant("tictactoe").stats().classes == 765
