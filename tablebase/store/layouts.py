@@ -510,7 +510,7 @@ class StatesOnly(RulesMoves, StatesTable):
         from tablebase.store.states import SolutionLayers
 
         if path is None:
-            raise BuildError("states-only builds need a database path, not an engine")
+            raise BuildError(f"{cls.name!r} builds need a database path, not an engine")
         cls.write_layers(SolutionLayers(solution), path=path, seconds=seconds, progress=progress)
 
     @classmethod
@@ -635,16 +635,6 @@ class Packed(StatesOnly):
                 yield (ply, states, *unpack_values(values))
 
         return layers()
-
-    @classmethod
-    def write_solution(
-        cls, solution: Solution, *, engine: Engine, path: Path | None, seconds: float, progress: Progress | None
-    ) -> None:
-        from tablebase.store.states import SolutionLayers
-
-        if path is None:
-            raise BuildError("packed builds need a database path, not an engine")
-        cls.write_layers(SolutionLayers(solution), path=path, seconds=seconds, progress=progress)
 
     @classmethod
     def write_layers(cls, layers: Layers, *, path: Path, seconds: float, progress: Progress | None) -> None:
