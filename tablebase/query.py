@@ -20,11 +20,13 @@ are the types of :mod:`tablebase.results`.
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
+import threading
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, NoReturn, TypeVar
 
 from tablebase import games
 from tablebase.errors import (
@@ -38,7 +40,7 @@ from tablebase.errors import (
 )
 from tablebase.games.base import Game
 from tablebase.outcome import move_value, rank
-from tablebase.reader import Reader, read_variant, read_variants
+from tablebase.reader import Reader, database_errors, read_variant, read_variants
 from tablebase.results import Line, MoveValue, PlyCount, Predecessor, Predecessors, Probe, SolveReport, Stats
 from tablebase.store.layouts import Entry, Row, Storage, open_storage
 
@@ -51,6 +53,21 @@ if TYPE_CHECKING:
 
 DEFAULT_DB = "tablebase.db"
 _T = TypeVar("_T")
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _writes(method: _Method) -> _Method:
+    """Run a writing method of :class:`Tablebase` alone among the threads sharing the object,
+    with errors of the database layer raised as :class:`DatabaseError`."""
+
+    @functools.wraps(method)
+    def serialised(self: Tablebase, *args: Any, **kwargs: Any) -> Any:
+        with self._writing, database_errors(self.path):
+            return method(self, *args, **kwargs)
+
+    return serialised  # type: ignore[return-value]
 
 
 class Tablebase:
@@ -69,7 +86,8 @@ class Tablebase:
         self._engine = engine
         self._owns_engine = engine is None
         self._tables: dict[str, VariantTable] = {}
-        self._read = Reader(self.path, engine, self._refresh_tables)
+        self._read = Reader(self.path, engine)
+        self._writing = threading.Lock()
 
     # -- connections ---------------------------------------------------------
 
@@ -85,16 +103,6 @@ class Tablebase:
     def _snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
         """A read transaction: every query inside sees the same committed state of the file."""
         return self._read.snapshot()
-
-    def _refresh_tables(self, conn: sqlite3.Connection) -> None:
-        """Re-read the variant rows after another connection changed the file (a rebuild)."""
-        for name, table in list(self._tables.items()):
-            found = read_variant(conn, name)
-            if found is None:
-                del self._tables[name]
-                table.variant_id = table.storage.variant_id = -1
-            else:
-                table.bind(*found)
 
     def close(self) -> None:
         """Close every connection (the object can be reopened by using it again)."""
@@ -122,20 +130,9 @@ class Tablebase:
     def variant(self, name: str) -> VariantTable:
         """The built variant ``name``; raises if the name is unknown or not built here."""
         table = self._tables.get(name)
-        if table is not None:
-            with self._snapshot():
-                pass  # brings the table's info up to date if the file changed
-            if self._tables.get(name) is table:
-                return table
-        game = games.get(name)
-        with self._snapshot() as conn:
-            found = read_variant(conn, name)
-        if found is None:
-            raise VariantNotBuiltError(
-                f"variant {name!r} is not built in {str(self.path)!r}; run: tablebase build {name} --db {self.path}"
-            )
-        table = VariantTable(self, game, *found)
-        self._tables[name] = table
+        if table is None:
+            table = self._tables.setdefault(name, VariantTable(self, games.get(name), name))
+        table._bound()
         return table
 
     def get_variant(self, name: str) -> VariantTable | None:
@@ -162,6 +159,7 @@ class Tablebase:
 
     # -- writing -------------------------------------------------------------
 
+    @_writes
     def upgrade(self) -> tuple[str | None, str]:
         """Create or upgrade the schema with alembic; returns (old revision, new revision)."""
         from tablebase.store.engine import upgrade
@@ -169,6 +167,7 @@ class Tablebase:
         self._drop_reader()
         return upgrade(self.engine)
 
+    @_writes
     def build(
         self,
         name: str,
@@ -206,6 +205,7 @@ class Tablebase:
         self._drop_reader()
         return self.variant(name).info
 
+    @_writes
     def solve(self, name: str, position: str | None = None, *, time_limit: float | None = None) -> SolveReport:
         """Prove the exact value of one position (and of each of its moves) by search, and
         store what was proved; for variants too large to build. Nothing unproved is stored."""
@@ -263,24 +263,63 @@ class Tablebase:
         return check(self.variant(name), sample, progress)
 
 
+class _Bound(NamedTuple):
+    variant_id: int
+    info: VariantInfo
+    storage: Storage
+
+
 class VariantTable:
     """Queries on one built variant."""
 
-    def __init__(self, tablebase: Tablebase, game: Game, variant_id: int, info: VariantInfo):
+    def __init__(self, tablebase: Tablebase, game: Game, name: str):
         self.tablebase = tablebase
         self.game = game
-        self.bind(variant_id, info)
+        self._name = name
 
-    def bind(self, variant_id: int, info: VariantInfo) -> None:
-        """Point this object at the variant row ``variant_id`` (again, after a rebuild changed it)."""
-        self.variant_id = variant_id
-        self.info = info
-        #: How the variant's positions are stored (chosen by the layout named in its row).
-        self.storage: Storage = open_storage(info.storage, self.game, variant_id, info.symmetry)
+    def _bound(self) -> _Bound:
+        """The variant's row and storage as this thread's current snapshot of the file has them.
+
+        Raises :class:`VariantNotBuiltError` when the file (no longer) has the variant.
+        """
+        found = self.tablebase._read.cached(self._name)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+        with self.tablebase._snapshot() as conn:
+            cache = self.tablebase._read.cache()
+            found = cache.get(self._name)
+            if found is None:
+                row = read_variant(conn, self._name)
+                if row is None:
+                    path = self.tablebase.path
+                    raise VariantNotBuiltError(
+                        f"variant {self._name!r} is not built in {str(path)!r};"
+                        f" run: tablebase build {self._name} --db {path}"
+                    )
+                variant_id, info = row
+                found = cache[self._name] = _Bound(
+                    variant_id, info, open_storage(info.storage, self.game, variant_id, info.symmetry)
+                )
+            return found  # type: ignore[no-any-return]
 
     @property
     def name(self) -> str:
-        return self.info.name
+        return self._name
+
+    @property
+    def variant_id(self) -> int:
+        """The id of the variant's row."""
+        return self._bound().variant_id
+
+    @property
+    def info(self) -> VariantInfo:
+        """The variant's row: rules, counts, result of the start, how it is stored."""
+        return self._bound().info
+
+    @property
+    def storage(self) -> Storage:
+        """How the variant's positions are stored (the layout named in its row)."""
+        return self._bound().storage
 
     def __repr__(self) -> str:
         return f"<VariantTable {self.name!r} in {str(self.tablebase.path)!r}>"
@@ -304,10 +343,12 @@ class VariantTable:
             return self.game.canonical(state)
         return state, 0
 
-    def _lookup(self, conn: sqlite3.Connection, state: int, position: str | None) -> tuple[Entry, int]:
+    def _lookup(
+        self, conn: sqlite3.Connection, bound: _Bound, state: int, position: str | None
+    ) -> tuple[Entry, int]:
         """The stored entry of ``state``'s class and the symmetry that maps ``state`` onto it."""
-        canon, sym = self.canonical(state)
-        entry = self.storage.lookup(conn, canon)
+        canon, sym = self.game.canonical(state) if bound.info.symmetry else (state, 0)
+        entry = bound.storage.lookup(conn, canon)
         if entry is None:
             self._not_found(state, position)
         return entry, sym
@@ -325,9 +366,10 @@ class VariantTable:
         game = self.game
         state = self.parse(position)
         with self.snapshot() as conn:
-            entry, sym = self._lookup(conn, state, position)
+            bound = self._bound()
+            entry, sym = self._lookup(conn, bound, state, position)
             canon = game.transform(state, sym) if sym else state
-            found = [] if entry.terminal else self.storage.moves(conn, canon, entry)
+            found = [] if entry.terminal else bound.storage.moves(conn, canon, entry)
         moves: tuple[MoveValue, ...] = ()
         if found:
             inverse = game.inverse_symmetry(sym)
@@ -411,8 +453,9 @@ class VariantTable:
         game = self.game
         state = self.parse(position)
         with self.snapshot() as conn:
-            entry, _ = self._lookup(conn, state, position)
-            found = self.storage.parents(conn, state, entry)
+            bound = self._bound()
+            entry, _ = self._lookup(conn, bound, state, position)
+            found = bound.storage.parents(conn, state, entry)
         pairs = {(game.format_position(parent), game.format_move(code)) for parent, code in found}
         return Predecessors(self.name, game.format_position(state), [Predecessor(p, m) for p, m in sorted(pairs)])
 
