@@ -158,11 +158,14 @@ class Reader:
             raise
         with self._lock:
             self._open.add(opened)
+        self._set_current(opened)
+        return opened
+
+    def _set_current(self, opened: _Connection | None) -> None:
         if self.engine is not None:
             self._shared = opened
         else:
             self._local.connection = opened
-        return opened
 
     def _forked(self) -> None:
         """In a child process after fork: forget the parent's connections without closing them."""
@@ -192,10 +195,7 @@ class Reader:
     def _retire(self, opened: _Connection) -> None:
         with self._lock:
             self._open.discard(opened)
-        if self.engine is not None:
-            self._shared = None
-        else:
-            self._local.connection = None
+        self._set_current(None)
         opened.close()
 
     @contextmanager
