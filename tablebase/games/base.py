@@ -23,6 +23,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Sequence, TypedDict
 
+from typing_extensions import NotRequired
+
 from tablebase.errors import MalformedPositionError
 
 if TYPE_CHECKING:
@@ -43,6 +45,13 @@ class LayoutCell(TypedDict):
     y: float
 
 
+class LayoutRegion(TypedDict):
+    """A named group of cells of a :class:`Layout` (one of Ultimate's nine fields)."""
+
+    name: str
+    cells: list[str]
+
+
 class Layout(TypedDict):
     """A game-agnostic picture of a board; see :meth:`Game.layout` for the contract."""
 
@@ -53,6 +62,14 @@ class Layout(TypedDict):
     empty: str
     pieces: dict[str, str]
     move_separator: str
+    regions: NotRequired[list[LayoutRegion]]
+
+
+class BoardMarks(TypedDict):
+    """What a drawing of one position shows on the regions of its layout; see :meth:`Game.board_marks`."""
+
+    active: list[str]
+    owners: dict[str, str]
 
 
 class Game(ABC):
@@ -242,10 +259,26 @@ class Game(ABC):
             that is a cell name; the label is what comes before it. A move
             changes what is on no cell but those it names.
 
+        ``regions`` (optional)
+            Named groups of cells drawn as one unit, ``{"name", "cells"}``
+            with ``cells`` a list of cell names (Ultimate's nine fields,
+            named ``"0"`` .. ``"8"``); omitted or empty when the board has
+            none. What a position shows on them comes from :meth:`board_marks`.
+
         A client composes a move by clicks on its cells in order, and asks for
         the label when several moves share the same cells.
         """
         return None
+
+    def board_marks(self, state: int) -> BoardMarks:
+        """The regions of :meth:`layout` a drawing of ``state`` marks.
+
+        ``active``: the regions the side to move must play in (empty when
+        the rules name none, or the game is over); ``owners``: region name ->
+        the player who owns it (a won field of Ultimate tic-tac-toe). Empty
+        for games without regions.
+        """
+        return {"active": [], "owners": {}}
 
     # -- speed ---------------------------------------------------------------
 

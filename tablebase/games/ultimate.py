@@ -70,7 +70,9 @@ from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games.base import (
     DRAW,
     LOSS,
+    BoardMarks,
     Game,
+    Layout,
     Outcome,
     cell_name,
     grid_symmetries,
@@ -152,6 +154,10 @@ MOVE_OF_GRID = invert_permutation(GRID_OF_MOVE)
 def move_name(move: int) -> str:
     """The cell name of ``move`` (``9 * field + spot``): ``move_name(40) == 'e5'``."""
     return cell_name(GRID_OF_MOVE[move], 9)
+
+
+#: Space between two fields in the board drawing, in cells.
+FIELD_GAP = 0.3
 
 
 def field_span(f: int) -> str:
@@ -398,6 +404,37 @@ class Ultimate(Game):
         """The field the side to move must play in, or ``None`` for any."""
         a = (state >> ACTIVE) & 15
         return None if a == ANY else a
+
+    # -- drawing -------------------------------------------------------------
+
+    def layout(self) -> Layout:
+        """The 9x9 grid with a gap between fields; the fields are the regions ``"0"`` .. ``"8"``."""
+        cells = []
+        for g in range(CELLS):
+            row, col = divmod(g, 9)
+            cells.append(
+                {"name": cell_name(g, 9), "x": col + FIELD_GAP * (col // 3), "y": row + FIELD_GAP * (row // 3)}
+            )
+        return {
+            "cells": cells,
+            "shape": "square",
+            "edges": [],
+            "separators": "/",
+            "empty": ".",
+            "pieces": {"x": "x", "o": "o"},
+            "move_separator": "-",
+            "regions": [
+                {"name": str(f), "cells": [move_name(9 * f + s) for s in range(9)]} for f in range(9)
+            ],
+        }
+
+    def board_marks(self, state: int) -> BoardMarks:
+        """The active field (none when any field may be chosen or the game is over) and the won fields."""
+        active = self.active_field(state)
+        wx, wo = self.won_fields(state)
+        owners = {str(f): "x" if wx >> f & 1 else "o" for f in range(9) if (wx | wo) >> f & 1}
+        over = self.outcome(state) is not None
+        return {"active": [] if active is None or over else [str(active)], "owners": owners}
 
     # -- notation ------------------------------------------------------------
 
