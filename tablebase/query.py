@@ -36,7 +36,7 @@ from tablebase.errors import (
     UnreachablePositionError,
     VariantNotBuiltError,
 )
-from tablebase.games.base import Game
+from tablebase.games.base import Game, parse_position
 from tablebase.store.schema import UPGRADE_COMMAND, check_revision
 
 if TYPE_CHECKING:
@@ -542,7 +542,7 @@ class Tablebase:
         from tablebase.store.writer import write_proved
 
         game = games.get(name)
-        state = game.initial_state() if not position else game.parse_position(position)
+        state = game.initial_state() if position is None else parse_position(game, position)
         self._check_writable()
         self._drop_reader()
         upgrade(self.engine)
@@ -623,10 +623,10 @@ class VariantTable:
     # -- positions -----------------------------------------------------------
 
     def parse(self, position: str | None) -> int:
-        """The state of a position string (``None`` or empty: the start)."""
-        if position is None or position == "":
+        """The state of a position string (``None``: the start; an empty string is malformed)."""
+        if position is None:
             return self.game.initial_state()
-        return self.game.parse_position(position)
+        return parse_position(self.game, position)
 
     def _canonical(self, state: int) -> tuple[int, int]:
         if self.info.symmetry:

@@ -522,6 +522,13 @@ def split_move(layout: Layout, move: str) -> tuple[str, tuple[str, ...]]:
     return label, cells
 
 
+def parse_position(game: Game, text: str) -> int:
+    """``game.parse_position(text)``, refusing an empty string by name (only an absent position means the start)."""
+    if text == "":
+        raise MalformedPositionError("empty position ''; leave the position out for the start")
+    return game.parse_position(text)
+
+
 def split_side(text: str) -> tuple[str, str | None]:
     """``(board, side)`` of a position string with an optional side-to-move suffix (`` x`` or `` o``)."""
     if not isinstance(text, str):

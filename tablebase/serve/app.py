@@ -68,6 +68,7 @@ from tablebase.errors import (
     VariantNotBuiltError,
     quote,
 )
+from tablebase.games.base import parse_position as parse_text
 from tablebase.query import Tablebase
 from tablebase.serve.analysis import Analysis, BusyError, NotProvedError
 
@@ -241,8 +242,8 @@ class HeadAsGet:
 
 
 def parse_position(game: games.Game, position: str | None) -> int:
-    """The state of ``position`` in ``game`` (``None``: the start)."""
-    return game.initial_state() if position is None else game.parse_position(position)
+    """The state of ``position`` in ``game`` (``None``: the start; an empty string is malformed)."""
+    return game.initial_state() if position is None else parse_text(game, position)
 
 
 def error_reply(exc: TablebaseError, path: Path | None = None) -> JSONResponse:
