@@ -29,6 +29,11 @@ def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
     return f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
+def shorten_quotes(message: str) -> str:
+    """``message`` with every quoted string longer than :data:`QUOTE_LIMIT` characters cut by :func:`quote`."""
+    return _LONG_QUOTE.sub(_shorten, message)
+
+
 def _shorten(match: re.Match[str]) -> str:
     try:
         text = ast.literal_eval(match.group())
@@ -46,8 +51,7 @@ class TablebaseError(Exception):
 
     def __str__(self) -> str:
         # KeyError would otherwise repr() its message.
-        message = str(self.args[0]) if self.args else self.__class__.__name__
-        return _LONG_QUOTE.sub(_shorten, message)
+        return shorten_quotes(str(self.args[0]) if self.args else self.__class__.__name__)
 
 
 class UnknownVariantError(TablebaseError, ValueError):

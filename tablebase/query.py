@@ -308,6 +308,8 @@ class Tablebase:
             self._raw = self._engine.raw_connection()
             conn: sqlite3.Connection = self._raw.driver_connection
         else:
+            if self.path.is_dir():
+                raise DatabaseError(f"{str(self.path)!r} is a folder; name a database file in it")
             if not self.path.exists():
                 raise DatabaseError(
                     f"database {str(self.path)!r} does not exist; build a variant first: "
@@ -419,8 +421,9 @@ class Tablebase:
         with self._snapshot() as conn:
             row = conn.execute(f"SELECT {_VARIANT_COLUMNS} FROM variants WHERE name = ?", (name,)).fetchone()
         if row is None:
+            how = f"build {name}" if game.enumerable else f"solve {name} POSITION"
             raise VariantNotBuiltError(
-                f"variant {name!r} is not built in {str(self.path)!r}; run: tablebase build {name} --db {self.path}"
+                f"variant {name!r} is not built in {str(self.path)!r}; run: tablebase {how} --db {self.path}"
             )
         table = VariantTable(self, game, row[0], _info(row))
         self._tables[name] = table
@@ -454,6 +457,7 @@ class Tablebase:
         """Create or upgrade the schema with alembic; returns (old revision, new revision)."""
         from tablebase.store.engine import upgrade
 
+        self._check_writable()
         self._drop_reader()
         return upgrade(self.engine)
 
@@ -543,6 +547,8 @@ class Tablebase:
 
         game = games.get(name)
         state = game.initial_state() if position is None else parse_position(game, position)
+        if time_limit is not None and not time_limit > 0:
+            raise BuildError(f"time limit must be a positive number of seconds, got {time_limit!r}")
         self._check_writable()
         self._drop_reader()
         upgrade(self.engine)
@@ -567,6 +573,9 @@ class Tablebase:
     def _check_writable(self) -> None:
         if not self._owns_engine:
             return
+        from tablebase.store.engine import check_file
+
+        check_file(self.path)
         folder = self.path.resolve().parent
         if not folder.is_dir():
             raise DatabaseError(f"cannot create database {str(self.path)!r}: folder {str(folder)!r} does not exist")
@@ -877,6 +886,8 @@ def count(name: str, *, symmetry: bool = True, progress: Progress | None = None)
     from tablebase.solve import count as count_plies
 
     game = games.get(name)
+    if not game.enumerable:
+        raise BuildError(f"variant {name!r} is too large to count: its positions cannot be enumerated")
     plies = count_plies(game, symmetry=symmetry, progress=progress)
     return Stats(
         name,
