@@ -374,6 +374,23 @@ def predecessors(
             typer.echo(f"{p.position}  {p.move}")
 
 
+@command(help="The key a position is stored under (its canonical form) and how its moves are named there.")
+def key(
+    variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
+) -> None:
+    with tablebase.open(db) as tb:
+        stored = tb.variant(variant).key(position)
+    if json_:
+        emit_json(stored.to_dict())
+        return
+    same = " (the identity: the position is its own key)" if stored.symmetry == 0 else ""
+    typer.echo(f"position   {stored.position}")
+    typer.echo(f"stored as  {stored.key}")
+    typer.echo(f"symmetry   {stored.symmetry} of {stored.symmetries}{same}")
+    if stored.moves:
+        typer.echo(table(["move", "stored as"], [list(pair) for pair in stored.moves]))
+
+
 @command(help="Positions and symmetry classes per ply, and outcome totals.")
 def stats(
     variant: VariantArg,

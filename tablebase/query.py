@@ -42,6 +42,7 @@ from tablebase.store.schema import UPGRADE_COMMAND, check_revision
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
+    from tablebase.keys import StoredKey
     from tablebase.solve import Progress
 
 DEFAULT_DB = "tablebase.db"
@@ -636,6 +637,12 @@ class VariantTable:
         if position is None:
             return self.game.initial_state()
         return parse_position(self.game, position)
+
+    def key(self, position: str | None = None) -> StoredKey:
+        """The key ``position`` is stored under and the symmetry between them (see :mod:`tablebase.keys`)."""
+        from tablebase.keys import stored_key
+
+        return stored_key(self.game, self.parse(position), self.info.symmetry)
 
     def _canonical(self, state: int) -> tuple[int, int]:
         if self.info.symmetry:
