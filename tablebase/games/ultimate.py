@@ -75,6 +75,7 @@ from tablebase.games.base import (
     Layout,
     Outcome,
     cell_name,
+    grid_layout,
     grid_symmetries,
     invert_permutation,
     parse_cell,
@@ -409,24 +410,12 @@ class Ultimate(Game):
 
     def layout(self) -> Layout:
         """The 9x9 grid with a gap between fields; the fields are the regions ``"0"`` .. ``"8"``."""
-        cells = []
-        for g in range(CELLS):
-            row, col = divmod(g, 9)
-            cells.append(
-                {"name": cell_name(g, 9), "x": col + FIELD_GAP * (col // 3), "y": row + FIELD_GAP * (row // 3)}
-            )
-        return {
-            "cells": cells,
-            "shape": "square",
-            "edges": [],
-            "separators": "/",
-            "empty": ".",
-            "pieces": {"x": "x", "o": "o"},
-            "move_separator": "-",
-            "regions": [
-                {"name": str(f), "cells": [move_name(9 * f + s) for s in range(9)]} for f in range(9)
-            ],
-        }
+        layout = grid_layout(9, 9)
+        for cell in layout["cells"]:
+            cell["x"] += FIELD_GAP * (cell["x"] // 3)
+            cell["y"] += FIELD_GAP * (cell["y"] // 3)
+        layout["regions"] = [{"name": str(f), "cells": [move_name(9 * f + s) for s in range(9)]} for f in range(9)]
+        return layout
 
     def board_marks(self, state: int) -> BoardMarks:
         """The active field (none when any field may be chosen or the game is over) and the won fields."""
