@@ -34,7 +34,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from tablebase.serve import create_app  # noqa: E402
 
 #: Real variants played here besides the toys of serve_support (a second or two each to build).
-REAL = ("rota", "wild", "roman")
+REAL = ("rota", "wild", "roman", "ultimate-strategy")
 #: Ultimate tic-tac-toe, x sent to field 5 with four moves, 62 plies into a random game (proved in well under a second).
 ULTIMATE_LATE = ".xo.xxoo./o..oo.xoo/xxoo.oox./x.x.xox.x/xxooxo.x./ooo.oo.xo/.xxoo.x.x/x.ooxoxxx/oxoxoxxxo x 5"
 EMPTY_ROW = "." * 9
