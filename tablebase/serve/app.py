@@ -2,7 +2,8 @@
 
 ``create_app(path)`` builds a FastAPI application that only reads the
 tablebase file; ``run(path, host, port)`` serves it with uvicorn (that is
-what ``tablebase serve`` calls). Endpoints, all ``GET``:
+what ``tablebase serve`` calls). Endpoints, all ``GET`` (``HEAD`` answers
+the same without a body):
 
 ``/api/variants``
     every built variant, and every variant explored by search (``complete``
@@ -26,15 +27,19 @@ what ``tablebase serve`` calls). Endpoints, all ``GET``:
     the web board (``static/``); ``/docs`` and ``/openapi.json`` describe the API.
 
 Errors are JSON ``{"error": kind, "detail": message}``: 400 for a malformed
-position or an illegal move, 404 for an unknown or unbuilt variant and for a
-well-formed position the tablebase does not hold (it is not reachable from
-the start: the position exists as a string but not as a resource here), 501
-for a variant without a board layout.
+(or explicitly empty) position or another bad parameter, 404 for an unknown
+or unbuilt variant, an unknown endpoint, and a well-formed position the
+tablebase does not hold (it is not reachable from the start: the position
+exists as a string but not as a resource here), 405 for a method other than
+``GET``/``HEAD``, 501 for a variant without a board layout, 503 when
+``/solve`` runs out of time or another search is running. Messages name the
+database file but not its folder.
 
 Handlers are coroutines that call the synchronous query layer directly: each
 query is a handful of indexed SQLite reads (well under a millisecond), so
 running them on the event loop is faster than a hop to a thread pool, and the
-single read-only connection is never used by two threads at once.
+single read-only connection is never used by two threads at once. Searches
+(``/solve``) run on a worker thread and touch no connection.
 """
 
 from __future__ import annotations
