@@ -9,34 +9,8 @@ they correspond, so that rows read in SQL can be mapped back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from tablebase.games.base import Game
-
-
-@dataclass(frozen=True)
-class StoredKey:
-    """A position, the key it is stored under, and how the two correspond."""
-
-    variant: str
-    position: str
-    key: str
-    #: The symmetry that maps the position onto the key (0: the identity, the position is its own key).
-    symmetry: int
-    #: How many symmetries the variant has (1 without symmetry reduction).
-    symmetries: int
-    #: ``(move here, the same move in the key's orientation)`` for every legal move.
-    moves: tuple[tuple[str, str], ...]
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "variant": self.variant,
-            "position": self.position,
-            "key": self.key,
-            "symmetry": self.symmetry,
-            "symmetries": self.symmetries,
-            "moves": [{"move": here, "stored": there} for here, there in self.moves],
-        }
+from tablebase.results import StoredKey
 
 
 def stored_key(game: Game, state: int, symmetry: bool = True) -> StoredKey:
@@ -56,4 +30,4 @@ def stored_key(game: Game, state: int, symmetry: bool = True) -> StoredKey:
     )
 
 
-__all__ = ["StoredKey", "stored_key"]
+__all__ = ["stored_key"]

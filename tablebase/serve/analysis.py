@@ -15,15 +15,14 @@ from collections.abc import Callable
 
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Game
-from tablebase.query import MoveValue, Probe, Tablebase
+from tablebase.outcome import move_value, rank
+from tablebase.query import Tablebase
+from tablebase.results import MoveValue, Probe
 
 #: Longest search a request may ask for, in seconds.
 MAX_SECONDS = 30.0
 #: Proved positions kept in memory (canonical states, all variants); the store is emptied when full.
 MAX_POSITIONS = 2_000_000
-
-_FLIP = {"win": "loss", "loss": "win", "draw": "draw"}
-
 
 class NotProvedError(TablebaseError):
     """The search did not prove the position within its time limit."""
@@ -85,16 +84,13 @@ class Analysis:
         moves = []
         for (move, child), child_value in zip(children, values):
             assert child_value is not None
-            outcome, distance = child_value
+            outcome, distance = move_value(*child_value)
             moves.append(
                 MoveValue(
-                    move=game.format_move(move),
-                    position=game.format_position(child),
-                    outcome=_FLIP[outcome],
-                    distance=None if distance is None else distance + 1,
+                    move=game.format_move(move), position=game.format_position(child), outcome=outcome, distance=distance
                 )
             )
-        moves.sort(key=MoveValue.sort_key)
+        moves.sort(key=lambda m: rank(m.outcome, m.distance))
         return Probe(
             variant=game.name,
             position=game.format_position(state),

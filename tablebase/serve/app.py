@@ -74,7 +74,9 @@ from tablebase.errors import (
     quote,
 )
 from tablebase.games.base import parse_position as parse_text
+from tablebase.outcome import Outcome
 from tablebase.query import Tablebase
+from tablebase.results import VariantInfo
 from tablebase.serve.analysis import Analysis, BusyError, NotProvedError
 
 STATIC = Path(__file__).with_name("static")
@@ -92,7 +94,6 @@ ERROR_STATUS: tuple[tuple[type[TablebaseError], int, str], ...] = (
     (TablebaseError, 500, "tablebase_error"),
 )
 
-Outcome = Literal["win", "draw", "loss"]
 PositionQuery = Query(
     None,
     description="Position in the variant's notation, e.g. `x.o/.x./...` (default: the start).",
@@ -136,19 +137,20 @@ class VariantReply(BaseModel):
     """A built variant."""
 
     variant: str
-    family: str
-    rules: str
-    parameters: dict[str, Any]
-    players: list[str] = Field(description="The two players, first player first.")
-    start: str = Field(description="The start position.")
     states: int
-    moves: int
+    moves: int = Field(description="Stored moves (0 when the layout derives them from the rules).")
+    storage: str = Field(description="How the variant is stored: the name of its storage layout.")
     symmetry: bool
     complete: bool = Field(
         description="Every reachable position is stored; false for variants explored by search (`/solve`)."
     )
     outcome: Outcome | None = Field(description="Value of the start for the first player; null while unproved.")
     distance: int | None
+    family: str
+    rules: str
+    parameters: dict[str, Any]
+    players: list[str] = Field(description="The two players, first player first.")
+    start: str = Field(description="The start position.")
 
 
 class LineReply(BaseModel):
@@ -318,29 +320,17 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
     async def variants() -> JSONResponse:
         """Every variant built into the database (variants whose rules this version lacks are left out),
         and the variants too large to build, explored position by position with ``/solve``."""
-        out = {}
+        out: dict[str, dict[str, Any]] = {}
         for info in tb.variants():
             try:
                 game = tb.variant(info.name).game
             except UnknownVariantError:
                 continue
-            out[info.name] = {**info.to_dict(), "complete": info.complete}
+            out[info.name] = info.to_dict(game)
         for name in games.names():
             game = games.get(name)
             if not game.enumerable and name not in out:
-                out[name] = {
-                    "variant": name, "states": 0, "moves": 0, "storage": "moves", "symmetry": True,
-                    "complete": False, "outcome": None, "distance": None,
-                }
-        for name, entry in out.items():
-            game = games.get(name)
-            entry.update(
-                family=game.family,
-                rules=game.rules,
-                parameters=game.parameters(),
-                players=list(game.players),
-                start=game.format_position(game.initial_state()),
-            )
+                out[name] = VariantInfo.unbuilt(game).to_dict(game)
         return JSONResponse([out[name] for name in sorted(out)])
 
     @app.get("/api/{variant}", response_model=ProbeReply, responses=ERRORS, tags=["api"])
@@ -351,22 +341,12 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
     @app.get("/api/{variant}/line", response_model=LineReply, responses=ERRORS, tags=["api"])
     async def line(variant: str, position: str | None = PositionQuery) -> JSONResponse:
         """The perfect line from a position to the end (or to the first repetition)."""
-        result = tb.variant(variant).line(position)
-        return JSONResponse({**result.to_dict(), "positions": list(result.positions), "repeats": result.repeats})
+        return JSONResponse(tb.variant(variant).line(position).to_dict())
 
     @app.get("/api/{variant}/predecessors", response_model=PredecessorsReply, responses=ERRORS, tags=["api"])
     async def predecessors(variant: str, position: str | None = PositionQuery) -> JSONResponse:
         """Every position one move before the given one, with the move that leads here."""
-        table = tb.variant(variant)
-        preds = table.predecessors(position)
-        shown = table.game.format_position(table.parse(position))
-        return JSONResponse(
-            {
-                "variant": table.name,
-                "position": shown,
-                "predecessors": [{"position": p.position, "move": p.move} for p in preds],
-            }
-        )
+        return JSONResponse(tb.variant(variant).predecessors(position).to_dict())
 
     @app.get(
         "/api/{variant}/layout",

@@ -10,6 +10,7 @@ from sqlalchemy import create_engine, event, inspect
 from sqlalchemy.engine import Engine
 
 from tablebase.errors import DatabaseError, SchemaVersionError
+from tablebase.reader import one_line
 from tablebase.store.schema import HEAD, REVISIONS
 
 
@@ -65,34 +66,7 @@ def current_revision(engine: Engine) -> str | None:
     except DatabaseError:
         raise
     except Exception as exc:
-        reason = getattr(exc, "orig", None) or exc  # the driver's one-line message, not SQLAlchemy's two lines
-        raise DatabaseError(f"cannot read database {engine.url.database!r}: {reason}") from exc
-
-
-#: The first bytes of every SQLite 3 database file.
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def check_file(path: Path) -> None:
-    """Raise :class:`DatabaseError` when ``path`` is a folder, or an existing file that is not a
-    tablebase (not SQLite, or SQLite tables without the tablebase schema); a missing or empty file passes."""
-    if path.is_dir():
-        raise DatabaseError(f"{str(path)!r} is a folder; name a database file, e.g. --db {path / 'tablebase.db'}")
-    if not path.is_file() or path.stat().st_size == 0:
-        return
-    with path.open("rb") as f:
-        if f.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-            raise DatabaseError(f"{str(path)!r} is not a SQLite database file")
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        finally:
-            conn.close()
-    except sqlite3.Error as exc:
-        raise DatabaseError(f"cannot read database {str(path)!r}: {exc}") from exc
-    if tables and "alembic_version" not in tables:
-        raise DatabaseError(f"{str(path)!r} is a SQLite database but not a tablebase (it has other tables)")
+        raise DatabaseError(f"cannot read database {engine.url.database!r}: {one_line(exc)}") from exc
 
 
 def upgrade(engine: Engine) -> tuple[str | None, str]:
