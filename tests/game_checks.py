@@ -217,10 +217,10 @@ def three_token_colouring(lines: Iterable[Iterable[int]], step: Callable[[int, i
     """:func:`string_colouring` of a three-token game on nine cells: each side places its three tokens
     on empty cells, then moves one from cell ``a`` to an empty cell ``b`` where ``step(a, b)``; three
     of a side's tokens on one of ``lines`` win."""
-    lines = [tuple(ln) for ln in lines]
+    winning = [tuple(ln) for ln in lines]
 
     def line(board: str, p: str) -> bool:
-        return any(all(board[i] == p for i in ln) for ln in lines)
+        return any(all(board[i] == p for i in ln) for ln in winning)
 
     def successors(board: str, side: str) -> list[str]:
         if board.count(side) < 3:
@@ -246,7 +246,7 @@ def check_shut_in(
     to an empty cell: the other side always has one of ``lines``; when the shut-in side has none, it is
     to move in a position ``game`` scores as lost. ``position`` writes a nine-cell string board and the
     side to move in the game's notation. Returns how many such positions there are."""
-    lines = [set(ln) for ln in lines]
+    winning = [set(ln) for ln in lines]
     blocked = 0
     for xs in itertools.combinations(range(9), 3):
         for os in itertools.combinations([c for c in range(9) if c not in xs], 3):
@@ -255,8 +255,8 @@ def check_shut_in(
                 if any(board[b] == "." and step(a, b) for a in mine for b in range(9)):
                     continue
                 text = position(board, side)
-                assert any(line <= set(theirs) for line in lines), text
-                if any(line <= set(mine) for line in lines):
+                assert any(line <= set(theirs) for line in winning), text
+                if any(line <= set(mine) for line in winning):
                     continue  # both sides have a line: not a position
                 blocked += 1
                 assert game.outcome(game.parse_position(text)) == "loss", text
