@@ -49,6 +49,12 @@ DEFAULT_DB = "tablebase.db"
 STATES_ONLY_ABOVE = 20_000_000
 #: How much of the file read-only connections map into memory.
 READ_MMAP_BYTES = 1 << 30
+#: Shares of the time left that ``solve`` gives to reading the stored values and to the search
+#: (the rest is for writing).
+SOLVE_READ_SHARE = 0.05
+SOLVE_SEARCH_SHARE = 0.8
+#: Seconds a probe spends proving the moves of a position stored by ``solve`` with its value only.
+PROBE_BUDGET = 2.0
 _T = TypeVar("_T")
 _FLIP = {"win": "loss", "loss": "win", "draw": "draw"}
 _RANK = {"win": 0, "draw": 1, "loss": 2}
@@ -60,11 +66,15 @@ class MoveValue:
 
     move: str
     position: str
-    outcome: str
+    #: ``None`` only for a move of a position stored by ``solve`` with its value alone
+    #: that a probe could not prove within :data:`PROBE_BUDGET` seconds.
+    outcome: str | None
     distance: int | None
 
     def sort_key(self) -> tuple[int, float]:
-        """Best first: fastest win, then draws (longest first), then slowest loss."""
+        """Best first: fastest win, then draws (longest first), then slowest loss, then unproved."""
+        if self.outcome is None:
+            return (3, 0.0)
         return _move_rank(self.outcome, self.distance)
 
 
@@ -536,21 +546,33 @@ class Tablebase:
 
     def solve(self, name: str, position: str | None = None, *, time_limit: float | None = None) -> SolveReport:
         """Prove the exact value of one position (and of each of its moves) by search, and
-        store what was proved; for variants too large to build. Nothing unproved is stored."""
+        store what was proved; for variants too large to build. Nothing unproved is stored,
+        and every position stored with moves has all its legal moves. ``time_limit`` bounds
+        the whole call: reading what the file knows, the search and the writing."""
         from tablebase.solve.search import prove
         from tablebase.store.engine import upgrade
         from tablebase.store.writer import write_proved
 
+        started = time.perf_counter()
+        deadline = None if time_limit is None else started + time_limit
         game = games.get(name)
         state = game.initial_state() if not position else game.parse_position(position)
         self._check_writable()
         self._drop_reader()
         upgrade(self.engine)
-        if game.enumerable and self.get_variant(name) is not None and self.variant(name).info.complete:
+        table = self.get_variant(name)
+        if game.enumerable and table is not None and table.info.complete:
             raise BuildError(f"variant {name!r} is fully built here; probe it instead")
+        known = {} if table is None else table._stored_below(state, _share(deadline, SOLVE_READ_SHARE))
         self._drop_reader()
-        result = prove(game, state, time_limit, children=True)
-        stored = write_proved(self.engine, game, result.positions, result.edges, result.seconds)
+        result = prove(
+            game, state, _share(deadline, SOLVE_SEARCH_SHARE), children=True, line=True, known=known
+        )
+        write_by = None if deadline is None or time_limit is None else deadline - 0.05 * time_limit
+        result.collect(write_by)
+        stored = write_proved(
+            self.engine, game, result.positions, result.edges, result.seconds, deadline=write_by
+        )
         self._drop_reader()
         return SolveReport(
             variant=name,
@@ -561,7 +583,7 @@ class Tablebase:
             timed_out=result.timed_out,
             stored=stored,
             nodes=result.nodes,
-            seconds=result.seconds,
+            seconds=time.perf_counter() - started,
         )
 
     def _check_writable(self) -> None:
@@ -674,6 +696,8 @@ class VariantTable:
                 (state_id,),
             ).fetchall()
         moves: tuple[MoveValue, ...] = ()
+        if not rows and not terminal and not self.info.complete:
+            moves = self._prove_moves(state, outcome, distance)
         if rows:
             canon = game.transform(state, sym) if sym else state
             inverse = game.inverse_symmetry(sym)
@@ -704,6 +728,54 @@ class VariantTable:
             terminal=terminal,
             moves=moves,
         )
+
+    def _prove_moves(self, state: int, outcome: str, distance: int | None) -> tuple[MoveValue, ...]:
+        """Every move of a position that ``solve`` stored with its value only (a child of a
+        solved position): the values stored, the rest proved now, for at most
+        :data:`PROBE_BUDGET` seconds; a move still unproved then has outcome ``None``."""
+        from tablebase.solve.search import prove
+
+        game = self.game
+        children = game.children(state)
+        with self._snapshot() as conn:
+            values = self._values(conn, [child for _, child in children])
+        found: dict[int, tuple[str, int | None]] = {m: v for (m, _), v in zip(children, values) if v is not None}
+        if len(found) < len(children):
+            known = {child: v for (_, child), v in zip(children, values) if v is not None}
+            known[state] = (outcome, distance)
+            found.update(prove(game, state, PROBE_BUDGET, children=True, known=known).moves)
+        order = {m: i for i, (m, _) in enumerate(children)}
+        ranked = []
+        for move, child in children:
+            value = found.get(move)
+            mover = None if value is None else _FLIP[value[0]]
+            d = None if value is None or value[1] is None else value[1] + 1
+            ranked.append(((3, 0.0) if mover is None else _move_rank(mover, d), order[move], move, child, mover, d))
+        ranked.sort(key=lambda item: (item[0], item[1]))
+        return tuple(
+            MoveValue(move=game.format_move(m), position=game.format_position(c), outcome=mover, distance=d)  # type: ignore[arg-type]
+            for _, _, m, c, mover, d in ranked
+        )
+
+    def _stored_below(self, state: int, seconds: float | None) -> dict[int, tuple[str, int | None]]:
+        """Stored labels of positions at least as far into the game as ``state``, nearest first,
+        read for at most ``seconds`` (to seed a search from ``state``)."""
+        game = self.game
+        stop = None if seconds is None else time.perf_counter() + seconds
+        ply = game.plies_played(state) or 0
+        patterns = game.key_patterns(state) or ["%"]
+        known: dict[int, tuple[str, int | None]] = {}
+        with self._snapshot() as conn:
+            rows = conn.execute(
+                "SELECT key, outcome, distance FROM states WHERE variant_id = ? AND ply >= ? AND NOT terminal"
+                f" AND ({' OR '.join(['key LIKE ?'] * len(patterns))}) ORDER BY ply",
+                (self.variant_id, ply, *patterns),
+            )
+            for key, outcome, distance in rows:
+                known[game.parse_position(key)] = (outcome, distance)
+                if stop is not None and len(known) & 63 == 0 and time.perf_counter() > stop:
+                    break
+        return known
 
     def _values(self, conn: sqlite3.Connection, states: list[int]) -> list[tuple[str, int | None] | None]:
         """``(outcome, distance)`` of each state looked up by its canonical key, ``None`` if not stored."""
@@ -775,7 +847,7 @@ class VariantTable:
         seen = {first.position}
         probe = first
         repeats = False
-        while probe.best_move is not None and len(moves) < max_plies:
+        while probe.best_move is not None and probe.best_move.outcome is not None and len(moves) < max_plies:
             best = probe.best_move
             moves.append(best.move)
             positions.append(best.position)
@@ -787,8 +859,17 @@ class VariantTable:
         return Line(self.name, first.position, first.outcome, tuple(moves), tuple(positions), repeats)
 
     def predecessors(self, position: str | None = None) -> list[Predecessor]:
-        """Every (position, move) one move before ``position``, read from the moves table."""
+        """Every (position, move) one move before ``position``, read from the moves table.
+
+        Only a built variant knows them: one solved position by position holds
+        some positions and not their parents, and raises :class:`VariantNotBuiltError`.
+        """
         game = self.game
+        if not self.info.complete:
+            raise VariantNotBuiltError(
+                f"predecessors are not known in {self.name}: it is solved position by position"
+                " (tablebase solve), which stores no parents"
+            )
         state = self.parse(position)
         with self._snapshot() as conn:
             if self.info.storage == "states":
@@ -850,6 +931,13 @@ class VariantTable:
     def rows(self) -> Iterator[tuple[int, str, str, bool, str, int | None]]:
         """Every stored state as (id, key, to_move, terminal, outcome, distance)."""
         yield from self.dump()[0]
+
+
+def _share(deadline: float | None, share: float) -> float | None:
+    """``share`` of the seconds left until ``deadline`` (``None``: no limit)."""
+    if deadline is None:
+        return None
+    return max(0.0, deadline - time.perf_counter()) * share
 
 
 def _file_id(path: Path) -> tuple[int, int]:

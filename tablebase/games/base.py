@@ -115,6 +115,14 @@ class Game(ABC):
         """An upper bound on the plies left from ``state``, ``None`` if the game knows none (bounds searches)."""
         return None
 
+    def key_patterns(self, state: int) -> list[str] | None:
+        """SQL ``LIKE`` patterns, one of which the position string of every position reachable
+        from ``state``, in every orientation, matches; ``None`` if the game gives none.
+
+        A search seeded from stored positions reads only those that match.
+        """
+        return None
+
     def children(self, state: int) -> list[tuple[int, int]]:
         """``(move, next_state)`` for every legal move (empty when terminal)."""
         if self.outcome(state) is not None:

@@ -315,6 +315,11 @@ class Ultimate(Game):
                 free += 9 - ((occ >> (9 * f)) & 511).bit_count()
         return free
 
+    def key_patterns(self, state: int) -> list[str]:
+        """Marks stay where they are: each orientation's board with its empty cells as wildcards."""
+        images = {self.transform(state, sym) for sym in range(8)}
+        return sorted(self._format_board(image).replace(".", "_") + " %" for image in images)
+
     # -- symmetry ------------------------------------------------------------
 
     @property

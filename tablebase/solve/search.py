@@ -98,6 +98,10 @@ class _Timeout(Exception):
     pass
 
 
+#: What a search leaves to store: positions, edges, and the positions stored with every move.
+_Collected = tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]], list[int]]
+
+
 @dataclass(repr=False)
 class SearchResult:
     """What :func:`prove` established.
@@ -105,14 +109,15 @@ class SearchResult:
     ``positions`` maps canonical states (the game's ints, the form the
     builder stores) to ``(outcome, distance)``, outcome ``'win'``/``'loss'``/
     ``'draw'`` for the side to move there and distance in plies (``None``
-    only for a perpetual draw in a cyclic game). Every entry is exact: the
-    start position (when proved), and every other position whose label the
-    search pinned down on the way, terminal ones included. ``edges`` are
-    ``(state, move, child)`` between stored positions, with the move in the
-    orientation of the canonical ``state``; a position's edges need not
-    cover all its moves (a won position may list only its winning move),
-    except the start position's when ``children=True``. Both are computed on
-    first access (the search keeps its tables until then).
+    only for a perpetual draw in a cyclic game). Every entry is exact.
+    ``expanded`` lists the positions given with **every** legal move: each
+    has all its moves in ``edges`` (``(state, move, child)``, the move in the
+    orientation of the canonical ``state``), and every child is in
+    ``positions``. The other non-terminal positions (children of expanded
+    ones, and the start when its moves were not asked for) have no edges.
+    With ``children=True`` the start position is expanded. They are computed
+    on first access, or by :meth:`collect` with a deadline (the search keeps
+    its tables until then).
     """
 
     game: Game
@@ -132,14 +137,22 @@ class SearchResult:
     seconds: float = 0.0
     #: Work per phase: nodes and table sizes.
     stats: dict[str, int | float] = field(default_factory=dict)
-    _collect: Callable[[], tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]]] | None = None
-    _collected: tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]] | None = None
+    #: With ``children=True``: move of the start position (in its own orientation) -> the
+    #: child's ``(outcome, distance)``, for every child proved (all of them when ``complete``).
+    moves: dict[int, tuple[str, int]] = field(default_factory=dict)
+    _collect: Callable[[float | None], _Collected] | None = None
+    _collected: _Collected | None = None
 
-    def _data(self) -> tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]]:
+    def collect(self, deadline: float | None = None) -> None:
+        """Compute :attr:`positions`, :attr:`edges` and :attr:`expanded`, stopping at ``deadline``
+        (a :func:`time.perf_counter` value) with the start and its best line first."""
         if self._collected is None:
-            self._collected = self._collect() if self._collect is not None else ({}, [])
+            self._collected = self._collect(deadline) if self._collect is not None else ({}, [], [])
             self._collect = None
-        return self._collected
+
+    def _data(self) -> _Collected:
+        self.collect()
+        return cast(_Collected, self._collected)
 
     @property
     def positions(self) -> dict[int, tuple[str, int | None]]:
@@ -148,8 +161,13 @@ class SearchResult:
 
     @property
     def edges(self) -> list[tuple[int, int, int]]:
-        """``(state, move, child)`` between proved positions (canonical states)."""
+        """``(state, move, child)``: every move of the expanded positions (canonical states)."""
         return self._data()[1]
+
+    @property
+    def expanded(self) -> list[int]:
+        """The positions whose every move is in :attr:`edges`, the start first."""
+        return self._data()[2]
 
     def __repr__(self) -> str:
         return (
@@ -166,6 +184,8 @@ def prove(
     children: bool = False,
     method: str = "auto",
     max_states: int = 5_000_000,
+    line: bool = False,
+    known: dict[int, tuple[str, int | None]] | None = None,
 ) -> SearchResult:
     """Prove the exact outcome and distance of ``state``.
 
@@ -174,7 +194,11 @@ def prove(
     can list all its moves with their values (what a probe shows).
     ``method`` is ``"search"`` (acyclic games only), ``"retrograde"`` (label
     the reachable subgraph; at most ``max_states`` states) or ``"auto"``
-    (retrograde for cyclic games, search otherwise).
+    (retrograde for cyclic games, search otherwise). With ``line=True``
+    (and ``children=True``) the search goes on, while time allows, down the
+    best line, proving every child of each position on it. ``known`` gives
+    exact labels of positions (in any orientation) to start from, e.g. what a
+    tablebase file already holds.
     """
     if method == "auto":
         method = "retrograde" if game.cyclic else "search"
@@ -184,7 +208,10 @@ def prove(
         raise ValueError(f"unknown method {method!r} (expected 'auto', 'search' or 'retrograde')")
     if game.cyclic:
         raise ValueError(f"{game.name} is cyclic: depth-first search is unsound there, use method='retrograde'")
-    return _Searcher(game, time_limit).run(state, children)
+    searcher = _Searcher(game, time_limit)
+    if known:
+        searcher.seed(known)
+    return searcher.run(state, children, line)
 
 
 # -- depth-first search (acyclic games) ------------------------------------------------
@@ -337,12 +364,14 @@ class _Searcher:
             if entry[1] < hi:
                 hi = entry[1]
             best_index = entry[2]
+        if lo == hi:
+            if entry is None or entry[0] != entry[1]:
+                self.dist[state] = (lo, hi, best_index)  # pinned down by the bounds alone: exact
+            return lo
         if lo >= beta:
             return lo
         if hi <= alpha:
             return hi
-        if lo == hi:
-            return lo
         if lo > alpha:
             alpha = lo
         if hi < beta:
@@ -504,36 +533,62 @@ class _Searcher:
 
     # -- driver ---------------------------------------------------------------------
 
+    def seed(self, known: dict[int, tuple[str, int | None]]) -> None:
+        """Enter exact labels (of states in any orientation) into the tables, with their symmetric images."""
+        game = self.game
+        for state, (outcome, distance) in known.items():
+            if distance is None or game.outcome(state) is not None:
+                continue
+            for sym in range(game.num_symmetries):
+                image = game.transform(state, sym) if sym else state
+                if outcome == DRAW:
+                    self.wdl[image] = (0, 0, -1)
+                    self.draw_len[image] = self.draw_lb[image] = self.draw_ub[image] = distance
+                else:
+                    value = 1 if outcome == WIN else -1
+                    self.wdl[image] = (value, value, -1)
+                    score = value * (M - distance)
+                    self.dist[image] = (score, score, -1)
+
     def prove_one(self, state: int) -> tuple[str, int]:
-        result = self.game.outcome(state)
-        if result is not None:
-            return result, 0
+        known = self.exact(state)
+        if known is not None:
+            return known
         value = self.wdl_search(state, -1, 1)
         if value == 0:
             return DRAW, self.draw_length(state)
         return (WIN if value > 0 else LOSS), self.exact_distance(state)
 
-    def run(self, state: int, with_children: bool) -> SearchResult:
+    def expand(self, state: int) -> list[tuple[int, int, tuple[str, int]]]:
+        """Prove every child of ``state``: ``(move, child, label)`` for each."""
+        return [(move, child, self.prove_one(child)) for move, child in self._children(state)]
+
+    def run(self, state: int, with_children: bool, line: bool) -> SearchResult:
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 10_000))
         outcome: str | None = None
         distance: int | None = None
         complete = False
         timed_out = False
+        self.line = [state]
+        self.moves: dict[int, tuple[str, int]] = {}
         try:
-            terminal = self.game.outcome(state)
-            if terminal is not None:
-                outcome, distance = terminal, 0
-            else:
-                value = self.wdl_search(state, -1, 1)
-                outcome = WIN if value > 0 else LOSS if value < 0 else DRAW
-                distance = self.draw_length(state) if value == 0 else self.exact_distance(state)
+            outcome, distance = self.prove_one(state)
             if with_children:
-                for _move, child in self._children(state):
-                    self.prove_one(child)
+                kids = []
+                for move, child in self._children(state):
+                    label_ = self.prove_one(child)
+                    self.moves[move] = label_
+                    kids.append((move, child, label_))
+                complete = True
+                # the best line, each position on it with every child proved, while time allows
+                while line and kids:
+                    best = min(kids, key=lambda k: _rank(_flip(k[2])))
+                    self.line.append(best[1])
+                    kids = self.expand(best[1])
             complete = True
         except _Timeout:
-            timed_out = True
+            timed_out = not complete
         finally:
             sys.setrecursionlimit(limit)
         return SearchResult(
@@ -546,6 +601,7 @@ class _Searcher:
             method="search",
             nodes=self.nodes,
             seconds=time.perf_counter() - self.start,
+            moves=self.moves,
             stats={
                 "outcome_nodes": self.nodes - self.dist_nodes - self.draw_nodes,
                 "distance_nodes": self.dist_nodes,
@@ -554,7 +610,7 @@ class _Searcher:
                 "distance_table": len(self.dist),
                 "draw_table": len(self.draw_len),
             },
-            _collect=lambda: self._collect(state),
+            _collect=lambda deadline: self._collect(deadline),
         )
 
     def exact(self, state: int) -> tuple[str, int] | None:
@@ -570,38 +626,69 @@ class _Searcher:
             return (WIN if e[0] > 0 else LOSS), M - abs(e[0])
         return None
 
-    def _collect(self, root: int) -> tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]]:
-        """Exact positions (canonical) and the moves between them."""
+    def _collect(self, deadline: float | None) -> _Collected:
+        """The positions to store: every proved position all of whose children are proved
+        (*expanded*, stored with all its moves), reached from the start through such
+        positions, and their children; canonical states.
+
+        The best line found by :meth:`run` comes first, then the rest breadth
+        first, so a caller that stops early still has the start and its line.
+        """
         game = self.game
-        raw: dict[int, tuple[str, int]] = {}
-        for s in [root, *self.draw_len, *self.dist]:
-            label_ = self.exact(s)
-            if label_ is not None:
-                raw[s] = label_
+        exact = self.exact
         positions: dict[int, tuple[str, int | None]] = {}
         edges: dict[tuple[int, int], int] = {}
-        canon_of: dict[int, tuple[int, int]] = {}
-
-        def canon(s: int) -> tuple[int, int]:
-            c = canon_of.get(s)
-            if c is None:
-                c = canon_of[s] = game.canonical(s)
-            return c
-
-        for s, label_ in raw.items():
-            cs, sym = canon(s)
+        expanded: list[int] = []
+        seen: set[int] = set()
+        done: set[int] = set()
+        queue = deque(self.line)
+        root_label = exact(self.line[0])
+        if root_label is not None:
+            positions[game.canonical(self.line[0])[0]] = root_label
+        count = 0
+        while queue:
+            s = queue.popleft()
+            if s in seen:
+                continue
+            seen.add(s)
+            if game.outcome(s) is not None:
+                continue
+            label_ = exact(s)
+            if label_ is None:
+                continue
+            kids = self._children(s)
+            labels = [exact(child) for _move, child in kids]
+            if None in labels:
+                continue
+            cs, sym = game.canonical(s)
+            if cs in done:
+                continue
+            done.add(cs)
             positions[cs] = label_
-            for move, child in game.children(s):
-                child_label = raw.get(child)
-                if child_label is None:
-                    result = game.outcome(child)
-                    if result is None:
-                        continue
-                    child_label = (result, 0)
-                cc = canon(child)[0]
-                positions[cc] = child_label
+            expanded.append(cs)
+            for (move, child), child_label in zip(kids, labels):
+                cc = game.canonical(child)[0]
+                positions.setdefault(cc, cast(tuple[str, int], child_label))
                 edges[(cs, game.transform_move(move, sym))] = cc
-        return positions, [(s, m, c) for (s, m), c in edges.items()]
+                queue.append(child)
+            count += 1
+            if deadline is not None and count & 63 == 0 and time.perf_counter() > deadline:
+                break
+        return positions, [(s, m, c) for (s, m), c in edges.items()], expanded
+
+
+def _flip(label: tuple[str, int]) -> tuple[str, int]:
+    """A child's label seen from its parent: the other side's outcome, one ply further."""
+    outcome, distance = label
+    return (LOSS if outcome == WIN else WIN if outcome == LOSS else DRAW), distance + 1
+
+
+def _rank(label: tuple[str, int]) -> tuple[int, int]:
+    """Sort key of a move's value for its mover: fastest win, then longest draw, then slowest loss."""
+    outcome, distance = label
+    if outcome == WIN:
+        return (0, distance)
+    return (1 if outcome == DRAW else 2, -distance)
 
 
 def _shift(score: int) -> int:
@@ -684,7 +771,7 @@ def _prove_retrograde(game: Game, state: int, time_limit: float | None, max_stat
         distance=root_distance,
         complete=True,
         timed_out=False,
-        _collected=(positions, edges),
+        _collected=(positions, edges, [s for s, t in zip(states, terminal) if t == UNKNOWN]),
         method="retrograde",
         nodes=n,
         seconds=time.perf_counter() - start,
