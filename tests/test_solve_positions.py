@@ -270,3 +270,23 @@ def test_verify_passes_after_solving_random_late_positions(tmp_path: Path, name:
         assert report.states > 1000
         assert stored_moves_are_legal_moves(table) > 200
     assert outcomes == {"win", "loss", "draw"}
+
+
+def test_solving_again_starts_from_what_the_file_knows(tmp_path: Path) -> None:
+    """A position solved after one of its children: the stored child is not searched again."""
+    game = games.get("ultimate")
+    position = random_position("ultimate", 66, seed=21)
+    state = game.parse_position(position)
+    move, child = max(game.children(state), key=lambda mc: game.move_count(mc[1]))
+    with tablebase.open(tmp_path / "fresh.db") as fresh:
+        alone = fresh.solve("ultimate", position)
+    with tablebase.open(tmp_path / "u.db") as tb:
+        tb.solve("ultimate", game.format_position(child))
+        before = tb.variant("ultimate").info.states
+        seeded = tb.solve("ultimate", position)
+        assert (seeded.outcome, seeded.distance) == (alone.outcome, alone.distance)
+        assert seeded.nodes < alone.nodes
+        assert tb.variant("ultimate").info.states == before + seeded.stored
+        again = tb.solve("ultimate", position)
+        assert again.stored == 0 and again.nodes == 0
+        assert tb.verify("ultimate").ok

@@ -115,6 +115,16 @@ class Game(ABC):
         """An upper bound on the plies left from ``state``, ``None`` if the game knows none (bounds searches)."""
         return None
 
+    def successors(self, state: int) -> list[tuple[int, int, Outcome | None, int]]:
+        """``(move, next_state, its outcome or None, its move count)`` for every legal move of a
+        non-terminal ``state`` (move count 0 when the game is over); what a search needs of each
+        child, which games may compute faster together."""
+        out = []
+        for move, child in self.children(state):
+            result = self.outcome(child)
+            out.append((move, child, result, 0 if result is not None else self.move_count(child)))
+        return out
+
     def key_patterns(self, state: int) -> list[str] | None:
         """SQL ``LIKE`` patterns, one of which the position string of every position reachable
         from ``state``, in every orientation, matches; ``None`` if the game gives none.

@@ -290,6 +290,48 @@ class Ultimate(Game):
                 out.append((m, new | ACTIVE_VAL[spot]))
         return out
 
+    def successors(self, state: int) -> list[tuple[int, int, Outcome | None, int]]:
+        # children() with each child's end of game and move count from the fields that changed
+        if (state & M162).bit_count() & 1:
+            mover, won_bits, bits, my_won = O_FIELD_SHIFT, WON_O_BIT, O_BIT, (state >> WON_O) & 511
+        else:
+            mover, won_bits, bits, my_won = X_FIELD_SHIFT, WON_X_BIT, X_BIT, (state >> WON_X) & 511
+        base = state & NOT_ACTIVE
+        occ = (state | state >> O_SHIFT) & M81
+        won = ((state >> WON_X) | (state >> WON_O)) & 511
+        classic = self.classic
+        fields = [(occ >> shift) & 511 for shift in X_FIELD_SHIFT]
+        closed = won if classic else 0
+        free_open = 0
+        for f in range(9):
+            if fields[f] == FULL:
+                closed |= SPOT_BIT[f]
+            elif not closed >> f & 1:
+                free_open += FREE_COUNT[fields[f]]
+        out: list[tuple[int, int, Outcome | None, int]] = []
+        for m in self.legal_moves(state):
+            f = FIELD_OF[m]
+            spot = SPOT_OF[m]
+            new = base | bits[m]
+            field_now = fields[f] | SPOT_BIT[spot]
+            shut = closed
+            free = free_open - 1
+            if field_now == FULL:
+                shut |= SPOT_BIT[f]
+            if not won >> f & 1 and LINE[((state >> mover[f]) & 511) | SPOT_BIT[spot]]:
+                new |= won_bits[f]
+                if LINE[my_won | SPOT_BIT[f]]:
+                    out.append((m, new | (ACTIVE_ANY if shut >> spot & 1 or (classic and spot == f) else ACTIVE_VAL[spot]), LOSS, 0))
+                    continue
+                if classic and field_now != FULL:
+                    shut |= SPOT_BIT[f]
+                    free -= FREE_COUNT[field_now]
+            if shut >> spot & 1:
+                out.append((m, new | ACTIVE_ANY, DRAW if shut == FULL else None, 0 if shut == FULL else free))
+            else:
+                out.append((m, new | ACTIVE_VAL[spot], None, FREE_COUNT[field_now if spot == f else fields[spot]]))
+        return out
+
     def move_count(self, state: int) -> int:
         """``len(legal_moves(state))``, faster (a search hint for move ordering)."""
         active = (state >> ACTIVE) & 15
@@ -673,6 +715,9 @@ class UltimateStrategy(Ultimate):
 
     def children(self, state: int) -> list[tuple[int, int]]:
         return Game.children(self, state)
+
+    def successors(self, state: int) -> list[tuple[int, int, Outcome | None, int]]:
+        return Game.successors(self, state)
 
     def move_count(self, state: int) -> int:
         return len(self.legal_moves(state))

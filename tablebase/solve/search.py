@@ -233,6 +233,7 @@ class _Searcher:
         self.draw_ub: dict[int, int] = {}  # no drawn line is longer
         self.history: dict[int, int] = {}
         self._children = game.children
+        self._successors = game.successors
         #: Hints from the game: an upper bound on the plies left (or None), and a fast move count.
         self.max_plies: Callable[[int], int | None] = game.max_plies
         self.move_count: Callable[[int], int] = game.move_count
@@ -267,16 +268,13 @@ class _Searcher:
             alpha = lo
         if hi < beta:
             beta = hi
-        outcome = self.game.outcome
-        count = self.move_count
         history = self.history
-        kids = self._children(state)
+        kids = self._successors(state)
         # Immediate results first; then order by what the table knows of each
         # child (its value bounds, for the child's mover: low is good for us),
         # then by the history of moves that caused cut-offs.
         order = []
-        for i, (move, child) in enumerate(kids):
-            result = outcome(child)
+        for i, (move, child, result, replies) in enumerate(kids):
             if result is not None:
                 value = -_VALUE[result]
                 if value == 1:
@@ -295,7 +293,7 @@ class _Searcher:
             if i == best_index:
                 key = -(10**8)
             # fewest replies first: forcing moves are the quickest to prove
-            order.append((key + count(child) * 1000 - history.get(move, 0), i, None))
+            order.append((key + replies * 1000 - history.get(move, 0), i, None))
         if len(order) > 1:
             order.sort()
         alpha0 = alpha
@@ -376,15 +374,12 @@ class _Searcher:
             alpha = lo
         if hi < beta:
             beta = hi
-        outcome = self.game.outcome
-        count = self.move_count
-        kids = self._children(state)
+        kids = self._successors(state)
         wdl = self.wdl
         dist = self.dist
         order = []
         skipped = False
-        for i, (_move, child) in enumerate(kids):
-            result = outcome(child)
+        for i, (_move, child, result, replies) in enumerate(kids):
             if result is not None:
                 order.append((-3 * M, 0, 0, i, _shift(-_VALUE[result] * M)))
                 continue
@@ -404,7 +399,7 @@ class _Searcher:
                 clo, chi = max(clo, d[0]), min(chi, d[1])
             if i == best_index:
                 chi = -3 * M + 1
-            order.append((chi, clo, count(child), i, None))
+            order.append((chi, clo, replies, i, None))
         order.sort()
         alpha0 = alpha
         best = -INF
