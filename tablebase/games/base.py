@@ -125,6 +125,18 @@ class Game(ABC):
             out.append((move, child, result, 0 if result is not None else self.move_count(child)))
         return out
 
+    def outcome_table(self, state: int) -> Any | None:
+        """A compiled win/draw/loss search for positions reached from ``state``, or ``None``.
+
+        :mod:`tablebase.solve.search` then uses it for its outcome step: an
+        object that reads and writes like the search's ``{state: (lo, hi,
+        best)}`` table of bounds (``get``, item assignment, ``len``) and has
+        ``search(state, alpha, beta, budget) -> (value or None, nodes)``, the
+        fail-soft negamax value in -1..1 of a non-terminal state, ``None``
+        when ``budget`` nodes did not suffice.
+        """
+        return None
+
     def key_patterns(self, state: int) -> list[str] | None:
         """SQL ``LIKE`` patterns, one of which the position string of every position reachable
         from ``state``, in every orientation, matches; ``None`` if the game gives none.

@@ -357,6 +357,14 @@ class Ultimate(Game):
                 free += 9 - ((occ >> (9 * f)) & 511).bit_count()
         return free
 
+    def outcome_table(self, state: int) -> Any | None:
+        """The outcome search compiled with numba (:mod:`tablebase.games.ultimate_jit`), when it is installed."""
+        try:
+            from tablebase.games.ultimate_jit import OutcomeTable
+        except ImportError:
+            return None
+        return OutcomeTable(self.classic, bits=min(22, 8 + self.max_plies(state) // 2))
+
     def key_patterns(self, state: int) -> list[str]:
         """Marks stay where they are: each orientation's board with its empty cells as wildcards."""
         images = {self.transform(state, sym) for sym in range(8)}
@@ -718,6 +726,9 @@ class UltimateStrategy(Ultimate):
 
     def successors(self, state: int) -> list[tuple[int, int, Outcome | None, int]]:
         return Game.successors(self, state)
+
+    def outcome_table(self, state: int) -> None:
+        return None
 
     def move_count(self, state: int) -> int:
         return len(self.legal_moves(state))

@@ -77,7 +77,7 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, cast
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -186,6 +186,7 @@ def prove(
     max_states: int = 5_000_000,
     line: bool = False,
     known: dict[int, tuple[str, int | None]] | None = None,
+    compiled: bool = True,
 ) -> SearchResult:
     """Prove the exact outcome and distance of ``state``.
 
@@ -198,7 +199,8 @@ def prove(
     (and ``children=True``) the search goes on, while time allows, down the
     best line, proving every child of each position on it. ``known`` gives
     exact labels of positions (in any orientation) to start from, e.g. what a
-    tablebase file already holds.
+    tablebase file already holds. ``compiled=False`` keeps the outcome step
+    in Python where the game offers a compiled one (:meth:`Game.outcome_table`).
     """
     if method == "auto":
         method = "retrograde" if game.cyclic else "search"
@@ -208,7 +210,7 @@ def prove(
         raise ValueError(f"unknown method {method!r} (expected 'auto', 'search' or 'retrograde')")
     if game.cyclic:
         raise ValueError(f"{game.name} is cyclic: depth-first search is unsound there, use method='retrograde'")
-    searcher = _Searcher(game, time_limit)
+    searcher = _Searcher(game, time_limit, game.outcome_table(state) if compiled else None)
     if known:
         searcher.seed(known)
     return searcher.run(state, children, line)
@@ -217,8 +219,14 @@ def prove(
 # -- depth-first search (acyclic games) ------------------------------------------------
 
 
+#: Nodes of the first call to a compiled outcome search; the budget doubles on each retry,
+#: up to :data:`COMPILED_CHUNK` between two looks at the clock when there is a time limit.
+COMPILED_BUDGET = 100_000
+COMPILED_CHUNK = 2_000_000
+
+
 class _Searcher:
-    def __init__(self, game: Game, time_limit: float | None):
+    def __init__(self, game: Game, time_limit: float | None, compiled: Any = None):
         self.game = game
         self.start = time.perf_counter()
         self.deadline = None if time_limit is None else self.start + time_limit
@@ -227,6 +235,9 @@ class _Searcher:
         self.draw_nodes = 0
         # state -> (lo, hi, best move index)
         self.wdl: dict[int, tuple[int, int, int]] = {}
+        if compiled is not None:
+            self.wdl = compiled
+            self.wdl_search = self._wdl_compiled  # type: ignore[method-assign]
         self.dist: dict[int, tuple[int, int, int]] = {}
         self.draw_len: dict[int, int] = {}  # exact draw lengths
         self.draw_lb: dict[int, int] = {}  # a drawn line at least this long exists
@@ -322,6 +333,18 @@ class _Searcher:
             lo = hi = best
         table[state] = (lo, hi, best_i)
         return best
+
+    def _wdl_compiled(self, state: int, alpha: int, beta: int) -> int:
+        """:meth:`wdl_search` by the game's compiled search, in slices between looks at the clock."""
+        budget = COMPILED_BUDGET
+        while True:
+            value, nodes = self.wdl.search(state, alpha, beta, budget)  # type: ignore[attr-defined]
+            self.nodes += nodes
+            if value is not None:
+                return cast(int, value)
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                raise _Timeout
+            budget = 2 * budget if self.deadline is None else min(2 * budget, COMPILED_CHUNK)
 
     # -- step 2: distance ---------------------------------------------------------------
 

@@ -1,0 +1,403 @@
+"""The outcome search of Ultimate tic-tac-toe compiled with numba (an optional dependency).
+
+:class:`OutcomeTable` is what :meth:`tablebase.games.ultimate.Ultimate.outcome_table`
+returns when numba is installed: the win/draw/loss alpha-beta of
+:mod:`tablebase.solve.search` (same move ordering, same fail-soft bounds)
+run as machine code over the fields of the board, with its transposition
+table in numpy arrays. The table is a cache of proved bounds: an entry may be
+overwritten when its slots are taken, never made wrong.
+
+A state is kept as three 63-bit words: the x marks of fields 0-6; the x marks
+of fields 7-8 and the o marks of fields 0-4; the o marks of fields 5-8, the
+fields won by x and by o and the active field (the layout of
+:mod:`tablebase.games.ultimate` shifted to fit).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100)
+LINE = np.array([any(b & ln == ln for ln in _LINES) for b in range(512)], dtype=np.bool_)
+FREE = np.array([9 - bin(b).count("1") for b in range(512)], dtype=np.int64)
+
+#: Returned through the recursion when the node budget is spent.
+ABORT = 100
+EMPTY = -1
+PROBES = 16
+M63 = (1 << 63) - 1
+M45 = (1 << 45) - 1
+M81 = (1 << 81) - 1
+
+
+@njit(cache=True, inline="always")
+def _slot(w0: int, w1: int, w2: int, mask: int) -> int:
+    h = w0 ^ ((w1 << 3) & 0x7FFFFFFFFFFFFFFF) ^ ((w2 << 5) & 0x7FFFFFFFFFFFFFFF) ^ (w0 >> 31) ^ (w1 >> 29) ^ (w2 >> 23)
+    h ^= h >> 29
+    return h & mask
+
+
+@njit(cache=True)
+def _find(keys: np.ndarray, w0: int, w1: int, w2: int) -> int:
+    mask = keys.shape[0] - 1
+    i = _slot(w0, w1, w2, mask)
+    for _ in range(PROBES):
+        if keys[i, 2] == EMPTY:
+            return -1
+        if keys[i, 0] == w0 and keys[i, 1] == w1 and keys[i, 2] == w2:
+            return i
+        i = (i + 1) & mask
+    return -1
+
+
+@njit(cache=True)
+def _get(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> int:
+    """The entry of a state packed in one int (-1 if absent): ``(lo + 1) * 1024 + (hi + 1) * 256 + best + 1``."""
+    at = _find(keys, w0, w1, w2)
+    if at < 0:
+        return -1
+    return (vals[at, 0] + 1) * 1024 + (vals[at, 1] + 1) * 256 + vals[at, 2] + 1
+
+
+@njit(cache=True)
+def _store(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: int, hi: int, best: int) -> None:
+    mask = keys.shape[0] - 1
+    first = _slot(w0, w1, w2, mask)
+    i = first
+    for _ in range(PROBES):
+        if keys[i, 2] == EMPTY or (keys[i, 0] == w0 and keys[i, 1] == w1 and keys[i, 2] == w2):
+            break
+        i = (i + 1) & mask
+    else:
+        i = first  # every slot taken: forget the first one's entry
+    keys[i, 0] = w0
+    keys[i, 1] = w1
+    keys[i, 2] = w2
+    vals[i, 0] = lo
+    vals[i, 1] = hi
+    vals[i, 2] = best
+
+
+ENTER, NEXT, RETURN = 0, 1, 2
+DEPTH = 82
+
+
+@njit(cache=True)
+def _search(
+    xf: np.ndarray,
+    of: np.ndarray,
+    wx: int,
+    wo: int,
+    active: int,
+    w0: int,
+    w1: int,
+    w2: int,
+    mover: int,
+    classic: bool,
+    alpha: int,
+    beta: int,
+    keys: np.ndarray,
+    vals: np.ndarray,
+    history: np.ndarray,
+    counter: np.ndarray,
+) -> int:
+    """Fail-soft negamax in -1..1, depth first with an explicit stack (one frame a ply)."""
+    moves = np.empty((DEPTH, 81), dtype=np.int64)
+    order = np.empty((DEPTH, 81), dtype=np.int64)
+    known = np.empty((DEPTH, 81), dtype=np.int64)
+    newly = np.empty((DEPTH, 81), dtype=np.bool_)
+    c0 = np.empty((DEPTH, 81), dtype=np.int64)
+    c1 = np.empty((DEPTH, 81), dtype=np.int64)
+    c2 = np.empty((DEPTH, 81), dtype=np.int64)
+    key = np.empty(81, dtype=np.int64)
+    fw0 = np.empty(DEPTH, dtype=np.int64)
+    fw1 = np.empty(DEPTH, dtype=np.int64)
+    fw2 = np.empty(DEPTH, dtype=np.int64)
+    fwx = np.empty(DEPTH, dtype=np.int64)
+    fwo = np.empty(DEPTH, dtype=np.int64)
+    fact = np.empty(DEPTH, dtype=np.int64)
+    fmover = np.empty(DEPTH, dtype=np.int64)
+    fa = np.empty(DEPTH, dtype=np.int64)
+    fb = np.empty(DEPTH, dtype=np.int64)
+    fa0 = np.empty(DEPTH, dtype=np.int64)
+    flo = np.empty(DEPTH, dtype=np.int64)
+    fhi = np.empty(DEPTH, dtype=np.int64)
+    fbest = np.empty(DEPTH, dtype=np.int64)
+    fbesti = np.empty(DEPTH, dtype=np.int64)
+    fj = np.empty(DEPTH, dtype=np.int64)
+    fn = np.empty(DEPTH, dtype=np.int64)
+    fw0[0], fw1[0], fw2[0], fwx[0], fwo[0], fact[0], fmover[0], fa[0], fb[0] = (
+        w0, w1, w2, wx, wo, active, mover, alpha, beta
+    )
+    depth = 0
+    mode = ENTER
+    ret = 0
+    have = False
+    value = 0
+    while True:
+        d = depth
+        if mode == ENTER:
+            counter[0] += 1
+            if counter[0] > counter[1]:
+                return ABORT
+            w0, w1, w2 = fw0[d], fw1[d], fw2[d]
+            alpha, beta = fa[d], fb[d]
+            lo, hi, best_index = -1, 1, -1
+            at = _find(keys, w0, w1, w2)
+            if at >= 0:
+                lo, hi, best_index = vals[at, 0], vals[at, 1], vals[at, 2]
+                if lo >= beta or lo == hi:
+                    ret = lo
+                    mode = RETURN
+                    continue
+                if hi <= alpha:
+                    ret = hi
+                    mode = RETURN
+                    continue
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+            fa[d], fb[d], fa0[d], flo[d], fhi[d] = alpha, beta, alpha, lo, hi
+            wx, wo, active, mover = fwx[d], fwo[d], fact[d], fmover[d]
+            won = wx | wo
+            closed = 0
+            free_open = 0
+            for f in range(9):
+                occ = xf[f] | of[f]
+                if occ == 511 or (classic and (won >> f) & 1):
+                    closed |= 1 << f
+                else:
+                    free_open += FREE[occ]
+            n = 0
+            if active != 9:
+                occ = xf[active] | of[active]
+                for s in range(9):
+                    if not (occ >> s) & 1:
+                        moves[d, n] = 9 * active + s
+                        n += 1
+            else:
+                for f in range(9):
+                    if not (closed >> f) & 1:
+                        occ = xf[f] | of[f]
+                        for s in range(9):
+                            if not (occ >> s) & 1:
+                                moves[d, n] = 9 * f + s
+                                n += 1
+            mine_won = wx if mover == 0 else wo
+            immediate = False
+            for i in range(n):
+                m = moves[d, i]
+                f = m // 9
+                s = m % 9
+                bit = 1 << s
+                field_now = xf[f] | of[f] | bit
+                mine = (xf[f] if mover == 0 else of[f]) | bit
+                shut = closed
+                free = free_open - 1
+                if field_now == 511:
+                    shut |= 1 << f
+                wins_field = not (won >> f) & 1 and LINE[mine]
+                if wins_field:
+                    if LINE[mine_won | (1 << f)]:
+                        _store(keys, vals, w0, w1, w2, 1, 1, i)
+                        immediate = True
+                        break
+                    if classic and field_now != 511:
+                        shut |= 1 << f
+                        free -= FREE[field_now]
+                newly[d, i] = wins_field
+                a0, a1, a2 = w0, w1, w2
+                index = 9 * f + s
+                if mover == 0:
+                    if index < 63:
+                        a0 |= 1 << index
+                    else:
+                        a1 |= 1 << (index - 63)
+                    if wins_field:
+                        a2 |= 1 << (36 + f)
+                else:
+                    if index < 45:
+                        a1 |= 1 << (18 + index)
+                    else:
+                        a2 |= 1 << (index - 45)
+                    if wins_field:
+                        a2 |= 1 << (45 + f)
+                child_active = 9 if (shut >> s) & 1 else s
+                a2 = (a2 & ~(15 << 54)) | (child_active << 54)
+                c0[d, i], c1[d, i], c2[d, i] = a0, a1, a2
+                order[d, i] = i
+                if shut == 511:
+                    known[d, i] = 0  # every field closed: a draw
+                    key[i] = -(10**9)
+                    continue
+                known[d, i] = 2
+                if child_active == 9:
+                    replies = free
+                else:
+                    replies = FREE[field_now if s == f else xf[s] | of[s]]
+                k = 0
+                e = _find(keys, a0, a1, a2)
+                if e >= 0:
+                    if vals[e, 1] == -1:
+                        _store(keys, vals, w0, w1, w2, 1, 1, i)
+                        immediate = True
+                        break
+                    k = (vals[e, 0] + vals[e, 1]) * 10**6
+                if i == best_index:
+                    k = -(10**8)
+                key[i] = k + replies * 1000 - history[m]
+            if immediate:
+                ret = 1
+                mode = RETURN
+                continue
+            for i in range(1, n):  # insertion sort by key, stable like Python's sort
+                j = i
+                item = order[d, i]
+                while j > 0 and key[order[d, j - 1]] > key[item]:
+                    order[d, j] = order[d, j - 1]
+                    j -= 1
+                order[d, j] = item
+            fn[d], fj[d], fbest[d], fbesti[d] = n, 0, -2, -1
+            have = False
+            mode = NEXT
+            continue
+        if mode == NEXT:
+            cut = False
+            descended = False
+            while True:
+                if have:
+                    have = False
+                    v = value
+                elif fj[d] < fn[d] and known[d, order[d, fj[d]]] != 2:
+                    v = known[d, order[d, fj[d]]]
+                elif fj[d] < fn[d]:
+                    i = order[d, fj[d]]
+                    m = moves[d, i]
+                    f = m // 9
+                    bit = 1 << (m % 9)
+                    e = d + 1
+                    if fmover[d] == 0:
+                        xf[f] |= bit
+                        fwx[e] = fwx[d] | (1 << f) if newly[d, i] else fwx[d]
+                        fwo[e] = fwo[d]
+                    else:
+                        of[f] |= bit
+                        fwo[e] = fwo[d] | (1 << f) if newly[d, i] else fwo[d]
+                        fwx[e] = fwx[d]
+                    fw0[e], fw1[e], fw2[e] = c0[d, i], c1[d, i], c2[d, i]
+                    fact[e] = (c2[d, i] >> 54) & 15
+                    fmover[e] = 1 - fmover[d]
+                    fa[e] = -fb[d]
+                    fb[e] = -fa[d]
+                    depth = e
+                    mode = ENTER
+                    descended = True
+                    break
+                else:
+                    break
+                i = order[d, fj[d]]
+                if v > fbest[d]:
+                    fbest[d] = v
+                    fbesti[d] = i
+                    if v > fa[d]:
+                        fa[d] = v
+                        if v >= fb[d]:
+                            history[moves[d, i]] += 1
+                            cut = True
+                fj[d] += 1
+                if cut:
+                    break
+            if descended:
+                continue
+            best, lo, hi = fbest[d], flo[d], fhi[d]
+            if best < lo:
+                best = lo
+            elif best > hi:
+                best = hi
+            if best <= fa0[d]:
+                hi = best
+            elif best >= fb[d]:
+                lo = best
+            else:
+                lo = hi = best
+            _store(keys, vals, fw0[d], fw1[d], fw2[d], lo, hi, fbesti[d])
+            ret = best
+            mode = RETURN
+            continue
+        # RETURN: hand the value to the parent frame
+        if depth == 0:
+            return ret
+        depth -= 1
+        d = depth
+        i = order[d, fj[d]]
+        m = moves[d, i]
+        bit = 1 << (m % 9)
+        if fmover[d] == 0:
+            xf[m // 9] ^= bit
+        else:
+            of[m // 9] ^= bit
+        value = -ret
+        have = True
+        mode = NEXT
+
+
+def words(state: int) -> tuple[int, int, int]:
+    """The three words of a state of :mod:`tablebase.games.ultimate`."""
+    x = state & M81
+    o = (state >> 81) & M81
+    high = state >> 162
+    return x & M63, (x >> 63) | ((o & M45) << 18), (o >> 45) | (high << 36)
+
+
+class OutcomeTable:
+    """The compiled outcome search and its table of bounds, keyed by state.
+
+    Reads and writes like the ``{state: (lo, hi, best move index)}`` dict of
+    the Python search, and :meth:`search` runs the negamax of a non-terminal
+    state within a node budget.
+    """
+
+    def __init__(self, classic: bool, bits: int = 22):
+        self.classic = classic
+        self.keys = np.full((1 << bits, 3), EMPTY, dtype=np.int64)
+        self.vals = np.zeros((1 << bits, 3), dtype=np.int8)
+        self.history = np.zeros(81, dtype=np.int64)
+        self.counter = np.zeros(2, dtype=np.int64)
+        self.entries = 0
+
+    def get(self, state: int) -> tuple[int, int, int] | None:
+        x = state & M81
+        o = (state >> 81) & M81
+        code = _get(self.keys, self.vals, x & M63, (x >> 63) | ((o & M45) << 18), (o >> 45) | (state >> 162 << 36))
+        if code < 0:
+            return None
+        return code // 1024 - 1, code // 256 % 4 - 1, code % 256 - 1
+
+    def __setitem__(self, state: int, entry: tuple[int, int, int]) -> None:
+        w0, w1, w2 = words(state)
+        _store(self.keys, self.vals, w0, w1, w2, *entry)
+        self.entries += 1
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.keys[:, 2] != EMPTY))
+
+    def search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:
+        """``(fail-soft value in -1..1, nodes)`` of the non-terminal ``state``; value ``None``
+        when ``budget`` nodes were not enough (what was proved stays in the table)."""
+        x = state & M81
+        o = (state >> 81) & M81
+        xf = np.array([(x >> (9 * f)) & 511 for f in range(9)], dtype=np.int64)
+        of = np.array([(o >> (9 * f)) & 511 for f in range(9)], dtype=np.int64)
+        high = state >> 162
+        w0, w1, w2 = words(state)
+        mover = (x.bit_count() + o.bit_count()) & 1
+        self.counter[0] = 0
+        self.counter[1] = budget
+        value = _search(
+            xf, of, high & 511, (high >> 9) & 511, (high >> 18) & 15, w0, w1, w2, mover, self.classic,
+            alpha, beta, self.keys, self.vals, self.history, self.counter,
+        )
+        nodes = int(min(self.counter[0], budget))
+        return (None if value == ABORT else int(value)), nodes
