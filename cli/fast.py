@@ -50,7 +50,7 @@ def probe_text(vt: VariantTable, result: Probe) -> str:
         f" in {show_distance(result.distance)}" + (" (game over)" if result.terminal else ""),
     ]
     if result.moves:
-        rows = [[m.move, m.outcome, show_distance(m.distance), m.position] for m in result.moves]
+        rows = [[m.move, m.outcome or "unproved", show_distance(m.distance), m.position] for m in result.moves]
         lines.append(table(["move", "outcome", "distance", "position"], rows))
     return "\n".join(lines)
 

@@ -549,11 +549,11 @@ class Tablebase:
         store what was proved; for variants too large to build. Nothing unproved is stored,
         and every position stored with moves has all its legal moves. ``time_limit`` bounds
         the whole call: reading what the file knows, the search and the writing."""
+        started = time.perf_counter()
         from tablebase.solve.search import prove
         from tablebase.store.engine import upgrade
         from tablebase.store.writer import write_proved
 
-        started = time.perf_counter()
         deadline = None if time_limit is None else started + time_limit
         game = games.get(name)
         state = game.initial_state() if not position else game.parse_position(position)

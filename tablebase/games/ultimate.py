@@ -63,6 +63,7 @@ won fields follow ``p``.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,6 +93,8 @@ M81 = (1 << 81) - 1
 M162 = (1 << 162) - 1
 ACTIVE_MASK = 15 << ACTIVE
 FULL = 511
+#: A search given less time than this runs in Python unless the compiled one is loaded already.
+COMPILED_MIN_SECONDS = 10.0
 
 # -- tables ---------------------------------------------------------------------
 
@@ -357,8 +360,12 @@ class Ultimate(Game):
                 free += 9 - ((occ >> (9 * f)) & 511).bit_count()
         return free
 
-    def outcome_table(self, state: int) -> Any | None:
-        """The outcome search compiled with numba (:mod:`tablebase.games.ultimate_jit`), when it is installed."""
+    def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
+        """The outcome search compiled with numba (:mod:`tablebase.games.ultimate_jit`), when it is
+        installed; loading it takes a second or two, so not for a first search of less than
+        :data:`COMPILED_MIN_SECONDS`."""
+        if time_limit is not None and time_limit < COMPILED_MIN_SECONDS and "tablebase.games.ultimate_jit" not in sys.modules:
+            return None
         try:
             from tablebase.games.ultimate_jit import OutcomeTable
         except ImportError:
@@ -727,7 +734,7 @@ class UltimateStrategy(Ultimate):
     def successors(self, state: int) -> list[tuple[int, int, Outcome | None, int]]:
         return Game.successors(self, state)
 
-    def outcome_table(self, state: int) -> None:
+    def outcome_table(self, state: int, time_limit: float | None = None) -> None:
         return None
 
     def move_count(self, state: int) -> int:

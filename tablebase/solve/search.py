@@ -210,7 +210,11 @@ def prove(
         raise ValueError(f"unknown method {method!r} (expected 'auto', 'search' or 'retrograde')")
     if game.cyclic:
         raise ValueError(f"{game.name} is cyclic: depth-first search is unsound there, use method='retrograde'")
-    searcher = _Searcher(game, time_limit, game.outcome_table(state) if compiled else None)
+    started = time.perf_counter()
+    table = game.outcome_table(state, time_limit) if compiled else None  # may load a compiled module: part of the time
+    if time_limit is not None:
+        time_limit = max(0.0, time_limit - (time.perf_counter() - started))
+    searcher = _Searcher(game, time_limit, table)
     if known:
         searcher.seed(known)
     return searcher.run(state, children, line)
@@ -219,8 +223,8 @@ def prove(
 # -- depth-first search (acyclic games) ------------------------------------------------
 
 
-#: Nodes of the first call to a compiled outcome search; the budget doubles on each retry,
-#: up to :data:`COMPILED_CHUNK` between two looks at the clock when there is a time limit.
+#: Nodes of the first call to a compiled outcome search; the budget doubles on each retry
+#: (with a time limit: starts at a tenth, then about 0.1 s of work, at most :data:`COMPILED_CHUNK`).
 COMPILED_BUDGET = 100_000
 COMPILED_CHUNK = 2_000_000
 
@@ -336,15 +340,21 @@ class _Searcher:
 
     def _wdl_compiled(self, state: int, alpha: int, beta: int) -> int:
         """:meth:`wdl_search` by the game's compiled search, in slices between looks at the clock."""
-        budget = COMPILED_BUDGET
+        budget = COMPILED_BUDGET if self.deadline is None else COMPILED_BUDGET // 10
         while True:
+            began = time.perf_counter()
             value, nodes = self.wdl.search(state, alpha, beta, budget)  # type: ignore[attr-defined]
             self.nodes += nodes
             if value is not None:
                 return cast(int, value)
-            if self.deadline is not None and time.perf_counter() > self.deadline:
+            now = time.perf_counter()
+            if self.deadline is None:
+                budget *= 2
+                continue
+            if now > self.deadline:
                 raise _Timeout
-            budget = 2 * budget if self.deadline is None else min(2 * budget, COMPILED_CHUNK)
+            # about a tenth of a second a slice, at the speed just seen
+            budget = max(1000, min(2 * budget, COMPILED_CHUNK, int(nodes / max(now - began, 1e-6) / 10)))
 
     # -- step 2: distance ---------------------------------------------------------------
 
