@@ -343,12 +343,385 @@ def _search(
         mode = NEXT
 
 
+#: Distance scores as in :mod:`tablebase.solve.search`: ``M - d`` a win in ``d`` plies.
+M = 1 << 20
+INF = M + 1
+DIST_ABORT = 1 << 40
+
+
+@njit(cache=True)
+def _dget(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> tuple[bool, int, int, int]:
+    at = _find(keys, w0, w1, w2)
+    if at < 0:
+        return False, 0, 0, -1
+    return True, vals[at, 0], vals[at, 1], vals[at, 2]
+
+
+@njit(cache=True)
+def _dstore(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: int, hi: int, best: int) -> None:
+    mask = keys.shape[0] - 1
+    first = _slot(w0, w1, w2, mask)
+    i = first
+    for _ in range(PROBES):
+        if keys[i, 2] == EMPTY or (keys[i, 0] == w0 and keys[i, 1] == w1 and keys[i, 2] == w2):
+            break
+        i = (i + 1) & mask
+    else:
+        i = first
+    keys[i, 0] = w0
+    keys[i, 1] = w1
+    keys[i, 2] = w2
+    vals[i, 0] = lo
+    vals[i, 1] = hi
+    vals[i, 2] = best
+
+
+@njit(cache=True, inline="always")
+def _shift(score: int) -> int:
+    if score > 0:
+        return score - 1
+    if score < 0:
+        return score + 1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _unshift(bound: int) -> int:
+    if bound > 0:
+        return bound + 1
+    if bound < 0:
+        return bound - 1
+    return 0
+
+
+@njit(cache=True)
+def _dist(
+    xf: np.ndarray,
+    of: np.ndarray,
+    wx: int,
+    wo: int,
+    active: int,
+    w0: int,
+    w1: int,
+    w2: int,
+    mover: int,
+    classic: bool,
+    alpha: int,
+    beta: int,
+    keys: np.ndarray,
+    vals: np.ndarray,
+    dkeys: np.ndarray,
+    dvals: np.ndarray,
+    counter: np.ndarray,
+) -> int:
+    """The distance search of :meth:`tablebase.solve.search._Searcher.dist_search`, with an explicit stack."""
+    moves = np.empty((DEPTH, 81), dtype=np.int64)
+    order = np.empty((DEPTH, 81), dtype=np.int64)
+    known = np.empty((DEPTH, 81), dtype=np.int64)
+    isknown = np.empty((DEPTH, 81), dtype=np.bool_)
+    newly = np.empty((DEPTH, 81), dtype=np.bool_)
+    c0 = np.empty((DEPTH, 81), dtype=np.int64)
+    c1 = np.empty((DEPTH, 81), dtype=np.int64)
+    c2 = np.empty((DEPTH, 81), dtype=np.int64)
+    key = np.empty(81, dtype=np.int64)
+    fw0 = np.empty(DEPTH, dtype=np.int64)
+    fw1 = np.empty(DEPTH, dtype=np.int64)
+    fw2 = np.empty(DEPTH, dtype=np.int64)
+    fwx = np.empty(DEPTH, dtype=np.int64)
+    fwo = np.empty(DEPTH, dtype=np.int64)
+    fact = np.empty(DEPTH, dtype=np.int64)
+    fmover = np.empty(DEPTH, dtype=np.int64)
+    fa = np.empty(DEPTH, dtype=np.int64)
+    fb = np.empty(DEPTH, dtype=np.int64)
+    fa0 = np.empty(DEPTH, dtype=np.int64)
+    flo = np.empty(DEPTH, dtype=np.int64)
+    fhi = np.empty(DEPTH, dtype=np.int64)
+    fbest = np.empty(DEPTH, dtype=np.int64)
+    fbesti = np.empty(DEPTH, dtype=np.int64)
+    fskip = np.empty(DEPTH, dtype=np.bool_)
+    fj = np.empty(DEPTH, dtype=np.int64)
+    fn = np.empty(DEPTH, dtype=np.int64)
+    fw0[0], fw1[0], fw2[0], fwx[0], fwo[0], fact[0], fmover[0], fa[0], fb[0] = (
+        w0, w1, w2, wx, wo, active, mover, alpha, beta
+    )
+    depth = 0
+    mode = ENTER
+    ret = 0
+    have = False
+    value = 0
+    while True:
+        d = depth
+        if mode == ENTER:
+            alpha, beta = fa[d], fb[d]
+            if alpha >= M - 1:
+                ret = M - 1
+                mode = RETURN
+                continue
+            if beta <= 1 - M:
+                ret = 1 - M
+                mode = RETURN
+                continue
+            counter[0] += 1
+            if counter[0] > counter[1]:
+                return DIST_ABORT
+            w0, w1, w2 = fw0[d], fw1[d], fw2[d]
+            wx, wo, active, mover = fwx[d], fwo[d], fact[d], fmover[d]
+            won = wx | wo
+            closed = 0
+            free_open = 0
+            for f in range(9):
+                occ = xf[f] | of[f]
+                if occ == 511 or (classic and (won >> f) & 1):
+                    closed |= 1 << f
+                else:
+                    free_open += FREE[occ]
+            plies = free_open
+            lo, hi = 1 - M, M - 1
+            at = _find(keys, w0, w1, w2)
+            if at >= 0:
+                if vals[at, 0] == 1:
+                    lo = M - plies
+                elif vals[at, 0] == 0:
+                    lo = 0
+                if vals[at, 1] == -1:
+                    hi = -(M - plies)
+                elif vals[at, 1] == 0:
+                    hi = 0
+            best_index = -1
+            found, elo, ehi, eb = _dget(dkeys, dvals, w0, w1, w2)
+            if found:
+                if elo > lo:
+                    lo = elo
+                if ehi < hi:
+                    hi = ehi
+                best_index = eb
+            if lo == hi:
+                if not found or elo != ehi:
+                    _dstore(dkeys, dvals, w0, w1, w2, lo, hi, best_index)
+                ret = lo
+                mode = RETURN
+                continue
+            if lo >= beta:
+                ret = lo
+                mode = RETURN
+                continue
+            if hi <= alpha:
+                ret = hi
+                mode = RETURN
+                continue
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+            fa[d], fb[d], fa0[d], flo[d], fhi[d] = alpha, beta, alpha, lo, hi
+            n = 0
+            if active != 9:
+                occ = xf[active] | of[active]
+                for s in range(9):
+                    if not (occ >> s) & 1:
+                        moves[d, n] = 9 * active + s
+                        n += 1
+            else:
+                for f in range(9):
+                    if not (closed >> f) & 1:
+                        occ = xf[f] | of[f]
+                        for s in range(9):
+                            if not (occ >> s) & 1:
+                                moves[d, n] = 9 * f + s
+                                n += 1
+            mine_won = wx if mover == 0 else wo
+            skipped = False
+            count = 0
+            for i in range(n):
+                m = moves[d, i]
+                f = m // 9
+                s = m % 9
+                bit = 1 << s
+                field_now = xf[f] | of[f] | bit
+                mine = (xf[f] if mover == 0 else of[f]) | bit
+                shut = closed
+                free = free_open - 1
+                if field_now == 511:
+                    shut |= 1 << f
+                wins_field = not (won >> f) & 1 and LINE[mine]
+                ends = 2  # 2: goes on, 1: the mover wins, 0: a draw
+                if wins_field:
+                    if LINE[mine_won | (1 << f)]:
+                        ends = 1
+                    elif classic and field_now != 511:
+                        shut |= 1 << f
+                        free -= FREE[field_now]
+                newly[d, i] = wins_field
+                a0, a1, a2 = w0, w1, w2
+                index = 9 * f + s
+                if mover == 0:
+                    if index < 63:
+                        a0 |= 1 << index
+                    else:
+                        a1 |= 1 << (index - 63)
+                    if wins_field:
+                        a2 |= 1 << (36 + f)
+                else:
+                    if index < 45:
+                        a1 |= 1 << (18 + index)
+                    else:
+                        a2 |= 1 << (index - 45)
+                    if wins_field:
+                        a2 |= 1 << (45 + f)
+                child_active = 9 if (shut >> s) & 1 else s
+                a2 = (a2 & ~(15 << 54)) | (child_active << 54)
+                c0[d, i], c1[d, i], c2[d, i] = a0, a1, a2
+                if ends == 2 and shut == 511:
+                    ends = 0
+                if ends != 2:
+                    isknown[d, i] = True
+                    known[d, i] = M - 1 if ends == 1 else 0
+                    key[i] = (((-3 * M + 4 * M) * (1 << 23) + 2 * M) * 128) * 128 + i
+                    order[d, count] = i
+                    count += 1
+                    continue
+                if child_active == 9:
+                    replies = free
+                else:
+                    replies = FREE[field_now if s == f else xf[s] | of[s]]
+                clo, chi = 1 - M, M - 1
+                e = _find(keys, a0, a1, a2)
+                if e >= 0:
+                    if vals[e, 0] >= 0:
+                        if alpha >= 0:
+                            skipped = True
+                            continue
+                        clo = 0 if vals[e, 0] == 0 else 1
+                    if vals[e, 1] <= 0:
+                        chi = 0 if vals[e, 1] == 0 else -1
+                cf, cl, ch, cb = _dget(dkeys, dvals, a0, a1, a2)
+                if cf:
+                    if cl > clo:
+                        clo = cl
+                    if ch < chi:
+                        chi = ch
+                if i == best_index:
+                    chi = -3 * M + 1
+                isknown[d, i] = False
+                key[i] = (((chi + 4 * M) * (1 << 23) + (clo + 2 * M)) * 128 + replies) * 128 + i
+                order[d, count] = i
+                count += 1
+            n = count
+            for i in range(1, n):  # insertion sort by key
+                j = i
+                item = order[d, i]
+                while j > 0 and key[order[d, j - 1]] > key[item]:
+                    order[d, j] = order[d, j - 1]
+                    j -= 1
+                order[d, j] = item
+            fn[d], fj[d], fbest[d], fbesti[d], fskip[d] = n, 0, -INF, -1, skipped
+            have = False
+            mode = NEXT
+            continue
+        if mode == NEXT:
+            descended = False
+            cut = False
+            while True:
+                if have:
+                    have = False
+                    v = value
+                elif fj[d] < fn[d] and isknown[d, order[d, fj[d]]]:
+                    v = known[d, order[d, fj[d]]]
+                elif fj[d] < fn[d]:
+                    i = order[d, fj[d]]
+                    m = moves[d, i]
+                    f = m // 9
+                    bit = 1 << (m % 9)
+                    e = d + 1
+                    if fmover[d] == 0:
+                        xf[f] |= bit
+                        fwx[e] = fwx[d] | (1 << f) if newly[d, i] else fwx[d]
+                        fwo[e] = fwo[d]
+                    else:
+                        of[f] |= bit
+                        fwo[e] = fwo[d] | (1 << f) if newly[d, i] else fwo[d]
+                        fwx[e] = fwx[d]
+                    fw0[e], fw1[e], fw2[e] = c0[d, i], c1[d, i], c2[d, i]
+                    fact[e] = (c2[d, i] >> 54) & 15
+                    fmover[e] = 1 - fmover[d]
+                    fa[e] = -_unshift(fb[d])
+                    fb[e] = -_unshift(fa[d])
+                    depth = e
+                    mode = ENTER
+                    descended = True
+                    break
+                else:
+                    break
+                i = order[d, fj[d]]
+                if v > fbest[d]:
+                    fbest[d] = v
+                    fbesti[d] = i
+                    if v > fa[d]:
+                        fa[d] = v
+                        if v >= fb[d]:
+                            cut = True
+                fj[d] += 1
+                if cut:
+                    break
+            if descended:
+                continue
+            best, lo, hi = fbest[d], flo[d], fhi[d]
+            if fskip[d] and best < 0:
+                best = 0
+            if best < lo:
+                best = lo
+            if best > hi:
+                best = hi
+            if best <= fa0[d]:
+                hi = best
+            elif best >= fb[d]:
+                lo = best
+            else:
+                lo = hi = best
+            _dstore(dkeys, dvals, fw0[d], fw1[d], fw2[d], lo, hi, fbesti[d])
+            ret = best
+            mode = RETURN
+            continue
+        if depth == 0:
+            return ret
+        depth -= 1
+        d = depth
+        i = order[d, fj[d]]
+        m = moves[d, i]
+        bit = 1 << (m % 9)
+        if fmover[d] == 0:
+            xf[m // 9] ^= bit
+        else:
+            of[m // 9] ^= bit
+        value = _shift(-ret)
+        have = True
+        mode = NEXT
+
+
 def words(state: int) -> tuple[int, int, int]:
     """The three words of a state of :mod:`tablebase.games.ultimate`."""
     x = state & M81
     o = (state >> 81) & M81
     high = state >> 162
     return x & M63, (x >> 63) | ((o & M45) << 18), (o >> 45) | (high << 36)
+
+
+class DistanceTable:
+    """The distance bounds ``{state: (lo, hi, best move index)}`` of :meth:`OutcomeTable.distance_search`."""
+
+    def __init__(self, bits: int):
+        self.keys = np.full((1 << bits, 3), EMPTY, dtype=np.int64)
+        self.vals = np.zeros((1 << bits, 3), dtype=np.int64)
+
+    def get(self, state: int) -> tuple[int, int, int] | None:
+        found, lo, hi, best = _dget(self.keys, self.vals, *words(state))
+        return (int(lo), int(hi), int(best)) if found else None
+
+    def __setitem__(self, state: int, entry: tuple[int, int, int]) -> None:
+        _dstore(self.keys, self.vals, *words(state), *entry)
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.keys[:, 2] != EMPTY))
 
 
 class OutcomeTable:
@@ -365,6 +738,8 @@ class OutcomeTable:
         self.vals = np.zeros((1 << bits, 3), dtype=np.int8)
         self.history = np.zeros(81, dtype=np.int64)
         self.counter = np.zeros(2, dtype=np.int64)
+        #: The bounds of the distance search, a table of its own.
+        self.distances = DistanceTable(max(4, bits - 2))
         self.entries = 0
 
     def get(self, state: int) -> tuple[int, int, int] | None:
@@ -382,6 +757,26 @@ class OutcomeTable:
 
     def __len__(self) -> int:
         return int(np.count_nonzero(self.keys[:, 2] != EMPTY))
+
+    def distance_search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:
+        """``(fail-soft distance score, nodes)`` of the non-terminal ``state`` (scores of
+        :mod:`tablebase.solve.search`; its outcome bounds come from this table); score
+        ``None`` when ``budget`` nodes were not enough."""
+        x = state & M81
+        o = (state >> 81) & M81
+        xf = np.array([(x >> (9 * f)) & 511 for f in range(9)], dtype=np.int64)
+        of = np.array([(o >> (9 * f)) & 511 for f in range(9)], dtype=np.int64)
+        high = state >> 162
+        w0, w1, w2 = words(state)
+        mover = (x.bit_count() + o.bit_count()) & 1
+        self.counter[0] = 0
+        self.counter[1] = budget
+        value = _dist(
+            xf, of, high & 511, (high >> 9) & 511, (high >> 18) & 15, w0, w1, w2, mover, self.classic,
+            alpha, beta, self.keys, self.vals, self.distances.keys, self.distances.vals, self.counter,
+        )
+        nodes = int(min(self.counter[0], budget))
+        return (None if value == DIST_ABORT else int(value)), nodes
 
     def search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:
         """``(fail-soft value in -1..1, nodes)`` of the non-terminal ``state``; value ``None``
@@ -406,9 +801,12 @@ class OutcomeTable:
 def _load() -> None:
     """Run the compiled functions once on a tiny table: numba loads (or compiles) the machine
     code at the first call, so that is done on import, not inside a timed search."""
-    table = OutcomeTable(classic=False, bits=4)
+    table = OutcomeTable(classic=False, bits=6)
     table.search(9 << 180, -1, 1, 1)
+    table.distance_search(9 << 180, 0, 1, 1)
     table.get(0)
+    table.distances[0] = (0, 0, -1)
+    table.distances.get(0)
 
 
 _load()

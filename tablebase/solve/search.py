@@ -239,10 +239,15 @@ class _Searcher:
         self.draw_nodes = 0
         # state -> (lo, hi, best move index)
         self.wdl: dict[int, tuple[int, int, int]] = {}
+        self.dist: dict[int, tuple[int, int, int]] = {}
         if compiled is not None:
+            # tables that may forget entries: what the driver proves is kept in `proved` too
             self.wdl = compiled
             self.wdl_search = self._wdl_compiled  # type: ignore[method-assign]
-        self.dist: dict[int, tuple[int, int, int]] = {}
+            if hasattr(compiled, "distance_search"):
+                self.dist = compiled.distances
+                self.dist_search = self._dist_compiled  # type: ignore[method-assign]
+        self.proved: dict[int, tuple[str, int]] = {}
         self.draw_len: dict[int, int] = {}  # exact draw lengths
         self.draw_lb: dict[int, int] = {}  # a drawn line at least this long exists
         self.draw_ub: dict[int, int] = {}  # no drawn line is longer
@@ -354,6 +359,24 @@ class _Searcher:
             if now > self.deadline:
                 raise _Timeout
             # about a tenth of a second a slice, at the speed just seen
+            budget = max(1000, min(2 * budget, COMPILED_CHUNK, int(nodes / max(now - began, 1e-6) / 10)))
+
+    def _dist_compiled(self, state: int, alpha: int, beta: int) -> int:
+        """:meth:`dist_search` by the game's compiled search, in slices between looks at the clock."""
+        budget = COMPILED_BUDGET if self.deadline is None else COMPILED_BUDGET // 10
+        while True:
+            began = time.perf_counter()
+            value, nodes = self.wdl.distance_search(state, alpha, beta, budget)  # type: ignore[attr-defined]
+            self.nodes += nodes
+            self.dist_nodes += nodes
+            if value is not None:
+                return cast(int, value)
+            now = time.perf_counter()
+            if self.deadline is None:
+                budget *= 2
+                continue
+            if now > self.deadline:
+                raise _Timeout
             budget = max(1000, min(2 * budget, COMPILED_CHUNK, int(nodes / max(now - began, 1e-6) / 10)))
 
     # -- step 2: distance ---------------------------------------------------------------
@@ -584,8 +607,11 @@ class _Searcher:
             return known
         value = self.wdl_search(state, -1, 1)
         if value == 0:
-            return DRAW, self.draw_length(state)
-        return (WIN if value > 0 else LOSS), self.exact_distance(state)
+            label_ = DRAW, self.draw_length(state)
+        else:
+            label_ = (WIN if value > 0 else LOSS), self.exact_distance(state)
+        self.proved[state] = label_
+        return label_
 
     def expand(self, state: int) -> list[tuple[int, int, tuple[str, int]]]:
         """Prove every child of ``state``: ``(move, child, label)`` for each."""
@@ -646,6 +672,9 @@ class _Searcher:
         result = self.game.outcome(state)
         if result is not None:
             return result, 0
+        known = self.proved.get(state)
+        if known is not None:
+            return known
         d = self.draw_len.get(state)
         if d is not None:
             return DRAW, d
