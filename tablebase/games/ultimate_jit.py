@@ -81,6 +81,87 @@ def _store(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: in
 
 ENTER, NEXT, RETURN = 0, 1, 2
 DEPTH = 82
+#: How a move ends the game: it does not, the mover wins, a draw (every field closed).
+GOES_ON, WINS, DRAWS = 2, 1, 0
+
+
+@njit(cache=True, inline="always")
+def _moves(xf: np.ndarray, of: np.ndarray, won: int, active: int, classic: bool, out: np.ndarray) -> tuple[int, int, int]:
+    """The legal moves into ``out``: ``(how many, closed fields, free spots in open fields)``."""
+    closed = 0
+    free_open = 0
+    for f in range(9):
+        occ = xf[f] | of[f]
+        if occ == 511 or (classic and (won >> f) & 1):
+            closed |= 1 << f
+        else:
+            free_open += FREE[occ]
+    n = 0
+    if active != 9:
+        occ = xf[active] | of[active]
+        for s in range(9):
+            if not (occ >> s) & 1:
+                out[n] = 9 * active + s
+                n += 1
+    else:
+        for f in range(9):
+            if not (closed >> f) & 1:
+                occ = xf[f] | of[f]
+                for s in range(9):
+                    if not (occ >> s) & 1:
+                        out[n] = 9 * f + s
+                        n += 1
+    return n, closed, free_open
+
+
+@njit(cache=True, inline="always")
+def _child(
+    xf: np.ndarray, of: np.ndarray, w0: int, w1: int, w2: int, won: int, mine_won: int, mover: int,
+    closed: int, free_open: int, classic: bool, m: int,
+) -> tuple[int, bool, int, int, int, int]:
+    """Move ``m``: ``(GOES_ON/WINS/DRAWS, wins its field, the child's three words, its move count)``."""
+    f = m // 9
+    s = m % 9
+    bit = 1 << s
+    field_now = xf[f] | of[f] | bit
+    mine = (xf[f] if mover == 0 else of[f]) | bit
+    shut = closed
+    free = free_open - 1
+    if field_now == 511:
+        shut |= 1 << f
+    wins_field = not (won >> f) & 1 and LINE[mine]
+    ends = GOES_ON
+    if wins_field:
+        if LINE[mine_won | (1 << f)]:
+            ends = WINS
+        elif classic and field_now != 511:
+            shut |= 1 << f
+            free -= FREE[field_now]
+    a0, a1, a2 = w0, w1, w2
+    index = 9 * f + s
+    if mover == 0:
+        if index < 63:
+            a0 |= 1 << index
+        else:
+            a1 |= 1 << (index - 63)
+        if wins_field:
+            a2 |= 1 << (36 + f)
+    else:
+        if index < 45:
+            a1 |= 1 << (18 + index)
+        else:
+            a2 |= 1 << (index - 45)
+        if wins_field:
+            a2 |= 1 << (45 + f)
+    child_active = 9 if (shut >> s) & 1 else s
+    a2 = (a2 & ~(15 << 54)) | (child_active << 54)
+    if ends == GOES_ON and shut == 511:
+        ends = DRAWS
+    if child_active == 9:
+        replies = free
+    else:
+        replies = FREE[field_now if s == f else xf[s] | of[s]]
+    return ends, wins_field, a0, a1, a2, replies
 
 
 @njit(cache=True)
@@ -162,81 +243,26 @@ def _search(
             fa[d], fb[d], fa0[d], flo[d], fhi[d] = alpha, beta, alpha, lo, hi
             wx, wo, active, mover = fwx[d], fwo[d], fact[d], fmover[d]
             won = wx | wo
-            closed = 0
-            free_open = 0
-            for f in range(9):
-                occ = xf[f] | of[f]
-                if occ == 511 or (classic and (won >> f) & 1):
-                    closed |= 1 << f
-                else:
-                    free_open += FREE[occ]
-            n = 0
-            if active != 9:
-                occ = xf[active] | of[active]
-                for s in range(9):
-                    if not (occ >> s) & 1:
-                        moves[d, n] = 9 * active + s
-                        n += 1
-            else:
-                for f in range(9):
-                    if not (closed >> f) & 1:
-                        occ = xf[f] | of[f]
-                        for s in range(9):
-                            if not (occ >> s) & 1:
-                                moves[d, n] = 9 * f + s
-                                n += 1
+            n, closed, free_open = _moves(xf, of, won, active, classic, moves[d])
             mine_won = wx if mover == 0 else wo
             immediate = False
             for i in range(n):
                 m = moves[d, i]
-                f = m // 9
-                s = m % 9
-                bit = 1 << s
-                field_now = xf[f] | of[f] | bit
-                mine = (xf[f] if mover == 0 else of[f]) | bit
-                shut = closed
-                free = free_open - 1
-                if field_now == 511:
-                    shut |= 1 << f
-                wins_field = not (won >> f) & 1 and LINE[mine]
-                if wins_field:
-                    if LINE[mine_won | (1 << f)]:
-                        _store(keys, vals, w0, w1, w2, 1, 1, i)
-                        immediate = True
-                        break
-                    if classic and field_now != 511:
-                        shut |= 1 << f
-                        free -= FREE[field_now]
+                ends, wins_field, a0, a1, a2, replies = _child(
+                    xf, of, w0, w1, w2, won, mine_won, mover, closed, free_open, classic, m
+                )
+                if ends == WINS:
+                    _store(keys, vals, w0, w1, w2, 1, 1, i)
+                    immediate = True
+                    break
                 newly[d, i] = wins_field
-                a0, a1, a2 = w0, w1, w2
-                index = 9 * f + s
-                if mover == 0:
-                    if index < 63:
-                        a0 |= 1 << index
-                    else:
-                        a1 |= 1 << (index - 63)
-                    if wins_field:
-                        a2 |= 1 << (36 + f)
-                else:
-                    if index < 45:
-                        a1 |= 1 << (18 + index)
-                    else:
-                        a2 |= 1 << (index - 45)
-                    if wins_field:
-                        a2 |= 1 << (45 + f)
-                child_active = 9 if (shut >> s) & 1 else s
-                a2 = (a2 & ~(15 << 54)) | (child_active << 54)
                 c0[d, i], c1[d, i], c2[d, i] = a0, a1, a2
                 order[d, i] = i
-                if shut == 511:
-                    known[d, i] = 0  # every field closed: a draw
+                if ends == DRAWS:
+                    known[d, i] = 0
                     key[i] = -(10**9)
                     continue
                 known[d, i] = 2
-                if child_active == 9:
-                    replies = free
-                else:
-                    replies = FREE[field_now if s == f else xf[s] | of[s]]
                 k = 0
                 e = _find(keys, a0, a1, a2)
                 if e >= 0:
@@ -467,14 +493,7 @@ def _dist(
             w0, w1, w2 = fw0[d], fw1[d], fw2[d]
             wx, wo, active, mover = fwx[d], fwo[d], fact[d], fmover[d]
             won = wx | wo
-            closed = 0
-            free_open = 0
-            for f in range(9):
-                occ = xf[f] | of[f]
-                if occ == 511 or (classic and (won >> f) & 1):
-                    closed |= 1 << f
-                else:
-                    free_open += FREE[occ]
+            n, closed, free_open = _moves(xf, of, won, active, classic, moves[d])
             plies = free_open
             lo, hi = 1 - M, M - 1
             at = _find(keys, w0, w1, w2)
@@ -514,76 +533,23 @@ def _dist(
             if hi < beta:
                 beta = hi
             fa[d], fb[d], fa0[d], flo[d], fhi[d] = alpha, beta, alpha, lo, hi
-            n = 0
-            if active != 9:
-                occ = xf[active] | of[active]
-                for s in range(9):
-                    if not (occ >> s) & 1:
-                        moves[d, n] = 9 * active + s
-                        n += 1
-            else:
-                for f in range(9):
-                    if not (closed >> f) & 1:
-                        occ = xf[f] | of[f]
-                        for s in range(9):
-                            if not (occ >> s) & 1:
-                                moves[d, n] = 9 * f + s
-                                n += 1
             mine_won = wx if mover == 0 else wo
             skipped = False
             count = 0
             for i in range(n):
                 m = moves[d, i]
-                f = m // 9
-                s = m % 9
-                bit = 1 << s
-                field_now = xf[f] | of[f] | bit
-                mine = (xf[f] if mover == 0 else of[f]) | bit
-                shut = closed
-                free = free_open - 1
-                if field_now == 511:
-                    shut |= 1 << f
-                wins_field = not (won >> f) & 1 and LINE[mine]
-                ends = 2  # 2: goes on, 1: the mover wins, 0: a draw
-                if wins_field:
-                    if LINE[mine_won | (1 << f)]:
-                        ends = 1
-                    elif classic and field_now != 511:
-                        shut |= 1 << f
-                        free -= FREE[field_now]
+                ends, wins_field, a0, a1, a2, replies = _child(
+                    xf, of, w0, w1, w2, won, mine_won, mover, closed, free_open, classic, m
+                )
                 newly[d, i] = wins_field
-                a0, a1, a2 = w0, w1, w2
-                index = 9 * f + s
-                if mover == 0:
-                    if index < 63:
-                        a0 |= 1 << index
-                    else:
-                        a1 |= 1 << (index - 63)
-                    if wins_field:
-                        a2 |= 1 << (36 + f)
-                else:
-                    if index < 45:
-                        a1 |= 1 << (18 + index)
-                    else:
-                        a2 |= 1 << (index - 45)
-                    if wins_field:
-                        a2 |= 1 << (45 + f)
-                child_active = 9 if (shut >> s) & 1 else s
-                a2 = (a2 & ~(15 << 54)) | (child_active << 54)
                 c0[d, i], c1[d, i], c2[d, i] = a0, a1, a2
-                if ends == 2 and shut == 511:
-                    ends = 0
-                if ends != 2:
+                if ends != GOES_ON:
                     isknown[d, i] = True
-                    known[d, i] = M - 1 if ends == 1 else 0
+                    known[d, i] = M - 1 if ends == WINS else 0
                     key[i] = (((-3 * M + 4 * M) * (1 << 23) + 2 * M) * 128) * 128 + i
                     order[d, count] = i
                     count += 1
                     continue
-                if child_active == 9:
-                    replies = free
-                else:
-                    replies = FREE[field_now if s == f else xf[s] | of[s]]
                 clo, chi = 1 - M, M - 1
                 e = _find(keys, a0, a1, a2)
                 if e >= 0:

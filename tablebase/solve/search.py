@@ -344,33 +344,26 @@ class _Searcher:
         return best
 
     def _wdl_compiled(self, state: int, alpha: int, beta: int) -> int:
-        """:meth:`wdl_search` by the game's compiled search, in slices between looks at the clock."""
-        budget = COMPILED_BUDGET if self.deadline is None else COMPILED_BUDGET // 10
-        while True:
-            began = time.perf_counter()
-            value, nodes = self.wdl.search(state, alpha, beta, budget)  # type: ignore[attr-defined]
-            self.nodes += nodes
-            if value is not None:
-                return cast(int, value)
-            now = time.perf_counter()
-            if self.deadline is None:
-                budget *= 2
-                continue
-            if now > self.deadline:
-                raise _Timeout
-            # about a tenth of a second a slice, at the speed just seen
-            budget = max(1000, min(2 * budget, COMPILED_CHUNK, int(nodes / max(now - began, 1e-6) / 10)))
+        """:meth:`wdl_search` by the game's compiled search."""
+        return self._sliced(self.wdl.search, state, alpha, beta)  # type: ignore[attr-defined]
 
     def _dist_compiled(self, state: int, alpha: int, beta: int) -> int:
-        """:meth:`dist_search` by the game's compiled search, in slices between looks at the clock."""
+        """:meth:`dist_search` by the game's compiled search."""
+        before = self.nodes
+        try:
+            return self._sliced(self.wdl.distance_search, state, alpha, beta)  # type: ignore[attr-defined]
+        finally:
+            self.dist_nodes += self.nodes - before
+
+    def _sliced(self, search: Callable[[int, int, int, int], tuple[int | None, int]], state: int, alpha: int, beta: int) -> int:
+        """Run a compiled search in node budgets, looking at the clock between them (about 0.1 s of work each)."""
         budget = COMPILED_BUDGET if self.deadline is None else COMPILED_BUDGET // 10
         while True:
             began = time.perf_counter()
-            value, nodes = self.wdl.distance_search(state, alpha, beta, budget)  # type: ignore[attr-defined]
+            value, nodes = search(state, alpha, beta, budget)
             self.nodes += nodes
-            self.dist_nodes += nodes
             if value is not None:
-                return cast(int, value)
+                return value
             now = time.perf_counter()
             if self.deadline is None:
                 budget *= 2
