@@ -164,6 +164,64 @@ def _child(
     return ends, wins_field, a0, a1, a2, replies
 
 
+@njit(cache=True, inline="always")
+def _descend(
+    xf: np.ndarray, of: np.ndarray, d: int, i: int, moves: np.ndarray, newly: np.ndarray,
+    c0: np.ndarray, c1: np.ndarray, c2: np.ndarray, fw0: np.ndarray, fw1: np.ndarray, fw2: np.ndarray,
+    fwx: np.ndarray, fwo: np.ndarray, fact: np.ndarray, fmover: np.ndarray,
+) -> None:
+    """Play move ``i`` of frame ``d`` on the fields and fill frame ``d + 1`` (all but its window)."""
+    m = moves[d, i]
+    f = m // 9
+    bit = 1 << (m % 9)
+    e = d + 1
+    if fmover[d] == 0:
+        xf[f] |= bit
+        fwx[e] = fwx[d] | (1 << f) if newly[d, i] else fwx[d]
+        fwo[e] = fwo[d]
+    else:
+        of[f] |= bit
+        fwo[e] = fwo[d] | (1 << f) if newly[d, i] else fwo[d]
+        fwx[e] = fwx[d]
+    fw0[e], fw1[e], fw2[e] = c0[d, i], c1[d, i], c2[d, i]
+    fact[e] = (c2[d, i] >> 54) & 15
+    fmover[e] = 1 - fmover[d]
+
+
+@njit(cache=True, inline="always")
+def _undo(xf: np.ndarray, of: np.ndarray, m: int, mover: int) -> None:
+    """Take move ``m`` of ``mover`` back off the fields."""
+    if mover == 0:
+        xf[m // 9] ^= 1 << (m % 9)
+    else:
+        of[m // 9] ^= 1 << (m % 9)
+
+
+@njit(cache=True, inline="always")
+def _settle(best: int, lo: int, hi: int, alpha0: int, beta: int) -> tuple[int, int, int]:
+    """The fail-soft result of a node searched with window ``(alpha0, beta)``: ``(value, new lo, new hi)``."""
+    if best < lo:
+        best = lo
+    elif best > hi:
+        best = hi
+    if best <= alpha0:
+        hi = best
+    elif best >= beta:
+        lo = best
+    else:
+        lo = hi = best
+    return best, lo, hi
+
+
+@njit(cache=True, inline="always")
+def _frames() -> tuple:  # type: ignore[type-arg]
+    """The explicit stack: per ply, move lists (moves, order, known values, fields won, child words)
+    and the node's scalars."""
+    two = np.empty((6, DEPTH, 81), dtype=np.int64)
+    one = np.empty((17, DEPTH), dtype=np.int64)
+    return two, np.empty((DEPTH, 81), dtype=np.bool_), np.empty((DEPTH, 81), dtype=np.bool_), one
+
+
 @njit(cache=True)
 def _search(
     xf: np.ndarray,
@@ -184,30 +242,11 @@ def _search(
     counter: np.ndarray,
 ) -> int:
     """Fail-soft negamax in -1..1, depth first with an explicit stack (one frame a ply)."""
-    moves = np.empty((DEPTH, 81), dtype=np.int64)
-    order = np.empty((DEPTH, 81), dtype=np.int64)
-    known = np.empty((DEPTH, 81), dtype=np.int64)
-    newly = np.empty((DEPTH, 81), dtype=np.bool_)
-    c0 = np.empty((DEPTH, 81), dtype=np.int64)
-    c1 = np.empty((DEPTH, 81), dtype=np.int64)
-    c2 = np.empty((DEPTH, 81), dtype=np.int64)
+    two, newly, isknown, one = _frames()
+    moves, order, known, c0, c1, c2 = two[0], two[1], two[2], two[3], two[4], two[5]
     key = np.empty(81, dtype=np.int64)
-    fw0 = np.empty(DEPTH, dtype=np.int64)
-    fw1 = np.empty(DEPTH, dtype=np.int64)
-    fw2 = np.empty(DEPTH, dtype=np.int64)
-    fwx = np.empty(DEPTH, dtype=np.int64)
-    fwo = np.empty(DEPTH, dtype=np.int64)
-    fact = np.empty(DEPTH, dtype=np.int64)
-    fmover = np.empty(DEPTH, dtype=np.int64)
-    fa = np.empty(DEPTH, dtype=np.int64)
-    fb = np.empty(DEPTH, dtype=np.int64)
-    fa0 = np.empty(DEPTH, dtype=np.int64)
-    flo = np.empty(DEPTH, dtype=np.int64)
-    fhi = np.empty(DEPTH, dtype=np.int64)
-    fbest = np.empty(DEPTH, dtype=np.int64)
-    fbesti = np.empty(DEPTH, dtype=np.int64)
-    fj = np.empty(DEPTH, dtype=np.int64)
-    fn = np.empty(DEPTH, dtype=np.int64)
+    fw0, fw1, fw2, fwx, fwo, fact, fmover, fa, fb = one[0], one[1], one[2], one[3], one[4], one[5], one[6], one[7], one[8]
+    fa0, flo, fhi, fbest, fbesti, fj, fn, fskip = one[9], one[10], one[11], one[12], one[13], one[14], one[15], one[16]
     fw0[0], fw1[0], fw2[0], fwx[0], fwo[0], fact[0], fmover[0], fa[0], fb[0] = (
         w0, w1, w2, wx, wo, active, mover, alpha, beta
     )
@@ -300,21 +339,8 @@ def _search(
                     v = known[d, order[d, fj[d]]]
                 elif fj[d] < fn[d]:
                     i = order[d, fj[d]]
-                    m = moves[d, i]
-                    f = m // 9
-                    bit = 1 << (m % 9)
+                    _descend(xf, of, d, i, moves, newly, c0, c1, c2, fw0, fw1, fw2, fwx, fwo, fact, fmover)
                     e = d + 1
-                    if fmover[d] == 0:
-                        xf[f] |= bit
-                        fwx[e] = fwx[d] | (1 << f) if newly[d, i] else fwx[d]
-                        fwo[e] = fwo[d]
-                    else:
-                        of[f] |= bit
-                        fwo[e] = fwo[d] | (1 << f) if newly[d, i] else fwo[d]
-                        fwx[e] = fwx[d]
-                    fw0[e], fw1[e], fw2[e] = c0[d, i], c1[d, i], c2[d, i]
-                    fact[e] = (c2[d, i] >> 54) & 15
-                    fmover[e] = 1 - fmover[d]
                     fa[e] = -fb[d]
                     fb[e] = -fa[d]
                     depth = e
@@ -337,17 +363,7 @@ def _search(
                     break
             if descended:
                 continue
-            best, lo, hi = fbest[d], flo[d], fhi[d]
-            if best < lo:
-                best = lo
-            elif best > hi:
-                best = hi
-            if best <= fa0[d]:
-                hi = best
-            elif best >= fb[d]:
-                lo = best
-            else:
-                lo = hi = best
+            best, lo, hi = _settle(fbest[d], flo[d], fhi[d], fa0[d], fb[d])
             _store(keys, vals, fw0[d], fw1[d], fw2[d], lo, hi, fbesti[d])
             ret = best
             mode = RETURN
@@ -357,13 +373,7 @@ def _search(
             return ret
         depth -= 1
         d = depth
-        i = order[d, fj[d]]
-        m = moves[d, i]
-        bit = 1 << (m % 9)
-        if fmover[d] == 0:
-            xf[m // 9] ^= bit
-        else:
-            of[m // 9] ^= bit
+        _undo(xf, of, moves[d, order[d, fj[d]]], fmover[d])
         value = -ret
         have = True
         mode = NEXT
@@ -441,32 +451,11 @@ def _dist(
     counter: np.ndarray,
 ) -> int:
     """The distance search of :meth:`tablebase.solve.search._Searcher.dist_search`, with an explicit stack."""
-    moves = np.empty((DEPTH, 81), dtype=np.int64)
-    order = np.empty((DEPTH, 81), dtype=np.int64)
-    known = np.empty((DEPTH, 81), dtype=np.int64)
-    isknown = np.empty((DEPTH, 81), dtype=np.bool_)
-    newly = np.empty((DEPTH, 81), dtype=np.bool_)
-    c0 = np.empty((DEPTH, 81), dtype=np.int64)
-    c1 = np.empty((DEPTH, 81), dtype=np.int64)
-    c2 = np.empty((DEPTH, 81), dtype=np.int64)
+    two, newly, isknown, one = _frames()
+    moves, order, known, c0, c1, c2 = two[0], two[1], two[2], two[3], two[4], two[5]
     key = np.empty(81, dtype=np.int64)
-    fw0 = np.empty(DEPTH, dtype=np.int64)
-    fw1 = np.empty(DEPTH, dtype=np.int64)
-    fw2 = np.empty(DEPTH, dtype=np.int64)
-    fwx = np.empty(DEPTH, dtype=np.int64)
-    fwo = np.empty(DEPTH, dtype=np.int64)
-    fact = np.empty(DEPTH, dtype=np.int64)
-    fmover = np.empty(DEPTH, dtype=np.int64)
-    fa = np.empty(DEPTH, dtype=np.int64)
-    fb = np.empty(DEPTH, dtype=np.int64)
-    fa0 = np.empty(DEPTH, dtype=np.int64)
-    flo = np.empty(DEPTH, dtype=np.int64)
-    fhi = np.empty(DEPTH, dtype=np.int64)
-    fbest = np.empty(DEPTH, dtype=np.int64)
-    fbesti = np.empty(DEPTH, dtype=np.int64)
-    fskip = np.empty(DEPTH, dtype=np.bool_)
-    fj = np.empty(DEPTH, dtype=np.int64)
-    fn = np.empty(DEPTH, dtype=np.int64)
+    fw0, fw1, fw2, fwx, fwo, fact, fmover, fa, fb = one[0], one[1], one[2], one[3], one[4], one[5], one[6], one[7], one[8]
+    fa0, flo, fhi, fbest, fbesti, fj, fn, fskip = one[9], one[10], one[11], one[12], one[13], one[14], one[15], one[16]
     fw0[0], fw1[0], fw2[0], fwx[0], fwo[0], fact[0], fmover[0], fa[0], fb[0] = (
         w0, w1, w2, wx, wo, active, mover, alpha, beta
     )
@@ -580,7 +569,7 @@ def _dist(
                     order[d, j] = order[d, j - 1]
                     j -= 1
                 order[d, j] = item
-            fn[d], fj[d], fbest[d], fbesti[d], fskip[d] = n, 0, -INF, -1, skipped
+            fn[d], fj[d], fbest[d], fbesti[d], fskip[d] = n, 0, -INF, -1, 1 if skipped else 0
             have = False
             mode = NEXT
             continue
@@ -595,21 +584,8 @@ def _dist(
                     v = known[d, order[d, fj[d]]]
                 elif fj[d] < fn[d]:
                     i = order[d, fj[d]]
-                    m = moves[d, i]
-                    f = m // 9
-                    bit = 1 << (m % 9)
+                    _descend(xf, of, d, i, moves, newly, c0, c1, c2, fw0, fw1, fw2, fwx, fwo, fact, fmover)
                     e = d + 1
-                    if fmover[d] == 0:
-                        xf[f] |= bit
-                        fwx[e] = fwx[d] | (1 << f) if newly[d, i] else fwx[d]
-                        fwo[e] = fwo[d]
-                    else:
-                        of[f] |= bit
-                        fwo[e] = fwo[d] | (1 << f) if newly[d, i] else fwo[d]
-                        fwx[e] = fwx[d]
-                    fw0[e], fw1[e], fw2[e] = c0[d, i], c1[d, i], c2[d, i]
-                    fact[e] = (c2[d, i] >> 54) & 15
-                    fmover[e] = 1 - fmover[d]
                     fa[e] = -_unshift(fb[d])
                     fb[e] = -_unshift(fa[d])
                     depth = e
@@ -631,19 +607,8 @@ def _dist(
                     break
             if descended:
                 continue
-            best, lo, hi = fbest[d], flo[d], fhi[d]
-            if fskip[d] and best < 0:
-                best = 0
-            if best < lo:
-                best = lo
-            if best > hi:
-                best = hi
-            if best <= fa0[d]:
-                hi = best
-            elif best >= fb[d]:
-                lo = best
-            else:
-                lo = hi = best
+            best = 0 if fskip[d] != 0 and fbest[d] < 0 else fbest[d]  # the skipped moves are worth at most 0
+            best, lo, hi = _settle(best, flo[d], fhi[d], fa0[d], fb[d])
             _dstore(dkeys, dvals, fw0[d], fw1[d], fw2[d], lo, hi, fbesti[d])
             ret = best
             mode = RETURN
@@ -652,13 +617,7 @@ def _dist(
             return ret
         depth -= 1
         d = depth
-        i = order[d, fj[d]]
-        m = moves[d, i]
-        bit = 1 << (m % 9)
-        if fmover[d] == 0:
-            xf[m // 9] ^= bit
-        else:
-            of[m // 9] ^= bit
+        _undo(xf, of, moves[d, order[d, fj[d]]], fmover[d])
         value = _shift(-ret)
         have = True
         mode = NEXT
