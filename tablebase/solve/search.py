@@ -3,10 +3,15 @@
 :func:`prove` proves the outcome and the distance of a position with the
 same conventions as the full builder (:mod:`tablebase.solve.retrograde`):
 the winner takes the fastest win, the loser the slowest loss, and a draw's
-distance is the longest line of drawn positions to the end. It returns every
-position whose label it established exactly, with the moves between them, so
-a caller can store them in the same ``states``/``moves`` tables as a build.
-It talks to the game only through :class:`tablebase.games.base.Game`.
+distance is the longest line of drawn positions to the end. It returns the
+positions it can give with **every** move proved (the start, with
+``children=True``, and those reached from it whose children all have exact
+labels), their moves and their children's labels, so a caller can store them
+in the same ``states``/``moves`` tables as a build and every stored move list
+is complete. It talks to the game only through
+:class:`tablebase.games.base.Game`; a game may offer compiled versions of the
+outcome and distance searches (:meth:`Game.outcome_table`, Ultimate does with
+numba), which the search then runs in node budgets between looks at the clock.
 
 How it works (acyclic games, ``method="search"``):
 
@@ -50,7 +55,8 @@ the most pruning, and the distance and draw-length steps only ask questions
 inside what it proved.
 
 Every table entry is written only when its node's search completes, so what
-the tables say is proved. When the time limit runs out the search unwinds
+the tables say is proved (a compiled table may forget entries to make room,
+never hold a wrong one; what the driver proves is kept apart). When the time limit runs out the search unwinds
 and :func:`prove` returns what is exact so far (possibly the outcome of the
 start position without its distance); it never guesses.
 
