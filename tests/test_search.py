@@ -81,7 +81,7 @@ def _ultimate_sample(game: Any, empties: int, rng: random.Random) -> int:
 def test_ultimate_endgames_agree_with_retrograde(variant: str, compiled: bool) -> None:
     """Late positions: the search's labels equal those of the reachable subgraph labelled by the builder's pass."""
     game = get(variant)
-    if compiled and game.outcome_table(game.initial_state()) is None:
+    if compiled and game.outcome_table(game.initial_state()) is None:  # loads it: small positions use it too
         pytest.skip("numba is not installed")
     rng = random.Random(9)
     outcomes = set()

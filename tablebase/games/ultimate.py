@@ -95,6 +95,8 @@ ACTIVE_MASK = 15 << ACTIVE
 FULL = 511
 #: A search given less time than this runs in Python unless the compiled one is loaded already.
 COMPILED_MIN_SECONDS = 10.0
+#: Positions with fewer open spots are solved in Python in well under a second.
+COMPILED_MIN_SPOTS = 20
 
 # -- tables ---------------------------------------------------------------------
 
@@ -363,8 +365,10 @@ class Ultimate(Game):
     def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
         """The outcome search compiled with numba (:mod:`tablebase.games.ultimate_jit`), when it is
         installed; loading it takes a second or two, so not for a first search of less than
-        :data:`COMPILED_MIN_SECONDS`."""
-        if time_limit is not None and time_limit < COMPILED_MIN_SECONDS and "tablebase.games.ultimate_jit" not in sys.modules:
+        :data:`COMPILED_MIN_SECONDS`, nor of fewer than :data:`COMPILED_MIN_SPOTS` open spots."""
+        if "tablebase.games.ultimate_jit" not in sys.modules and (
+            self.max_plies(state) < COMPILED_MIN_SPOTS or (time_limit is not None and time_limit < COMPILED_MIN_SECONDS)
+        ):
             return None
         try:
             from tablebase.games.ultimate_jit import OutcomeTable

@@ -24,7 +24,10 @@ FREE = np.array([9 - bin(b).count("1") for b in range(512)], dtype=np.int64)
 
 #: Returned through the recursion when the node budget is spent.
 ABORT = 100
-EMPTY = -1
+#: A free slot of a table (zeroed memory: the pages are only touched when used) and the tag
+#: of a used one, set on the third word (whose bits 58 up are free).
+EMPTY = 0
+USED = 1 << 62
 PROBES = 16
 M63 = (1 << 63) - 1
 M45 = (1 << 45) - 1
@@ -45,7 +48,7 @@ def _find(keys: np.ndarray, w0: int, w1: int, w2: int) -> int:
     for _ in range(PROBES):
         if keys[i, 2] == EMPTY:
             return -1
-        if keys[i, 0] == w0 and keys[i, 1] == w1 and keys[i, 2] == w2:
+        if keys[i, 2] == (w2 | USED) and keys[i, 0] == w0 and keys[i, 1] == w1:
             return i
         i = (i + 1) & mask
     return -1
@@ -66,14 +69,14 @@ def _store(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: in
     first = _slot(w0, w1, w2, mask)
     i = first
     for _ in range(PROBES):
-        if keys[i, 2] == EMPTY or (keys[i, 0] == w0 and keys[i, 1] == w1 and keys[i, 2] == w2):
+        if keys[i, 2] == EMPTY or (keys[i, 2] == (w2 | USED) and keys[i, 0] == w0 and keys[i, 1] == w1):
             break
         i = (i + 1) & mask
     else:
         i = first  # every slot taken: forget the first one's entry
     keys[i, 0] = w0
     keys[i, 1] = w1
-    keys[i, 2] = w2
+    keys[i, 2] = w2 | USED
     vals[i, 0] = lo
     vals[i, 1] = hi
     vals[i, 2] = best
@@ -393,25 +396,6 @@ def _dget(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> tupl
     return True, vals[at, 0], vals[at, 1], vals[at, 2]
 
 
-@njit(cache=True)
-def _dstore(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: int, hi: int, best: int) -> None:
-    mask = keys.shape[0] - 1
-    first = _slot(w0, w1, w2, mask)
-    i = first
-    for _ in range(PROBES):
-        if keys[i, 2] == EMPTY or (keys[i, 0] == w0 and keys[i, 1] == w1 and keys[i, 2] == w2):
-            break
-        i = (i + 1) & mask
-    else:
-        i = first
-    keys[i, 0] = w0
-    keys[i, 1] = w1
-    keys[i, 2] = w2
-    vals[i, 0] = lo
-    vals[i, 1] = hi
-    vals[i, 2] = best
-
-
 @njit(cache=True, inline="always")
 def _shift(score: int) -> int:
     if score > 0:
@@ -505,7 +489,7 @@ def _dist(
                 best_index = eb
             if lo == hi:
                 if not found or elo != ehi:
-                    _dstore(dkeys, dvals, w0, w1, w2, lo, hi, best_index)
+                    _store(dkeys, dvals, w0, w1, w2, lo, hi, best_index)
                 ret = lo
                 mode = RETURN
                 continue
@@ -609,7 +593,7 @@ def _dist(
                 continue
             best = 0 if fskip[d] != 0 and fbest[d] < 0 else fbest[d]  # the skipped moves are worth at most 0
             best, lo, hi = _settle(best, flo[d], fhi[d], fa0[d], fb[d])
-            _dstore(dkeys, dvals, fw0[d], fw1[d], fw2[d], lo, hi, fbesti[d])
+            _store(dkeys, dvals, fw0[d], fw1[d], fw2[d], lo, hi, fbesti[d])
             ret = best
             mode = RETURN
             continue
@@ -635,7 +619,7 @@ class DistanceTable:
     """The distance bounds ``{state: (lo, hi, best move index)}`` of :meth:`OutcomeTable.distance_search`."""
 
     def __init__(self, bits: int):
-        self.keys = np.full((1 << bits, 3), EMPTY, dtype=np.int64)
+        self.keys = np.zeros((1 << bits, 3), dtype=np.int64)
         self.vals = np.zeros((1 << bits, 3), dtype=np.int64)
 
     def get(self, state: int) -> tuple[int, int, int] | None:
@@ -643,7 +627,7 @@ class DistanceTable:
         return (int(lo), int(hi), int(best)) if found else None
 
     def __setitem__(self, state: int, entry: tuple[int, int, int]) -> None:
-        _dstore(self.keys, self.vals, *words(state), *entry)
+        _store(self.keys, self.vals, *words(state), *entry)
 
     def __len__(self) -> int:
         return int(np.count_nonzero(self.keys[:, 2] != EMPTY))
@@ -659,7 +643,7 @@ class OutcomeTable:
 
     def __init__(self, classic: bool, bits: int = 22):
         self.classic = classic
-        self.keys = np.full((1 << bits, 3), EMPTY, dtype=np.int64)
+        self.keys = np.zeros((1 << bits, 3), dtype=np.int64)
         self.vals = np.zeros((1 << bits, 3), dtype=np.int8)
         self.history = np.zeros(81, dtype=np.int64)
         self.counter = np.zeros(2, dtype=np.int64)
