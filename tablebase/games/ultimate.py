@@ -374,7 +374,7 @@ class Ultimate(Game):
             from tablebase.games.ultimate_jit import OutcomeTable
         except ImportError:
             return None
-        return OutcomeTable(self.classic, bits=min(24, 8 + self.max_plies(state) // 2))
+        return OutcomeTable(self.classic, max_bits=min(24, 8 + self.max_plies(state) // 2))
 
     def key_patterns(self, state: int) -> list[str]:
         """Marks stay where they are: each orientation's board with its empty cells as wildcards."""

@@ -615,12 +615,26 @@ def words(state: int) -> tuple[int, int, int]:
     return x & M63, (x >> 63) | ((o & M45) << 18), (o >> 45) | (high << 36)
 
 
-class DistanceTable:
-    """The distance bounds ``{state: (lo, hi, best move index)}`` of :meth:`OutcomeTable.distance_search`."""
+@njit(cache=True)
+def _rehash(keys: np.ndarray, vals: np.ndarray, new_keys: np.ndarray, new_vals: np.ndarray) -> None:
+    for i in range(keys.shape[0]):
+        if keys[i, 2] != EMPTY:
+            _store(new_keys, new_vals, keys[i, 0], keys[i, 1], keys[i, 2] ^ USED, vals[i, 0], vals[i, 1], vals[i, 2])
 
-    def __init__(self, bits: int):
-        self.keys = np.zeros((1 << bits, 3), dtype=np.int64)
-        self.vals = np.zeros((1 << bits, 3), dtype=np.int64)
+
+#: Slots of a new table (as a power of two); it grows fourfold when half full, up to its limit.
+START_BITS = 16
+
+
+class _Table:
+    """A table of bounds ``{state: (lo, hi, best move index)}`` that grows as it fills."""
+
+    def __init__(self, max_bits: int, dtype: type):
+        self.bits = min(START_BITS, max_bits)
+        self.max_bits = max_bits
+        self.keys = np.zeros((1 << self.bits, 3), dtype=np.int64)
+        self.vals = np.zeros((1 << self.bits, 3), dtype=dtype)
+        self.work = 0
 
     def get(self, state: int) -> tuple[int, int, int] | None:
         found, lo, hi, best = _dget(self.keys, self.vals, *words(state))
@@ -630,26 +644,44 @@ class DistanceTable:
         _store(self.keys, self.vals, *words(state), *entry)
 
     def __len__(self) -> int:
-        return int(np.count_nonzero(self.keys[:, 2] != EMPTY))
+        return int(np.count_nonzero(self.keys[:, 2]))
+
+    def note(self, nodes: int) -> None:
+        """Count ``nodes`` of search; grow the table when they may have filled half of it."""
+        self.work += nodes
+        if self.bits < self.max_bits and self.work > (1 << self.bits) // 4:
+            self.work = 0
+            if len(self) > (1 << self.bits) // 2:
+                bits = min(self.bits + 2, self.max_bits)
+                keys = np.zeros((1 << bits, 3), dtype=np.int64)
+                vals = np.zeros((1 << bits, 3), dtype=self.vals.dtype)
+                _rehash(self.keys, self.vals, keys, vals)
+                self.bits, self.keys, self.vals = bits, keys, vals
 
 
-class OutcomeTable:
-    """The compiled outcome search and its table of bounds, keyed by state.
+class DistanceTable(_Table):
+    """The distance bounds of :meth:`OutcomeTable.distance_search`."""
+
+    def __init__(self, max_bits: int):
+        super().__init__(max_bits, np.int64)
+
+
+class OutcomeTable(_Table):
+    """The compiled outcome search and its table of bounds, keyed by state, at most
+    ``2 ** max_bits`` entries (a table of up to a quarter of that for the distances).
 
     Reads and writes like the ``{state: (lo, hi, best move index)}`` dict of
-    the Python search, and :meth:`search` runs the negamax of a non-terminal
-    state within a node budget.
+    the Python search; :meth:`search` runs the negamax of a non-terminal
+    state, :meth:`distance_search` the distance search, within a node budget.
     """
 
-    def __init__(self, classic: bool, bits: int = 22):
+    def __init__(self, classic: bool, max_bits: int = 22):
+        super().__init__(max_bits, np.int8)
         self.classic = classic
-        self.keys = np.zeros((1 << bits, 3), dtype=np.int64)
-        self.vals = np.zeros((1 << bits, 3), dtype=np.int8)
         self.history = np.zeros(81, dtype=np.int64)
         self.counter = np.zeros(2, dtype=np.int64)
         #: The bounds of the distance search, a table of its own.
-        self.distances = DistanceTable(max(4, bits - 2))
-        self.entries = 0
+        self.distances = DistanceTable(max(4, max_bits - 2))
 
     def get(self, state: int) -> tuple[int, int, int] | None:
         x = state & M81
@@ -659,63 +691,57 @@ class OutcomeTable:
             return None
         return code // 1024 - 1, code // 256 % 4 - 1, code % 256 - 1
 
-    def __setitem__(self, state: int, entry: tuple[int, int, int]) -> None:
-        w0, w1, w2 = words(state)
-        _store(self.keys, self.vals, w0, w1, w2, *entry)
-        self.entries += 1
-
-    def __len__(self) -> int:
-        return int(np.count_nonzero(self.keys[:, 2] != EMPTY))
+    def _start(self, state: int, budget: int) -> tuple[np.ndarray, np.ndarray, int, int, int, int, int, int, int]:
+        """The arguments of a compiled search that describe ``state``, with the budget set."""
+        x = state & M81
+        o = (state >> 81) & M81
+        high = state >> 162
+        self.counter[0] = 0
+        self.counter[1] = budget
+        return (
+            np.array([(x >> (9 * f)) & 511 for f in range(9)], dtype=np.int64),
+            np.array([(o >> (9 * f)) & 511 for f in range(9)], dtype=np.int64),
+            high & 511,
+            (high >> 9) & 511,
+            (high >> 18) & 15,
+            *words(state),
+            (x.bit_count() + o.bit_count()) & 1,
+        )
 
     def distance_search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:
         """``(fail-soft distance score, nodes)`` of the non-terminal ``state`` (scores of
         :mod:`tablebase.solve.search`; its outcome bounds come from this table); score
         ``None`` when ``budget`` nodes were not enough."""
-        x = state & M81
-        o = (state >> 81) & M81
-        xf = np.array([(x >> (9 * f)) & 511 for f in range(9)], dtype=np.int64)
-        of = np.array([(o >> (9 * f)) & 511 for f in range(9)], dtype=np.int64)
-        high = state >> 162
-        w0, w1, w2 = words(state)
-        mover = (x.bit_count() + o.bit_count()) & 1
-        self.counter[0] = 0
-        self.counter[1] = budget
         value = _dist(
-            xf, of, high & 511, (high >> 9) & 511, (high >> 18) & 15, w0, w1, w2, mover, self.classic,
-            alpha, beta, self.keys, self.vals, self.distances.keys, self.distances.vals, self.counter,
+            *self._start(state, budget), self.classic, alpha, beta, self.keys, self.vals,
+            self.distances.keys, self.distances.vals, self.counter,
         )
         nodes = int(min(self.counter[0], budget))
+        self.distances.note(nodes)
         return (None if value == DIST_ABORT else int(value)), nodes
 
     def search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:
         """``(fail-soft value in -1..1, nodes)`` of the non-terminal ``state``; value ``None``
         when ``budget`` nodes were not enough (what was proved stays in the table)."""
-        x = state & M81
-        o = (state >> 81) & M81
-        xf = np.array([(x >> (9 * f)) & 511 for f in range(9)], dtype=np.int64)
-        of = np.array([(o >> (9 * f)) & 511 for f in range(9)], dtype=np.int64)
-        high = state >> 162
-        w0, w1, w2 = words(state)
-        mover = (x.bit_count() + o.bit_count()) & 1
-        self.counter[0] = 0
-        self.counter[1] = budget
         value = _search(
-            xf, of, high & 511, (high >> 9) & 511, (high >> 18) & 15, w0, w1, w2, mover, self.classic,
-            alpha, beta, self.keys, self.vals, self.history, self.counter,
+            *self._start(state, budget), self.classic, alpha, beta, self.keys, self.vals, self.history, self.counter
         )
         nodes = int(min(self.counter[0], budget))
+        self.note(nodes)
         return (None if value == ABORT else int(value)), nodes
 
 
 def _load() -> None:
     """Run the compiled functions once on a tiny table: numba loads (or compiles) the machine
     code at the first call, so that is done on import, not inside a timed search."""
-    table = OutcomeTable(classic=False, bits=6)
+    table = OutcomeTable(classic=False, max_bits=6)
     table.search(9 << 180, -1, 1, 1)
     table.distance_search(9 << 180, 0, 1, 1)
     table.get(0)
     table.distances[0] = (0, 0, -1)
     table.distances.get(0)
+    _rehash(table.keys, table.vals, np.zeros((64, 3), dtype=np.int64), np.zeros((64, 3), dtype=np.int8))
+    _rehash(table.distances.keys, table.distances.vals, np.zeros((16, 3), dtype=np.int64), np.zeros((16, 3), dtype=np.int64))
 
 
 _load()
