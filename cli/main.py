@@ -12,29 +12,31 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional, TypeVar
+from typing import Annotated, Any, Callable, NoReturn, Optional, TypeVar, cast
 
 import typer
 from typer.core import TyperGroup
 
 import tablebase
-from cli.fast import probe_text, show_distance, table
+from cli.render import moves_text, probe_text, show_distance, table
 from tablebase.errors import TablebaseError
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
-ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+ClickException: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
 class OneLineErrors(TyperGroup):
     """Usage errors as one line on stderr with exit code 1, like library errors."""
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        standalone_mode = kwargs.pop("standalone_mode", True)
+        kwargs["standalone_mode"] = False
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(*args, **kwargs)
         try:
-            result = super().main(*args, standalone_mode=False, **kwargs)
+            result = super().main(*args, **kwargs)
         except ClickException as exc:
-            message = " ".join(exc.format_message().split())
+            message = " ".join(cast(Any, exc).format_message().split())
             if not message:  # help was shown for a bare command
                 sys.exit(0)
             hint = " (a position that starts with '-' goes after '--')" if "No such option: -" in message else ""
@@ -58,6 +60,7 @@ db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 DbOption = Annotated[
     str,
@@ -71,14 +74,7 @@ PositionArg = Annotated[
 ]
 
 
-def moves_text(info: tablebase.VariantInfo) -> str:
-    """How many moves are stored, or that they come from the rules (states-only storage)."""
-    if info.storage == "states":
-        return "moves from the rules (states only)"
-    return f"{info.moves:,} moves"
-
-
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     """Print one line on stderr and exit with code 1."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(1)
@@ -107,6 +103,12 @@ def command(group: typer.Typer = app, **kwargs: Any) -> Callable[[F], F]:
         return func
 
     return decorate
+
+
+def ask(db: str, variant: str, query: Callable[[tablebase.VariantTable], T]) -> T:
+    """Open the database, run one query on a built variant, close the database."""
+    with tablebase.open(db) as tb:
+        return query(tb.variant(variant))
 
 
 def emit_json(data: Any) -> None:
@@ -259,7 +261,7 @@ def list_(
             [
                 i.name,
                 i.states,
-                i.moves if i.storage == "moves" else "-",
+                i.moves if i.moves_stored else "-",
                 "yes" if i.symmetry else "no",
                 i.outcome or "unsolved",
                 show_distance(i.distance),
@@ -287,53 +289,43 @@ def probe(
 def best(
     variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
 ) -> None:
-    with tablebase.open(db) as tb:
-        result = tb.variant(variant).probe(position)
-        move = result.best_move
-        if json_:
-            data: dict[str, Any] = {k: v for k, v in result.to_dict().items() if k != "moves"}
-            data["best"] = None if move is None else move.__dict__.copy()
-            emit_json(data)
-            return
-        if move is None:
-            typer.echo(f"{result.position}: the game is over ({result.to_move} to move: {result.outcome})")
-        else:
-            typer.echo(f"{move.move}  {move.outcome} in {show_distance(move.distance)}  -> {move.position}")
+    result = ask(db, variant, lambda table: table.probe(position))
+    move = result.best_move
+    if json_:
+        emit_json(result.best_dict())
+    elif move is None:
+        typer.echo(f"{result.position}: the game is over ({result.to_move} to move: {result.outcome})")
+    else:
+        typer.echo(f"{move.move}  {move.outcome} in {show_distance(move.distance)}  -> {move.position}")
 
 
 @command(help="The perfect line from a position to the end.")
 def line(
     variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
 ) -> None:
-    with tablebase.open(db) as tb:
-        result = tb.variant(variant).line(position)
-        if json_:
-            emit_json(result.to_dict())
-            return
-        typer.echo(f"{result.position}: {result.outcome}")
-        for i, (move, pos) in enumerate(zip(result.moves, result.positions), start=1):
-            typer.echo(f"{i:>3}. {move:<8} {pos}")
-        if result.repeats:
-            typer.echo("     (position repeats: perpetual play)")
+    result = ask(db, variant, lambda table: table.line(position))
+    if json_:
+        emit_json(result.to_dict(positions=False))
+        return
+    typer.echo(f"{result.position}: {result.outcome}")
+    for i, (move, pos) in enumerate(zip(result.moves, result.positions), start=1):
+        typer.echo(f"{i:>3}. {move:<8} {pos}")
+    if result.repeats:
+        typer.echo("     (position repeats: perpetual play)")
 
 
 @command(help="Positions one move before the given one.")
 def predecessors(
     variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
 ) -> None:
-    with tablebase.open(db) as tb:
-        vt = tb.variant(variant)
-        preds = vt.predecessors(position)
-        shown = vt.game.format_position(vt.parse(position))
-        if json_:
-            emit_json(
-                {"variant": variant, "position": shown, "predecessors": [p.__dict__.copy() for p in preds]}
-            )
-            return
-        if not preds:
-            typer.echo(f"{shown}: no predecessors (the start position)")
-        for p in preds:
-            typer.echo(f"{p.position}  {p.move}")
+    preds = ask(db, variant, lambda table: table.predecessors(position))
+    if json_:
+        emit_json(preds.to_dict())
+        return
+    if not preds:
+        typer.echo(f"{preds.position}: no predecessors (the start position)")
+    for p in preds:
+        typer.echo(f"{p.position}  {p.move}")
 
 
 @command(help="Positions and symmetry classes per ply, and outcome totals.")
@@ -356,7 +348,7 @@ def stats(
     if json_:
         emit_json(result.to_dict())
         return
-    rows = [[p.ply, p.positions, p.classes] for p in result.plies]
+    rows: list[list[Any]] = [[p.ply, p.positions, p.classes] for p in result.plies]
     rows.append(["total", result.positions, result.classes])
     typer.echo(table(["ply", "positions", "classes"], rows))
     o = result.outcomes

@@ -7,7 +7,11 @@ protocol, so the same checks apply to every family.
 from __future__ import annotations
 
 import random
+from typing import Callable
 
+import pytest
+
+from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games.base import Game
 from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, Solution
 
@@ -140,3 +144,74 @@ def check_message(error: Exception, text: str, *fragments: str) -> None:
     assert repr(text) in message, message
     for fragment in fragments:
         assert fragment in message, message
+
+
+def check_random_play(game: Game, playouts: int, seed: int) -> None:
+    """Random playouts reach an end, and every state on the way passes :func:`check_state`."""
+    states = random_states(game, playouts=playouts, seed=seed)
+    assert any(game.outcome(s) is not None for s in states)
+    for state in states:
+        check_state(game, state)
+
+
+def check_random_symmetries(game: Game, playouts: int, seed: int, step: int) -> None:
+    """:func:`check_symmetries` on every ``step``-th state of random playouts."""
+    for state in random_states(game, playouts=playouts, seed=seed)[::step]:
+        check_symmetries(game, state)
+
+
+def check_illegal_move(game: Game, position: str, move: str, *fragments: str) -> None:
+    """``move`` is refused in ``position`` with a message that quotes it and names the problem."""
+    with pytest.raises(IllegalMoveError) as err:
+        game.parse_move(game.parse_position(position), move)
+    check_message(err.value, move, *fragments)
+
+
+Node = tuple[str, str]
+
+
+def string_graph(successors: Callable[[str, str], list[str]], line: Callable[[str, str], bool]) -> dict[Node, list[Node]]:
+    """Every (board, side to move) reachable from the empty nine-cell string board with x to move,
+    and its children (none once the player who just moved has a ``line``): the reference solvers'
+    game graph, written on strings and sharing no code with the package."""
+    graph: dict[Node, list[Node]] = {}
+    todo = [("." * 9, "x")]
+    while todo:
+        node = todo.pop()
+        if node in graph:
+            continue
+        board, side = node
+        other = "o" if side == "x" else "x"
+        graph[node] = [] if line(board, other) else [(b, other) for b in successors(board, side)]
+        todo.extend(graph[node])
+    return graph
+
+
+def string_colouring(successors: Callable[[str, str], list[str]], line: Callable[[str, str], bool]) -> dict[Node, str]:
+    """Seed 000's method on :func:`string_graph`: colour a position by its winner (``"x"`` or ``"o"``)
+    when the game is over there, when a move reaches a position the mover wins, or when every move
+    reaches one the opponent wins; repeat to a fixpoint. ``"-"``: never coloured (a draw)."""
+    graph = string_graph(successors, line)
+    colour = {n: ("o" if n[1] == "x" else "x") for n, kids in graph.items() if not kids}
+    changed = True
+    while changed:
+        changed = False
+        for node, kids in graph.items():
+            if node in colour:
+                continue
+            side = node[1]
+            other = "o" if side == "x" else "x"
+            if any(colour.get(k) == side for k in kids):
+                colour[node] = side
+                changed = True
+            elif all(colour.get(k) == other for k in kids):
+                colour[node] = other
+                changed = True
+    return {node: colour.get(node, "-") for node in graph}
+
+
+def check_malformed(game: Game, text: str, *fragments: str) -> None:
+    """``text`` is refused as a position with a message that quotes it and names the problem."""
+    with pytest.raises(MalformedPositionError) as err:
+        game.parse_position(text)
+    check_message(err.value, text, *fragments)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from game_checks import (
+    check_malformed,
+    string_colouring,
+    check_illegal_move,
     check_labels,
     check_message,
-    check_state,
     check_symmetric_labels,
-    check_symmetries,
-    random_states,
 )
-from tablebase.errors import IllegalMoveError, MalformedPositionError
+from tablebase.errors import IllegalMoveError
 from tablebase.games import get, names
 from tablebase.games.base import board_cells, grid_layout, split_move
 from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, solve
@@ -66,36 +66,7 @@ def seed_colouring(rule: str) -> dict[tuple[str, str], str]:
                         out.append("".join(nb))
         return out
 
-    graph: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    todo = [("." * 9, "x")]
-    while todo:
-        node = todo.pop()
-        if node in graph:
-            continue
-        board, side = node
-        other = "o" if side == "x" else "x"
-        graph[node] = [] if line(board, other) else [(b, other) for b in successors(board, side)]
-        todo.extend(graph[node])
-    colour: dict[tuple[str, str], str] = {}
-    for (board, side), kids in graph.items():
-        other = "o" if side == "x" else "x"
-        if line(board, other) or not kids:
-            colour[(board, side)] = other
-    changed = True
-    while changed:
-        changed = False
-        for node, kids in graph.items():
-            if node in colour or not kids:
-                continue
-            side = node[1]
-            other = "o" if side == "x" else "x"
-            if any(colour.get(k) == side for k in kids):
-                colour[node] = side
-                changed = True
-            elif all(colour.get(k) == other for k in kids):
-                colour[node] = other
-                changed = True
-    return {node: colour.get(node, "-") for node in graph}
+    return string_colouring(successors, line)
 
 
 def key(game, state: int) -> tuple[str, str]:
@@ -274,9 +245,7 @@ def test_side_suffix_policy():
     ],
 )
 def test_malformed_positions(text, problem):
-    with pytest.raises(MalformedPositionError) as err:
-        get("roman").parse_position(text)
-    check_message(err.value, text, problem)
+    check_malformed(get("roman"), text, problem)
 
 
 @pytest.mark.parametrize(
@@ -296,30 +265,7 @@ def test_malformed_positions(text, problem):
     ],
 )
 def test_illegal_moves(name, position, move, problem):
-    game = get(name)
-    state = game.parse_position(position)
-    with pytest.raises(IllegalMoveError) as err:
-        game.parse_move(state, move)
-    check_message(err.value, move, problem)
-
-
-# -- random play --------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_random_playouts(name):
-    game = get(name)
-    states = random_states(game, playouts=60, seed=0)
-    assert any(game.outcome(s) is not None for s in states)
-    for state in states:
-        check_state(game, state)
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_transform_move_matches_transform(name):
-    game = get(name)
-    for state in random_states(game, playouts=15, seed=1)[::3]:
-        check_symmetries(game, state)
+    check_illegal_move(get(name), position, move, problem)
 
 
 def test_format_board():

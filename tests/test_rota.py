@@ -8,15 +8,15 @@ import math
 import pytest
 
 from game_checks import (
+    check_malformed,
+    string_colouring,
+    check_illegal_move,
     check_labels,
     check_message,
-    check_state,
     check_symmetric_labels,
-    check_symmetries,
     index_of,
-    random_states,
 )
-from tablebase.errors import IllegalMoveError, MalformedPositionError
+from tablebase.errors import IllegalMoveError
 from tablebase.games import get, names
 from tablebase.games.base import board_cells, split_move
 from tablebase.games.rota import RotaGame
@@ -68,32 +68,7 @@ def colouring(lines: list[set[int]]) -> dict[tuple[str, str], str]:
                 out.append("".join(nb))
         return out
 
-    graph: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    todo = [("." * 9, "x")]
-    while todo:
-        node = todo.pop()
-        if node in graph:
-            continue
-        board, side = node
-        other = "o" if side == "x" else "x"
-        graph[node] = [] if line(board, other) else [(b, other) for b in successors(board, side)]
-        todo.extend(graph[node])
-    colour = {n: ("o" if n[1] == "x" else "x") for n, kids in graph.items() if not kids}
-    changed = True
-    while changed:
-        changed = False
-        for node, kids in graph.items():
-            if node in colour:
-                continue
-            side = node[1]
-            other = "o" if side == "x" else "x"
-            if any(colour.get(k) == side for k in kids):
-                colour[node] = side
-                changed = True
-            elif all(colour.get(k) == other for k in kids):
-                colour[node] = other
-                changed = True
-    return {node: colour.get(node, "-") for node in graph}
+    return string_colouring(successors, line)
 
 
 # -- registry and board ---------------------------------------------------------------
@@ -313,15 +288,11 @@ def test_notation_round_trips():
     ],
 )
 def test_malformed_positions(text, problem):
-    with pytest.raises(MalformedPositionError) as err:
-        get("rota").parse_position(text)
-    check_message(err.value, text, problem)
+    check_malformed(get("rota"), text, problem)
 
 
 def test_both_lines_rejected():
-    with pytest.raises(MalformedPositionError) as err:
-        get("rota-circle").parse_position("xxxooo../. x")
-    check_message(err.value, "xxxooo../. x", "both sides have three in a line")
+    check_malformed(get("rota-circle"), "xxxooo../. x", "both sides have three in a line")
 
 
 @pytest.mark.parametrize(
@@ -340,29 +311,7 @@ def test_both_lines_rejected():
     ],
 )
 def test_illegal_moves(position, move, problem):
-    game = get("rota")
-    with pytest.raises(IllegalMoveError) as err:
-        game.parse_move(game.parse_position(position), move)
-    check_message(err.value, move, problem)
-
-
-# -- random play --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_random_playouts(name):
-    game = get(name)
-    states = random_states(game, playouts=60, seed=2)
-    assert any(game.outcome(s) is not None for s in states)
-    for state in states:
-        check_state(game, state)
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_transform_move_matches_transform(name):
-    game = get(name)
-    for state in random_states(game, playouts=10, seed=3)[::4]:
-        check_symmetries(game, state)
+    check_illegal_move(get("rota"), position, move, problem)
 
 
 # -- board layout (the generic contract is tests/test_layout.py) ---------------------

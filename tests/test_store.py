@@ -68,8 +68,9 @@ def test_rebuild_replaces_atomically(db_copy: Path, monkeypatch: pytest.MonkeyPa
             return codes, labels[:-1] + [None]  # violates NOT NULL in the middle of the load
 
         monkeypatch.setattr(writer, "move_labels", broken)
-        with pytest.raises(sqlite3.IntegrityError):
+        with pytest.raises(tablebase.DatabaseError, match="NOT NULL constraint failed") as info:
             tb.build("tictactoe")
+        assert isinstance(info.value.__cause__, sqlite3.IntegrityError)
         monkeypatch.setattr(writer, "move_labels", original)
         assert tb.variant("tictactoe").stats().to_dict() == before
         assert tb.verify("tictactoe").ok

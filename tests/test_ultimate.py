@@ -116,6 +116,7 @@ def _spiel_view(ps_state) -> tuple[str, int | None]:
     return "/".join(rows), (None if forced == "any" else int(forced))
 
 
+@pytest.mark.slow
 def test_classic_agrees_with_openspiel() -> None:
     """Random playouts: legal moves, board, active field, terminal status and winner agree at every step.
 

@@ -8,15 +8,13 @@ from functools import lru_cache
 import pytest
 
 from game_checks import (
+    check_malformed,
+    check_illegal_move,
     check_labels,
-    check_message,
-    check_state,
     check_symmetric_labels,
-    check_symmetries,
     index_of,
-    random_states,
 )
-from tablebase.errors import IllegalMoveError, MalformedPositionError
+from tablebase.errors import MalformedPositionError
 from tablebase.games import get, names
 from tablebase.games.base import board_cells, grid_layout, split_move
 from tablebase.solve import DRAW, LOSS, WIN, solve
@@ -265,9 +263,7 @@ def test_notation():
     ],
 )
 def test_malformed_positions(text, problem):
-    with pytest.raises(MalformedPositionError) as err:
-        get("wild").parse_position(text)
-    check_message(err.value, text, problem)
+    check_malformed(get("wild"), text, problem)
 
 
 @pytest.mark.parametrize(
@@ -282,29 +278,7 @@ def test_malformed_positions(text, problem):
     ],
 )
 def test_illegal_moves(position, move, problem):
-    game = get("wild")
-    with pytest.raises(IllegalMoveError) as err:
-        game.parse_move(game.parse_position(position), move)
-    check_message(err.value, move, problem)
-
-
-# -- random play ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_random_playouts(name):
-    game = get(name)
-    states = random_states(game, playouts=80, seed=4)
-    assert any(game.outcome(s) is not None for s in states)
-    for state in states:
-        check_state(game, state)
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_transform_move_matches_transform(name):
-    game = get(name)
-    for state in random_states(game, playouts=10, seed=5)[::3]:
-        check_symmetries(game, state)
+    check_illegal_move(get("wild"), position, move, problem)
 
 
 # -- board layout (the generic contract is tests/test_layout.py) --------------

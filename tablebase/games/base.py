@@ -24,15 +24,14 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Sequence, TypedDict
 
 from tablebase.errors import MalformedPositionError
+from tablebase.outcome import DRAW as DRAW
+from tablebase.outcome import LOSS as LOSS
+from tablebase.outcome import WIN as WIN
+from tablebase.outcome import Outcome as Outcome
 
 if TYPE_CHECKING:
     from tablebase.games.kernels import VectorKernels
 
-Outcome = Literal["win", "loss", "draw"]
-
-WIN: Outcome = "win"
-LOSS: Outcome = "loss"
-DRAW: Outcome = "draw"
 
 
 class LayoutCell(TypedDict):
@@ -390,15 +389,7 @@ class BitboardGame(Game):
         return best, best_sym
 
     def size_bound(self, symmetry: bool = True) -> int | None:
-        return 3**self.cells // (self.num_symmetries if symmetry else 1) + 1
-
-    def x_bits(self, state: int) -> int:
-        """Bitboard of the cells holding an x."""
-        return state & self._mask
-
-    def o_bits(self, state: int) -> int:
-        """Bitboard of the cells holding an o."""
-        return (state >> self.cells) & self._mask
+        return int(3**self.cells) // (self.num_symmetries if symmetry else 1) + 1
 
 
 def grid_symmetries(columns: int, rows: int) -> tuple[tuple[int, ...], ...]:
@@ -435,6 +426,13 @@ def grid_symmetries(columns: int, rows: int) -> tuple[tuple[int, ...], ...]:
         if p not in perms:
             perms.append(p)
     return tuple(perms)
+
+
+def bitboard_text(state: int, columns: int, rows: int) -> str:
+    """The grid text (rows top to bottom, ``/`` between them) of an x bitboard with the o bitboard above it."""
+    cells = columns * rows
+    marks = ["x" if state >> c & 1 else "o" if state >> (c + cells) & 1 else "." for c in range(cells)]
+    return "/".join("".join(marks[r * columns : (r + 1) * columns]) for r in range(rows))
 
 
 def cell_name(cell: int, columns: int) -> str:

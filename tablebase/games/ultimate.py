@@ -217,16 +217,6 @@ class Ultimate(Game):
                 return None
         return DRAW
 
-    def open_fields(self, state: int) -> int:
-        """Bitmask of the fields one may still play in (not full; not won under classic rules)."""
-        occ = state | state >> O_SHIFT
-        closed = ((state >> WON_X) | (state >> WON_O)) & 511 if self.classic else 0
-        mask = 0
-        for f in range(9):
-            if not closed >> f & 1 and (occ >> (9 * f)) & 511 != FULL:
-                mask |= 1 << f
-        return mask
-
     def legal_moves(self, state: int) -> list[int]:
         active = (state >> ACTIVE) & 15
         occ = state | state >> O_SHIFT

@@ -60,7 +60,7 @@ def _get(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> int:
     at = _find(keys, w0, w1, w2)
     if at < 0:
         return -1
-    return (vals[at, 0] + 1) * 1024 + (vals[at, 1] + 1) * 256 + vals[at, 2] + 1
+    return int((vals[at, 0] + 1) * 1024 + (vals[at, 1] + 1) * 256 + vals[at, 2] + 1)
 
 
 @njit(cache=True)
@@ -632,8 +632,8 @@ class _Table:
     def __init__(self, max_bits: int, dtype: type):
         self.bits = min(START_BITS, max_bits)
         self.max_bits = max_bits
-        self.keys = np.zeros((1 << self.bits, 3), dtype=np.int64)
-        self.vals = np.zeros((1 << self.bits, 3), dtype=dtype)
+        self.keys: np.ndarray = np.zeros((1 << self.bits, 3), dtype=np.int64)
+        self.vals: np.ndarray = np.zeros((1 << self.bits, 3), dtype=dtype)
         self.work = 0
 
     def get(self, state: int) -> tuple[int, int, int] | None:

@@ -54,6 +54,7 @@ from tablebase.errors import (
     UnreachablePositionError,
     VariantNotBuiltError,
 )
+from tablebase.outcome import Outcome
 from tablebase.query import Tablebase
 
 STATIC = Path(__file__).with_name("static")
@@ -69,7 +70,6 @@ ERROR_STATUS: tuple[tuple[type[TablebaseError], int, str], ...] = (
     (TablebaseError, 500, "tablebase_error"),
 )
 
-Outcome = Literal["win", "draw", "loss"]
 PositionQuery = Query(
     None,
     description="Position in the variant's notation, e.g. `x.o/.x./...` (default: the start).",
@@ -115,16 +115,17 @@ class VariantReply(BaseModel):
     """A built variant."""
 
     variant: str
+    states: int
+    moves: int = Field(description="Stored moves (0 when the layout derives them from the rules).")
+    storage: str = Field(description="How the variant is stored: the name of its storage layout.")
+    symmetry: bool
+    outcome: Outcome | None = Field(description="Value of the start for the first player.")
+    distance: int | None
     family: str
     rules: str
     parameters: dict[str, Any]
     players: list[str] = Field(description="The two players, first player first.")
     start: str = Field(description="The start position.")
-    states: int
-    moves: int
-    symmetry: bool
-    outcome: Outcome | None = Field(description="Value of the start for the first player.")
-    distance: int | None
 
 
 class LineReply(BaseModel):
@@ -221,16 +222,7 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
                 game = tb.variant(info.name).game
             except UnknownVariantError:
                 continue
-            out.append(
-                {
-                    **info.to_dict(),
-                    "family": info.family,
-                    "rules": info.rules,
-                    "parameters": info.parameters,
-                    "players": list(game.players),
-                    "start": game.format_position(game.initial_state()),
-                }
-            )
+            out.append(info.to_dict(game))
         return JSONResponse(out)
 
     @app.get("/api/{variant}", response_model=ProbeReply, responses=ERRORS, tags=["api"])
@@ -241,22 +233,12 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
     @app.get("/api/{variant}/line", response_model=LineReply, responses=ERRORS, tags=["api"])
     async def line(variant: str, position: str | None = PositionQuery) -> JSONResponse:
         """The perfect line from a position to the end (or to the first repetition)."""
-        result = tb.variant(variant).line(position)
-        return JSONResponse({**result.to_dict(), "positions": list(result.positions), "repeats": result.repeats})
+        return JSONResponse(tb.variant(variant).line(position).to_dict())
 
     @app.get("/api/{variant}/predecessors", response_model=PredecessorsReply, responses=ERRORS, tags=["api"])
     async def predecessors(variant: str, position: str | None = PositionQuery) -> JSONResponse:
         """Every position one move before the given one, with the move that leads here."""
-        table = tb.variant(variant)
-        preds = table.predecessors(position)
-        shown = table.game.format_position(table.parse(position))
-        return JSONResponse(
-            {
-                "variant": table.name,
-                "position": shown,
-                "predecessors": [{"position": p.position, "move": p.move} for p in preds],
-            }
-        )
+        return JSONResponse(tb.variant(variant).predecessors(position).to_dict())
 
     @app.get(
         "/api/{variant}/layout",

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 import numpy as np
 
 from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, WIN, VectorKernels
-from tablebase.solve.retrograde import OUTCOME_NAMES
+from tablebase.solve.retrograde import OUTCOME_NAMES, sorted_unique
 
 if TYPE_CHECKING:
     from tablebase.games.base import Game
@@ -159,17 +159,6 @@ def _save(path: Path, values: np.ndarray) -> None:
     os.replace(tmp, path)
 
 
-def sorted_unique(values: np.ndarray) -> np.ndarray:
-    """The distinct values, sorted (in place on ``values``)."""
-    if values.size == 0:
-        return values
-    values.sort()
-    keep = np.empty(values.size, dtype=bool)
-    keep[0] = True
-    np.not_equal(values[1:], values[:-1], out=keep[1:])
-    return values[keep]
-
-
 # -- per-chunk work (runs in worker processes) ----------------------------------
 
 _KERNELS: VectorKernels | None = None
@@ -193,7 +182,7 @@ def expand_chunk(kernels: VectorKernels, parents: np.ndarray, symmetry: bool) ->
     if live.size == 0:
         return np.empty(0, dtype=np.uint64)
     child = kernels.children(live)[2]
-    return sorted_unique(_canon(kernels, child, symmetry))
+    return sorted_unique(_canon(kernels, child, symmetry), in_place=True)
 
 
 def label_chunk(
@@ -347,7 +336,7 @@ def _forward_layer(
             parts.append(found)
             if progress is not None:
                 progress(phase, tasks[i][2], n)
-        layer = sorted_unique(np.concatenate(parts)) if parts else np.empty(0, dtype=np.uint64)
+        layer = sorted_unique(np.concatenate(parts), in_place=True) if parts else np.empty(0, dtype=np.uint64)
         del parts
         _save(out_path, layer)
         return int(layer.size)
@@ -370,7 +359,7 @@ def _forward_layer(
     with open(tmp, "wb") as out:
         for b in range(splitters.size + 1):
             path = spill / f"bucket-{b}.u64"
-            values = sorted_unique(np.fromfile(path, dtype=np.uint64))
+            values = sorted_unique(np.fromfile(path, dtype=np.uint64), in_place=True)
             values.tofile(out)
             total += int(values.size)
             del values

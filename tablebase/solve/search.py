@@ -299,7 +299,7 @@ class _Searcher:
         # Immediate results first; then order by what the table knows of each
         # child (its value bounds, for the child's mover: low is good for us),
         # then by the history of moves that caused cut-offs.
-        order = []
+        order: list[tuple[int, int, int | None]] = []
         for i, (move, child, result, replies) in enumerate(kids):
             if result is not None:
                 value = -_VALUE[result]
@@ -325,9 +325,8 @@ class _Searcher:
         alpha0 = alpha
         best = -2
         best_i = -1
-        for _, i, value in order:
-            if value is None:
-                value = -self.wdl_search(kids[i][1], -beta, -alpha)
+        for _, i, known in order:
+            value = -self.wdl_search(kids[i][1], -beta, -alpha) if known is None else known
             if value > best:
                 best, best_i = value, i
                 if value > alpha:
@@ -432,7 +431,7 @@ class _Searcher:
         kids = self._successors(state)
         wdl = self.wdl
         dist = self.dist
-        order = []
+        order: list[tuple[int, int, int, int, int | None]] = []
         skipped = False
         for i, (_move, child, result, replies) in enumerate(kids):
             if result is not None:
@@ -813,12 +812,12 @@ def _prove_retrograde(game: Game, state: int, time_limit: float | None, max_stat
         )  # fmt: skip
     n = len(states)
     outcome, distance = label(n, np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), np.asarray(terminal, dtype=np.int8))
-    positions = {
+    positions: dict[int, tuple[str, int | None]] = {
         s: (OUTCOME_NAMES[int(outcome[i])], None if int(distance[i]) == NO_DISTANCE else int(distance[i]))
         for i, s in enumerate(states)
     }
-    edges = list({(states[a], m): states[b] for a, m, b in zip(src, moves, dst)}.items())
-    edges = [(a, m, b) for (a, m), b in edges]
+    unique = {(states[a], m): states[b] for a, m, b in zip(src, moves, dst)}
+    edges = [(a, m, b) for (a, m), b in unique.items()]
     root_outcome, root_distance = positions[root]
     return SearchResult(
         game=game,

@@ -21,16 +21,17 @@ import json
 import os
 import sqlite3
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
 import numpy as np
 from sqlalchemy.engine import Engine
 
-from tablebase.solve import NO_DISTANCE, OUTCOME_NAMES, Progress, Solution
+from tablebase.outcome import NAMES, NO_DISTANCE, Code
+from tablebase.solve import Progress, Solution
 from tablebase.store import bulk
 
-BUILDER_VERSION = "tablebase 0.1.0"
 #: Rows per bulk insert.
 CHUNK = 100_000
 #: Positions with their moves written between two looks at the clock by :func:`write_proved`.
@@ -39,7 +40,7 @@ GROUPS = 200
 LOAD_CACHE_KIB = 1 << 20
 
 #: Outcome codes to the texts stored (code 0, unknown, is never stored).
-OUTCOME_LABELS = [None, OUTCOME_NAMES[1], OUTCOME_NAMES[2], OUTCOME_NAMES[3]]
+OUTCOME_LABELS = [None, NAMES[Code.WIN], NAMES[Code.LOSS], NAMES[Code.DRAW]]
 
 
 def move_labels(game: Any, moves: np.ndarray) -> tuple[np.ndarray, list[str]]:
@@ -221,17 +222,61 @@ def rebuild_indexes(cur: sqlite3.Cursor, statements: list[str]) -> None:
         cur.execute(f"PRAGMA threads = {int(threads)}")
 
 
+def builder_version() -> str:
+    """What the ``builder_version`` column records: the package and its version."""
+    import tablebase
+
+    return f"tablebase {tablebase.__version__}"
+
+
+def insert_variant(
+    cur: sqlite3.Cursor,
+    variant_id: int,
+    game: Any,
+    root_key: str,
+    *,
+    symmetry: bool,
+    storage: str,
+    complete: bool = True,
+    outcome: str | None = None,
+    distance: int | None = None,
+    states: int = 0,
+    moves: int = 0,
+    build_seconds: float = 0.0,
+) -> None:
+    """Insert the ``variants`` row of a build (the builder version and time are filled in here)."""
+    cur.execute(
+        "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, storage, root_key,"
+        " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            variant_id,
+            game.name,
+            game.family,
+            game.rules,
+            json.dumps(game.parameters()),
+            symmetry,
+            complete,
+            storage,
+            root_key,
+            outcome,
+            distance,
+            states,
+            moves,
+            build_seconds,
+            builder_version(),
+            datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
+        ),
+    )
+
+
 def set_build_seconds(cur: sqlite3.Cursor, variant_id: int, seconds: float) -> None:
     """Record the whole build time (solving and writing) on the variant row."""
     cur.execute("UPDATE variants SET build_seconds = ? WHERE id = ?", (seconds, variant_id))
 
 
 def write_solution(
-    engine: Engine,
-    solution: Solution,
-    build_seconds: float,
-    progress: Progress | None = None,
-    complete: bool = True,
+    engine: Engine, solution: Solution, build_seconds: float, progress: Progress | None = None, complete: bool = True
 ) -> int:
     """Replace the variant's tables with ``solution`` in one transaction; returns the variant id.
 
@@ -243,75 +288,67 @@ def write_solution(
     outcome, distance = solution.result()
     root = solution.states[0]
     root_key = game.format_position(int(root))
+    with load_transaction(engine, LOAD_CACHE_KIB) as cur:
+        cur.execute(
+            "SELECT COALESCE(SUM(states_count), 0), COALESCE(SUM(moves_count), 0) FROM variants WHERE name != ?",
+            (game.name,),
+        )
+        other_states, other_moves = cur.fetchone()
+        rebuilt = []
+        for table, others, new in (("states", other_states, n), ("moves", other_moves, m)):
+            if others <= new:
+                rebuilt += drop_secondary_indexes(cur, table)
+        variant_id = replace_variant(cur, game.name)
+        insert_variant(
+            cur, variant_id, game, root_key, symmetry=solution.symmetry, storage="moves", complete=complete,
+            outcome=outcome, distance=distance, states=n, moves=m, build_seconds=build_seconds,
+        )  # fmt: skip
+        cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM states")
+        base = cur.fetchone()[0]
+        done = 0
+        total = n + m
+        tally = PlyTally(solution.symmetry)
+        chunks = (("states", state_chunks(solution, variant_id, base, tally)), ("moves", move_chunks(solution, base)))
+        for table, columns_of in chunks:
+            for columns in bulk.prefetch(columns_of):
+                done += bulk.insert(cur, table, columns)
+                if progress is not None:
+                    progress("write", done, total)
+        rebuild_indexes(cur, rebuilt)
+        tally.write(cur, variant_id)
+        set_build_seconds(cur, variant_id, build_seconds + time.perf_counter() - started)
+    return int(variant_id)
+
+
+def load_pragmas(cur: sqlite3.Cursor, cache_kib: int) -> None:
+    """Settings for a bulk load: no per-row foreign key checks (the loaders assign ids consistently),
+    no per-row ``CHECK`` (outcomes come from a fixed vocabulary, checked in :func:`state_columns`),
+    a page cache of ``cache_kib`` KiB."""
+    cur.execute("PRAGMA foreign_keys = OFF")
+    cur.execute("PRAGMA ignore_check_constraints = ON")
+    cur.execute(f"PRAGMA cache_size = {-cache_kib}")
+
+
+@contextmanager
+def load_transaction(engine: Engine, cache_kib: int) -> Iterator[sqlite3.Cursor]:
+    """A write transaction for a bulk load (:func:`load_pragmas`): committed when the block ends,
+    rolled back if it raises; the write-ahead log is truncated after the commit."""
     raw = engine.raw_connection()
     conn: sqlite3.Connection = raw.driver_connection  # type: ignore[assignment]
     conn.isolation_level = None
     cur = conn.cursor()
     cache_size = cur.execute("PRAGMA cache_size").fetchone()[0]
     try:
-        # ids are assigned consistently below; per-row foreign key checks only slow the load
-        cur.execute("PRAGMA foreign_keys = OFF")
-        # the loader writes outcomes from a fixed vocabulary (state_columns checks the codes)
-        cur.execute("PRAGMA ignore_check_constraints = ON")
-        cur.execute(f"PRAGMA cache_size = {-LOAD_CACHE_KIB}")
+        load_pragmas(cur, cache_kib)
         cur.execute("BEGIN IMMEDIATE")
         try:
-            cur.execute(
-                "SELECT COALESCE(SUM(states_count), 0), COALESCE(SUM(moves_count), 0) FROM variants WHERE name != ?",
-                (game.name,),
-            )
-            other_states, other_moves = cur.fetchone()
-            rebuilt = []
-            for table, others, new in (("states", other_states, n), ("moves", other_moves, m)):
-                if others <= new:
-                    rebuilt += drop_secondary_indexes(cur, table)
-            variant_id = delete_variant(cur, game.name)
-            if variant_id is None:
-                cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants")
-                variant_id = cur.fetchone()[0]
-            cur.execute(
-                "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, root_key,"
-                " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    variant_id,
-                    game.name,
-                    game.family,
-                    game.rules,
-                    json.dumps(game.parameters()),
-                    solution.symmetry,
-                    complete,
-                    root_key,
-                    outcome,
-                    distance,
-                    n,
-                    m,
-                    build_seconds,
-                    BUILDER_VERSION,
-                    datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
-                ),
-            )
-            cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM states")
-            base = cur.fetchone()[0]
-            done = 0
-            total = n + m
-            tally = PlyTally(solution.symmetry)
-            chunks = (("states", state_chunks(solution, variant_id, base, tally)), ("moves", move_chunks(solution, base)))
-            for table, columns_of in chunks:
-                for columns in bulk.prefetch(columns_of):
-                    done += bulk.insert(cur, table, columns)
-                    if progress is not None:
-                        progress("write", done, total)
-            rebuild_indexes(cur, rebuilt)
-            tally.write(cur, variant_id)
-            set_build_seconds(cur, variant_id, build_seconds + time.perf_counter() - started)
+            yield cur
             cur.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 cur.execute("ROLLBACK")
             raise
         truncate_wal(cur)
-        return int(variant_id)
     finally:
         bulk.finish(cur)
         conn.execute("PRAGMA ignore_check_constraints = OFF")
@@ -330,6 +367,14 @@ def truncate_wal(cur: sqlite3.Cursor) -> None:
         pass
     finally:
         cur.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+
+
+def replace_variant(cur: sqlite3.Cursor, name: str) -> int:
+    """Delete the variant ``name`` if it exists; the id its new row takes (the old one, or a new one)."""
+    variant_id = delete_variant(cur, name)
+    if variant_id is None:
+        variant_id = int(cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants").fetchone()[0])
+    return variant_id
 
 
 def delete_variant(cur: sqlite3.Cursor, name: str) -> int | None:
@@ -393,21 +438,7 @@ def write_proved(
             if row is None:
                 cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants")
                 variant_id = cur.fetchone()[0]
-                cur.execute(
-                    "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, root_key,"
-                    " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
-                    " VALUES (?, ?, ?, ?, ?, 1, 0, ?, NULL, NULL, 0, 0, 0, ?, ?)",
-                    (
-                        variant_id,
-                        game.name,
-                        game.family,
-                        game.rules,
-                        json.dumps(game.parameters()),
-                        game.format_position(root),
-                        BUILDER_VERSION,
-                        datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
-                    ),
-                )
+                insert_variant(cur, variant_id, game, game.format_position(root), symmetry=True, storage="moves", complete=False)
             else:
                 variant_id = row[0]
             before = cur.execute("SELECT COUNT(*) FROM states WHERE variant_id = ?", (variant_id,)).fetchone()[0]
@@ -496,3 +527,25 @@ def write_proved(
         return int(after - before)
     finally:
         raw.close()
+
+
+def read_proved(
+    conn: sqlite3.Connection, game: Any, variant_id: int, state: int, seconds: float | None
+) -> dict[int, tuple[str, int | None]]:
+    """The stored labels of a variant solved from positions (by :func:`write_proved`) that are at
+    least as far into the game as ``state`` and match one of its key patterns, nearest first,
+    read for at most ``seconds``."""
+    stop = None if seconds is None else time.perf_counter() + seconds
+    ply = game.plies_played(state) or 0
+    patterns = game.key_patterns(state) or ["%"]
+    known: dict[int, tuple[str, int | None]] = {}
+    rows = conn.execute(
+        "SELECT key, outcome, distance FROM states WHERE variant_id = ? AND ply >= ? AND NOT terminal"
+        f" AND ({' OR '.join(['key LIKE ?'] * len(patterns))}) ORDER BY ply",
+        (variant_id, ply, *patterns),
+    )
+    for key, outcome, distance in rows:
+        known[game.parse_position(key)] = (outcome, distance)
+        if stop is not None and len(known) & 63 == 0 and time.perf_counter() > stop:
+            break
+    return known
