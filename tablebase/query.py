@@ -39,16 +39,16 @@ from tablebase.errors import (
     UnreachablePositionError,
     VariantNotBuiltError,
 )
-from tablebase.games.base import Game
+from tablebase.games.base import Game, parse_position
 from tablebase.outcome import move_value, rank
-from tablebase.reader import Reader, database_errors, read_variant, read_variants
+from tablebase.reader import Reader, check_file, database_errors, read_variant, read_variants
 from tablebase.results import Line, MoveValue, PlyCount, Predecessor, Predecessors, Probe, SolveReport, Stats
 from tablebase.store.layouts import Entry, Row, Storage, open_storage
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from tablebase.results import VariantInfo, VerifyReport
+    from tablebase.results import StoredKey, VariantInfo, VerifyReport
 
     from tablebase.solve import Progress
 
@@ -171,6 +171,7 @@ class Tablebase:
         """Create or upgrade the schema with alembic; returns (old revision, new revision)."""
         from tablebase.store.engine import upgrade
 
+        self._check_writable()
         self._drop_reader()
         return upgrade(self.engine)
 
@@ -225,7 +226,9 @@ class Tablebase:
 
         deadline = None if time_limit is None else started + time_limit
         game = games.get(name)
-        state = game.initial_state() if not position else game.parse_position(position)
+        state = game.initial_state() if position is None else parse_position(game, position)
+        if time_limit is not None and not time_limit > 0:
+            raise BuildError(f"time limit must be a positive number of seconds, got {time_limit!r}")
         self._check_writable()
         self._drop_reader()
         upgrade(self.engine)
@@ -258,6 +261,7 @@ class Tablebase:
     def _check_writable(self) -> None:
         if not self._owns_engine:
             return
+        check_file(self.path)
         folder = self.path.resolve().parent
         if not folder.is_dir():
             raise DatabaseError(f"cannot create database {str(self.path)!r}: folder {str(folder)!r} does not exist")
@@ -311,9 +315,9 @@ class VariantTable:
                 row = read_variant(conn, self._name)
                 if row is None:
                     path = self.tablebase.path
+                    how = f"build {self._name}" if self.game.enumerable else f"solve {self._name} POSITION"
                     raise VariantNotBuiltError(
-                        f"variant {self._name!r} is not built in {str(path)!r};"
-                        f" run: tablebase build {self._name} --db {path}"
+                        f"variant {self._name!r} is not built in {str(path)!r}; run: tablebase {how} --db {path}"
                     )
                 variant_id, info = row
                 found = cache[self._name] = _Bound(
@@ -351,10 +355,16 @@ class VariantTable:
     # -- positions -----------------------------------------------------------
 
     def parse(self, position: str | None) -> int:
-        """The state of a position string (``None`` or empty: the start)."""
-        if position is None or position == "":
+        """The state of a position string (``None``: the start; an empty string is malformed)."""
+        if position is None:
             return self.game.initial_state()
-        return self.game.parse_position(position)
+        return parse_position(self.game, position)
+
+    def key(self, position: str | None = None) -> StoredKey:
+        """The key ``position`` is stored under and the symmetry between them (see :mod:`tablebase.keys`)."""
+        from tablebase.keys import stored_key
+
+        return stored_key(self.game, self.parse(position), self.info.symmetry)
 
     def canonical(self, state: int) -> tuple[int, int]:
         """The stored representative of ``state`` and the symmetry that maps ``state`` onto it."""
@@ -575,6 +585,8 @@ def count(name: str, *, symmetry: bool = True, progress: Progress | None = None)
     from tablebase.solve import count as count_plies
 
     game = games.get(name)
+    if not game.enumerable:
+        raise BuildError(f"variant {name!r} is too large to count: its positions cannot be enumerated")
     plies = count_plies(game, symmetry=symmetry, progress=progress)
     return Stats(
         name,

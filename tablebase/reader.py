@@ -131,6 +131,7 @@ class Reader:
             if conn is None:
                 raise DatabaseError(f"cannot open database {self.path.name!r}: the engine gave no connection")
             return conn, raw
+        check_not_folder(self.path)
         if not self.path.exists():
             raise DatabaseError(
                 f"database {str(self.path)!r} does not exist; build a variant first: "
@@ -158,11 +159,14 @@ class Reader:
             raise
         with self._lock:
             self._open.add(opened)
+        self._set_current(opened)
+        return opened
+
+    def _set_current(self, opened: _Connection | None) -> None:
         if self.engine is not None:
             self._shared = opened
         else:
             self._local.connection = opened
-        return opened
 
     def _forked(self) -> None:
         """In a child process after fork: forget the parent's connections without closing them."""
@@ -192,10 +196,7 @@ class Reader:
     def _retire(self, opened: _Connection) -> None:
         with self._lock:
             self._open.discard(opened)
-        if self.engine is not None:
-            self._shared = None
-        else:
-            self._local.connection = None
+        self._set_current(None)
         opened.close()
 
     @contextmanager
@@ -329,4 +330,44 @@ def one_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-__all__ = ["READ_MMAP_BYTES", "Reader", "database_errors", "one_line", "read_variant", "read_variants"]
+#: The first bytes of every SQLite 3 database file.
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_file(path: Path) -> None:
+    """Raise :class:`DatabaseError` when ``path`` is a folder, or an existing file that is not a
+    tablebase (not SQLite, or SQLite tables without the tablebase schema); a missing or empty file passes."""
+    check_not_folder(path)
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    with path.open("rb") as f:
+        if f.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+            raise DatabaseError(f"{str(path)!r} is not a SQLite database file")
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise DatabaseError(f"cannot read database {str(path)!r}: {one_line(exc)}") from exc
+    if tables and "alembic_version" not in tables:
+        raise DatabaseError(f"{str(path)!r} is a SQLite database but not a tablebase (it has other tables)")
+
+
+def check_not_folder(path: Path) -> None:
+    """Raise :class:`DatabaseError` when ``path`` names a folder instead of a database file."""
+    if path.is_dir():
+        raise DatabaseError(f"{str(path)!r} is a folder; name a database file, e.g. --db {path / 'tablebase.db'}")
+
+
+__all__ = [
+    "READ_MMAP_BYTES",
+    "Reader",
+    "check_file",
+    "check_not_folder",
+    "database_errors",
+    "one_line",
+    "read_variant",
+    "read_variants",
+]

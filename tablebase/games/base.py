@@ -23,6 +23,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Sequence, TypedDict
 
+from typing_extensions import NotRequired
+
 from tablebase.errors import MalformedPositionError
 from tablebase.outcome import DRAW as DRAW
 from tablebase.outcome import LOSS as LOSS
@@ -42,6 +44,13 @@ class LayoutCell(TypedDict):
     y: float
 
 
+class LayoutRegion(TypedDict):
+    """A named group of cells of a :class:`Layout` (one of Ultimate's nine fields)."""
+
+    name: str
+    cells: list[str]
+
+
 class Layout(TypedDict):
     """A game-agnostic picture of a board; see :meth:`Game.layout` for the contract."""
 
@@ -52,6 +61,14 @@ class Layout(TypedDict):
     empty: str
     pieces: dict[str, str]
     move_separator: str
+    regions: NotRequired[list[LayoutRegion]]
+
+
+class BoardMarks(TypedDict):
+    """What a drawing of one position shows on the regions of its layout; see :meth:`Game.board_marks`."""
+
+    active: list[str]
+    owners: dict[str, str]
 
 
 class Game(ABC):
@@ -272,10 +289,26 @@ class Game(ABC):
             that is a cell name; the label is what comes before it. A move
             changes what is on no cell but those it names.
 
+        ``regions`` (optional)
+            Named groups of cells drawn as one unit, ``{"name", "cells"}``
+            with ``cells`` a list of cell names (Ultimate's nine fields,
+            named ``"0"`` .. ``"8"``); omitted or empty when the board has
+            none. What a position shows on them comes from :meth:`board_marks`.
+
         A client composes a move by clicks on its cells in order, and asks for
         the label when several moves share the same cells.
         """
         return None
+
+    def board_marks(self, state: int) -> BoardMarks:
+        """The regions of :meth:`layout` a drawing of ``state`` marks.
+
+        ``active``: the regions the side to move must play in (empty when
+        the rules name none, or the game is over); ``owners``: region name ->
+        the player who owns it (a won field of Ultimate tic-tac-toe). Empty
+        for games without regions.
+        """
+        return {"active": [], "owners": {}}
 
     # -- speed ---------------------------------------------------------------
 
@@ -516,6 +549,13 @@ def split_move(layout: Layout, move: str) -> tuple[str, tuple[str, ...]]:
     if unknown:
         raise ValueError(f"move {move!r} names {unknown[0]!r}, which is not a cell of the layout")
     return label, cells
+
+
+def parse_position(game: Game, text: str) -> int:
+    """``game.parse_position(text)``, refusing an empty string by name (only an absent position means the start)."""
+    if text == "":
+        raise MalformedPositionError("empty position ''; leave the position out for the start")
+    return game.parse_position(text)
 
 
 def split_side(text: str) -> tuple[str, str | None]:

@@ -71,9 +71,12 @@ from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games.base import (
     DRAW,
     LOSS,
+    BoardMarks,
     Game,
+    Layout,
     Outcome,
     cell_name,
+    grid_layout,
     grid_symmetries,
     invert_permutation,
     parse_cell,
@@ -157,6 +160,10 @@ MOVE_OF_GRID = invert_permutation(GRID_OF_MOVE)
 def move_name(move: int) -> str:
     """The cell name of ``move`` (``9 * field + spot``): ``move_name(40) == 'e5'``."""
     return cell_name(GRID_OF_MOVE[move], 9)
+
+
+#: Space between two fields in the board drawing, in cells.
+FIELD_GAP = 0.3
 
 
 def field_span(f: int) -> str:
@@ -454,6 +461,25 @@ class Ultimate(Game):
         """The field the side to move must play in, or ``None`` for any."""
         a = (state >> ACTIVE) & 15
         return None if a == ANY else a
+
+    # -- drawing -------------------------------------------------------------
+
+    def layout(self) -> Layout:
+        """The 9x9 grid with a gap between fields; the fields are the regions ``"0"`` .. ``"8"``."""
+        layout = grid_layout(9, 9)
+        for cell in layout["cells"]:
+            cell["x"] += FIELD_GAP * (cell["x"] // 3)
+            cell["y"] += FIELD_GAP * (cell["y"] // 3)
+        layout["regions"] = [{"name": str(f), "cells": [move_name(9 * f + s) for s in range(9)]} for f in range(9)]
+        return layout
+
+    def board_marks(self, state: int) -> BoardMarks:
+        """The active field (none when any field may be chosen or the game is over) and the won fields."""
+        active = self.active_field(state)
+        wx, wo = self.won_fields(state)
+        owners = {str(f): "x" if wx >> f & 1 else "o" for f in range(9) if (wx | wo) >> f & 1}
+        over = self.outcome(state) is not None
+        return {"active": [] if active is None or over else [str(active)], "owners": owners}
 
     # -- notation ------------------------------------------------------------
 
