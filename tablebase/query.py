@@ -24,6 +24,7 @@ import functools
 import os
 import sqlite3
 import threading
+import time
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, NoReturn, TypeVar
@@ -52,6 +53,12 @@ if TYPE_CHECKING:
     from tablebase.solve import Progress
 
 DEFAULT_DB = "tablebase.db"
+#: Shares of the time left that ``solve`` gives to reading the stored values and to the search
+#: (the rest is for writing).
+SOLVE_READ_SHARE = 0.05
+SOLVE_SEARCH_SHARE = 0.8
+#: Seconds a probe spends proving the moves of a position stored by ``solve`` with its value only.
+PROBE_BUDGET = 2.0
 _T = TypeVar("_T")
 
 
@@ -209,11 +216,15 @@ class Tablebase:
     @_writes
     def solve(self, name: str, position: str | None = None, *, time_limit: float | None = None) -> SolveReport:
         """Prove the exact value of one position (and of each of its moves) by search, and
-        store what was proved; for variants too large to build. Nothing unproved is stored."""
+        store what was proved; for variants too large to build. Nothing unproved is stored,
+        and every position stored with moves has all its legal moves. ``time_limit`` bounds
+        the whole call: reading what the file knows, the search and the writing."""
+        started = time.perf_counter()
         from tablebase.solve.search import prove
         from tablebase.store.engine import upgrade
         from tablebase.store.writer import write_proved
 
+        deadline = None if time_limit is None else started + time_limit
         game = games.get(name)
         state = game.initial_state() if position is None else parse_position(game, position)
         if time_limit is not None and not time_limit > 0:
@@ -221,11 +232,19 @@ class Tablebase:
         self._check_writable()
         self._drop_reader()
         upgrade(self.engine)
-        if game.enumerable and self.get_variant(name) is not None and self.variant(name).info.complete:
+        table = self.get_variant(name)
+        if game.enumerable and table is not None and table.info.complete:
             raise BuildError(f"variant {name!r} is fully built here; probe it instead")
+        known = {} if table is None else table._stored_below(state, _share(deadline, SOLVE_READ_SHARE))
         self._drop_reader()
-        result = prove(game, state, time_limit, children=True)
-        stored = write_proved(self.engine, game, result.positions, result.edges, result.seconds)
+        result = prove(
+            game, state, _share(deadline, SOLVE_SEARCH_SHARE), children=True, line=True, known=known
+        )
+        write_by = None if deadline is None or time_limit is None else deadline - 0.05 * time_limit
+        result.collect(write_by)
+        stored = write_proved(
+            self.engine, game, result.positions, result.edges, result.seconds, deadline=write_by
+        )
         self._drop_reader()
         return SolveReport(
             variant=name,
@@ -236,7 +255,7 @@ class Tablebase:
             timed_out=result.timed_out,
             stored=stored,
             nodes=result.nodes,
-            seconds=result.seconds,
+            seconds=time.perf_counter() - started,
         )
 
     def _check_writable(self) -> None:
@@ -381,6 +400,8 @@ class VariantTable:
             canon = game.transform(state, sym) if sym else state
             found = [] if entry.terminal else bound.storage.moves(conn, canon, entry)
         moves: tuple[MoveValue, ...] = ()
+        if not found and not entry.terminal and not bound.info.complete:
+            moves = self._prove_moves(state, entry.outcome, entry.distance)
         if found:
             inverse = game.inverse_symmetry(sym)
             order = {m: i for i, m in enumerate(game.legal_moves(state))}
@@ -416,6 +437,45 @@ class VariantTable:
             moves=moves,
         )
 
+    def _prove_moves(self, state: int, outcome: str, distance: int | None) -> tuple[MoveValue, ...]:
+        """Every move of a position that ``solve`` stored with its value only (a child of a
+        solved position): the values stored, the rest proved now, for at most
+        :data:`PROBE_BUDGET` seconds; a move still unproved then has outcome ``None``."""
+        from tablebase.solve.search import prove
+
+        game = self.game
+        children = game.children(state)
+        with self.snapshot() as conn:
+            bound = self._bound()
+            canon = [game.canonical(c)[0] if bound.info.symmetry else c for _, c in children]
+            values = bound.storage.values(conn, canon)
+        found: dict[int, tuple[str, int | None]] = {m: v for (m, _), v in zip(children, values) if v is not None}
+        if len(found) < len(children):
+            known: dict[int, tuple[str, int | None]] = {
+                child: v for (_, child), v in zip(children, values) if v is not None
+            }
+            known[state] = (outcome, distance)
+            found.update(prove(game, state, PROBE_BUDGET, children=True, known=known).moves)
+        order = {m: i for i, (m, _) in enumerate(children)}
+        ranked: list[tuple[tuple[int, float], int, int, int, str | None, int | None]] = []
+        for move, child in children:
+            value = found.get(move)
+            mover, d = (None, None) if value is None else move_value(*value)
+            ranked.append((rank(mover, d), order[move], move, child, mover, d))
+        ranked.sort(key=lambda item: (item[0], item[1]))
+        return tuple(
+            MoveValue(move=game.format_move(m), position=game.format_position(c), outcome=mover, distance=d)
+            for _, _, m, c, mover, d in ranked
+        )
+
+    def _stored_below(self, state: int, seconds: float | None) -> dict[int, tuple[str, int | None]]:
+        """Stored labels of positions at least as far into the game as ``state``, nearest first,
+        read for at most ``seconds`` (to seed a search from ``state``)."""
+        from tablebase.store.writer import read_proved
+
+        with self.snapshot() as conn:
+            return read_proved(conn, self.game, self._bound().variant_id, state, seconds)
+
     def get_probe(self, position: str | None = None, default: _T = None) -> Probe | _T:  # type: ignore[assignment]
         """Like :meth:`probe`, but ``default`` when the position is not in the tablebase."""
         try:
@@ -442,7 +502,7 @@ class VariantTable:
         seen = {first.position}
         probe = first
         repeats = False
-        while probe.best_move is not None and len(moves) < max_plies:
+        while probe.best_move is not None and probe.best_move.outcome is not None and len(moves) < max_plies:
             best = probe.best_move
             moves.append(best.move)
             positions.append(best.position)
@@ -458,12 +518,19 @@ class VariantTable:
 
         Read from the moves table where the variant stores its moves, else
         derived from the rules (:meth:`~tablebase.games.base.Game.unmoves`)
-        and kept when the earlier position is stored.
+        and kept when the earlier position is stored. Only a built variant
+        knows them: one solved position by position holds some positions and
+        not their parents, and raises :class:`VariantNotBuiltError`.
         """
         game = self.game
         state = self.parse(position)
         with self.snapshot() as conn:
             bound = self._bound()
+            if not bound.info.complete:
+                raise VariantNotBuiltError(
+                    f"predecessors are not known in {self.name}: it is solved position by position"
+                    " (tablebase solve), which stores no parents"
+                )
             entry, _ = self._lookup(conn, bound, state, position)
             found = bound.storage.parents(conn, state, entry)
         pairs = {(game.format_position(parent), game.format_move(code)) for parent, code in found}
@@ -489,6 +556,13 @@ class VariantTable:
         with self.snapshot() as conn:
             rows = list(self.storage.rows(conn))
         yield from rows
+
+
+def _share(deadline: float | None, share: float) -> float | None:
+    """``share`` of the seconds left until ``deadline`` (``None``: no limit)."""
+    if deadline is None:
+        return None
+    return max(0.0, deadline - time.perf_counter()) * share
 
 
 def open(path: str | os.PathLike[str] | None = None, *, engine: Engine | None = None) -> Tablebase:  # noqa: A001

@@ -29,7 +29,9 @@ class MoveValue:
     move: str
     #: The position after the move.
     position: str
-    outcome: str
+    #: ``None`` only for a move of a position stored by ``solve`` with its value alone
+    #: that a probe could not prove within :data:`tablebase.query.PROBE_BUDGET` seconds.
+    outcome: str | None
     #: Plies to the end counted from the position before the move.
     distance: int | None
 

@@ -185,11 +185,12 @@ def test_memory_is_emptied_when_full(db: Path) -> None:
     game = games.get("ultimate")
     late = game.parse_position(LATE)
     with tablebase.open(db) as tb:
-        analysis = Analysis(tb, max_positions=50)
+        # room for the start and its children, which is what a search that proves them keeps
+        analysis = Analysis(tb, max_positions=game.move_count(late) + 1)
         probe = analysis.solve(game, late, 20)
         assert analysis.known(game, late) == probe
         child = game.parse_position(probe.moves[0].position)
         analysis.solve(game, child, 20)
-        # the second search filled more than 50 positions: the first one's were dropped
+        # the second search's positions did not fit beside the first one's, which were dropped
         assert analysis.known(game, late) is None
         assert analysis.known(game, child) is not None

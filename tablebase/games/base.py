@@ -131,6 +131,37 @@ class Game(ABC):
         """An upper bound on the plies left from ``state``, ``None`` if the game knows none (bounds searches)."""
         return None
 
+    def successors(self, state: int) -> list[tuple[int, int, Outcome | None, int]]:
+        """``(move, next_state, its outcome or None, its move count)`` for every legal move of a
+        non-terminal ``state`` (move count 0 when the game is over); what a search needs of each
+        child, which games may compute faster together."""
+        out = []
+        for move, child in self.children(state):
+            result = self.outcome(child)
+            out.append((move, child, result, 0 if result is not None else self.move_count(child)))
+        return out
+
+    def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
+        """A compiled win/draw/loss search for positions reached from ``state``, or ``None``
+        (also when loading it would take a good part of ``time_limit`` seconds).
+
+        :mod:`tablebase.solve.search` then uses it for its outcome step: an
+        object that reads and writes like the search's ``{state: (lo, hi,
+        best)}`` table of bounds (``get``, item assignment, ``len``) and has
+        ``search(state, alpha, beta, budget) -> (value or None, nodes)``, the
+        fail-soft negamax value in -1..1 of a non-terminal state, ``None``
+        when ``budget`` nodes did not suffice.
+        """
+        return None
+
+    def key_patterns(self, state: int) -> list[str] | None:
+        """SQL ``LIKE`` patterns, one of which the position string of every position reachable
+        from ``state``, in every orientation, matches; ``None`` if the game gives none.
+
+        A search seeded from stored positions reads only those that match.
+        """
+        return None
+
     def children(self, state: int) -> list[tuple[int, int]]:
         """``(move, next_state)`` for every legal move (empty when terminal)."""
         if self.outcome(state) is not None:

@@ -116,7 +116,9 @@ class MoveReply(BaseModel):
 
     move: str
     position: str = Field(description="The position after the move.")
-    outcome: Outcome
+    outcome: Outcome | None = Field(
+        description="null only for a move of a position solved with its value alone that the probe could not prove in time."
+    )
     distance: int | None = Field(description="Plies to the end from the probed position; null: perpetual draw.")
 
 
