@@ -1,10 +1,11 @@
 """Probes per second from threads sharing one Tablebase, next to one object per thread.
 
-    python benchmarks/threads.py [--db FILE] [--variant mnk-4-3-3] [--seconds 3]
+    python benchmarks/threads.py [--db FILE] [--variant mnk-4-3-3] [--seconds 2] [--repeat 5]
 
 Builds the variant into FILE if it is not there, then walks random games with
 ``probe`` for a fixed time: from 1, 2 and 8 threads sharing one object, and
-from 2 and 8 threads with an object each. Also prints single-thread probe
+from 2 and 8 threads with an object each, each configuration run
+``--repeat`` times interleaved with the others (medians). Also prints single-thread probe
 latency (p50, p99) over a fixed set of positions. Errors are counted, not
 raised, so the script also runs on versions of the library that fail here.
 """
@@ -85,7 +86,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", type=Path, default=Path("threads.db"))
     parser.add_argument("--variant", default="mnk-4-3-3")
-    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--repeat", type=int, default=5, help="interleaved runs of every configuration")
     args = parser.parse_args()
     with tablebase.open(args.db) as tb:
         if not args.db.exists() or tb.get_variant(args.variant) is None:
@@ -93,15 +95,22 @@ def main() -> None:
     print(f"tablebase from {Path(tablebase.__file__).parent}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
     p50, p99 = latency(args.db, args.variant, 5000)
     print(f"single-thread probe: p50 {p50:.0f} us, p99 {p99:.0f} us")
-    base, _ = throughput(args.db, args.variant, 1, True, args.seconds)
+    configs = [(1, True), (2, True), (2, False), (8, True), (8, False)]
+    rates: dict[tuple[int, bool], list[float]] = {c: [] for c in configs}
+    errors = dict.fromkeys(configs, 0)
+    for _ in range(args.repeat):
+        for threads, shared in configs:
+            rate, failed = throughput(args.db, args.variant, threads, shared, args.seconds)
+            rates[threads, shared].append(rate)
+            errors[threads, shared] += failed
+    base = statistics.median(rates[1, True])
+    print(f"median of {args.repeat} interleaved runs of {args.seconds:g} s each")
     print(f"{'threads':>7}  {'objects':<10} {'probes/s':>9}  {'vs 1':>5}  errors")
-    print(f"{1:>7}  {'one':<10} {base:>9,.0f}  {1.0:>5.2f}  0")
-    for threads in (2, 8):
-        for shared in (True, False):
-            rate, errors = throughput(args.db, args.variant, threads, shared, args.seconds)
-            label = "one shared" if shared else "one each"
-            print(f"{threads:>7}  {label:<10} {rate:>9,.0f}  {rate / base:>5.2f}  {errors}")
-
+    for threads, shared in configs:
+        rate = statistics.median(rates[threads, shared])
+        label = "one" if threads == 1 else "one shared" if shared else "one each"
+        print(f"{threads:>7}  {label:<10} {rate:>9,.0f}  {rate / base:>5.2f}  {errors[threads, shared]}")
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 if __name__ == "__main__":
     main()
