@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import tablebase  # noqa: E402
 from tablebase.games import get  # noqa: E402
-from ultimate_solve import sample_position  # noqa: E402
+from tablebase.games.base import random_live_position  # noqa: E402
 
 
 def main() -> None:
@@ -36,7 +36,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     worst = 0.0
     for i in range(args.samples):
-        position = game.format_position(sample_position(game, args.empties, rng))
+        position = game.format_position(random_live_position(game, args.empties, rng))
         with tempfile.TemporaryDirectory() as folder, tablebase.open(Path(folder) / "solve.db") as tb:
             started = time.perf_counter()
             report = tb.solve(args.variant, position, time_limit=args.limit)

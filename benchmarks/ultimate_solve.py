@@ -33,18 +33,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablebase.games import get  # noqa: E402
-from tablebase.games.ultimate import Ultimate  # noqa: E402
+from tablebase.games.base import random_live_position  # noqa: E402
 from tablebase.solve.search import prove  # noqa: E402
-
-
-def sample_position(game: Ultimate, empties: int, rng: random.Random) -> int:
-    """A live position with ``empties`` empty spots, reached by random play."""
-    while True:
-        state = game.initial_state()
-        while game.outcome(state) is None and game.max_plies(state) > empties:
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
-        if game.outcome(state) is None:
-            return state
 
 
 def run(variants: list[str], empties: list[int], samples: int, limit: float, seed: int, verbose: bool) -> list[dict]:
@@ -58,7 +48,7 @@ def run(variants: list[str], empties: list[int], samples: int, limit: float, see
             nodes = 0
             seconds = 0.0
             for k in range(samples):
-                state = sample_position(game, e, rng)
+                state = random_live_position(game, e, rng)
                 result = prove(game, state, time_limit=limit)
                 proved = result.complete
                 times.append(result.seconds if proved else float("inf"))

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
 
 from tablebase.games import get
-from tablebase.games.base import LOSS, Game, Outcome
+from tablebase.games.base import LOSS, Game, Outcome, random_live_position
 from tablebase.solve import OUTCOME_NAMES, Solution, solve
 from tablebase.solve.search import SearchResult, prove
 
@@ -67,15 +66,6 @@ def test_retrograde_method_agrees() -> None:
         _check_against_table(result, solution, index, edges)
 
 
-def _ultimate_sample(game: Any, empties: int, rng: random.Random) -> int:
-    while True:
-        state = game.initial_state()
-        while game.outcome(state) is None and game.max_plies(state) > empties:
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
-        if game.outcome(state) is None:
-            return state
-
-
 @pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
 def test_ultimate_endgames_agree_with_retrograde(variant: str, compiled: bool) -> None:
@@ -86,7 +76,7 @@ def test_ultimate_endgames_agree_with_retrograde(variant: str, compiled: bool) -
     rng = random.Random(9)
     outcomes = set()
     for empties in (6, 9, 11) * 10:
-        state = _ultimate_sample(game, empties, rng)
+        state = random_live_position(game, empties, rng)
         searched = prove(game, state, children=True, compiled=compiled)
         full = prove(game, state, method="retrograde")
         assert (searched.outcome, searched.distance) == (full.outcome, full.distance)
@@ -185,7 +175,7 @@ def test_compiled_outcome_search_agrees_with_python(variant: str) -> None:
     rng = random.Random(12)
     values = []
     for k in range(40):
-        state = _ultimate_sample(game, 12 + k % 9, rng)
+        state = random_live_position(game, 12 + k % 9, rng)
         python = prove(game, state, compiled=False)
         compiled = prove(game, state)
         assert (compiled.outcome, compiled.distance) == (python.outcome, python.distance)
