@@ -19,7 +19,7 @@ from typer.core import TyperGroup
 
 import tablebase
 from cli.render import moves_text, probe_text, show_distance, table
-from tablebase.errors import TablebaseError
+from tablebase.errors import TablebaseError, shorten_quotes
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
 ClickException: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -36,7 +36,10 @@ class OneLineErrors(TyperGroup):
         try:
             result = super().main(*args, **kwargs)
         except ClickException as exc:
-            message = " ".join(cast(Any, exc).format_message().split())
+            if type(exc).__name__ == "NoArgsIsHelpError":
+                typer.echo(exc.ctx.get_help())  # type: ignore[attr-defined]
+                sys.exit(0)
+            message = shorten_quotes(" ".join(cast(Any, exc).format_message().split()))
             if not message:  # help was shown for a bare command
                 sys.exit(0)
             hint = " (a position that starts with '-' goes after '--')" if "No such option: -" in message else ""
@@ -55,7 +58,25 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
+
+
+def show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"tablebase {tablebase.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: Annotated[
+        bool, typer.Option("--version", callback=show_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Exact endgame tablebases for the tic-tac-toe family of games, stored in SQLite."""
+
+
 db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 
@@ -75,8 +96,8 @@ PositionArg = Annotated[
 
 
 def fail(message: str) -> NoReturn:
-    """Print one line on stderr and exit with code 1."""
-    typer.echo(f"error: {message}", err=True)
+    """Print one line on stderr and exit with code 1 (quoted input cut to its start)."""
+    typer.echo(f"error: {shorten_quotes(message)}", err=True)
     raise typer.Exit(1)
 
 
@@ -136,10 +157,14 @@ class BuildProgress:
         self.started = 0.0
         self.last = ""
         self.shown = 0.0
+        #: Seconds of every finished phase, in order.
+        self.seconds: dict[str, float] = {}
 
     def __call__(self, phase: str, done: int, total: Optional[int]) -> None:
         now = time.perf_counter()
         if phase != self.phase:
+            if phase in self.seconds:  # reported finished already
+                return
             self.close()
             self.phase, self.started, self.shown = phase, now, 0.0
         if total:
@@ -159,11 +184,21 @@ class BuildProgress:
             if now - self.started > self.LOG_EVERY:
                 self.stream.write(text + "\n")
                 self.stream.flush()
+        if total and done >= total:
+            # the phase ends with its last item, not when the next one starts (schema work may come between)
+            self.close()
+
+    def summary(self, wall: float) -> str:
+        """``wall`` seconds split into the phases and the rest (schema, setup), which add up to it."""
+        parts = [f"{phase} {seconds:.2f}" for phase, seconds in self.seconds.items()]
+        rest = wall - sum(self.seconds.values())
+        return " + ".join([*parts, f"other {max(rest, 0.0):.2f}"])
 
     def close(self) -> None:
         if self.phase is None:
             return
         elapsed = time.perf_counter() - self.started
+        self.seconds[self.phase] = elapsed
         end = f"  done in {elapsed:.2f} s"
         self.stream.write(("\r" if self.live else "") + self.last + end + "\n")
         self.stream.flush()
@@ -213,6 +248,7 @@ def build(
     with tablebase.open(db) as tb:
         for name in names:
             progress = None if quiet else BuildProgress(name)
+            started = time.perf_counter()
             try:
                 info = tb.build(
                     name, symmetry=symmetry, progress=progress, storage=storage, build_dir=build_dir, workers=workers
@@ -220,9 +256,11 @@ def build(
             finally:
                 if progress is not None:
                     progress.close()
+            wall = time.perf_counter() - started
+            split = "" if progress is None else f": {progress.summary(wall)}"
             typer.echo(
                 f"{info.name}: {info.states:,} states, {moves_text(info)}, start is a {info.outcome}"
-                f" in {show_distance(info.distance)} ({info.build_seconds:.2f} s)"
+                f" in {show_distance(info.distance)} ({wall:.2f} s{split})"
             )
 
 
@@ -366,6 +404,22 @@ def predecessors(
         typer.echo(f"{p.position}  {p.move}")
 
 
+@command(help="The key a position is stored under (its canonical form) and how its moves are named there.")
+def key(
+    variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
+) -> None:
+    stored = ask(db, variant, lambda table: table.key(position))
+    if json_:
+        emit_json(stored.to_dict())
+        return
+    same = " (the identity: the position is its own key)" if stored.symmetry == 0 else ""
+    typer.echo(f"position   {stored.position}")
+    typer.echo(f"stored as  {stored.key}")
+    typer.echo(f"symmetry   {stored.symmetry} of {stored.symmetries}{same}")
+    if stored.moves:
+        typer.echo(table(["move", "stored as"], [list(pair) for pair in stored.moves]))
+
+
 @command(help="Positions and symmetry classes per ply, and outcome totals.")
 def stats(
     variant: VariantArg,
@@ -439,9 +493,10 @@ def play(
     with tablebase.open(db) as tb:
         vt = tb.variant(variant)
         players = vt.game.players
-        seat = {"x": 0, "first": 0, "o": 1, "second": 1}.get(as_.lower())
+        seats = {players[0]: 0, players[1]: 1, "first": 0, "second": 1}
+        seat = seats.get(as_.lower())
         if seat is None:
-            fail(f"invalid side {as_!r}: use x, o, first or second")
+            fail(f"invalid side {as_!r} for {variant}: use {', '.join(seats)}")
         human = players[seat]
         history = [vt.probe(position)]
         typer.echo(f"{variant}: you play {human}; '?' shows the value of each move, 'undo' takes back, 'quit' stops.")
@@ -464,7 +519,13 @@ def play(
                 typer.echo(f"perfect play: {move.move} ({move.outcome} in {show_distance(move.distance)})")
                 history.append(vt.probe(move.position))
                 continue
-            answer = typer.prompt("your move", default="", show_default=False).strip()
+            answer = ""
+            while not answer:
+                try:
+                    answer = typer.prompt("your move", default="", show_default=False).strip()
+                except typer.Abort:  # end of input (Ctrl-D)
+                    typer.echo("")
+                    return
             if answer in ("quit", "q", "exit"):
                 return
             if answer in ("?", "hint"):
@@ -472,12 +533,17 @@ def play(
                 typer.echo(table(["move", "outcome", "distance"], rows))
                 continue
             if answer == "undo":
+                if not any(p.to_move == human for p in history[:-1]):
+                    typer.echo("nothing to undo")
+                    continue
                 while len(history) > 1:
                     history.pop()
                     if history[-1].to_move == human:
                         break
                 continue
             chosen = next((m for m in probe.moves if m.move == answer), None)
+            if chosen is None:
+                chosen = next((m for m in probe.moves if m.move.lower() == answer.lower()), None)
             if chosen is None:
                 try:
                     vt.play(probe.position, answer)

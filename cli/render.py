@@ -33,8 +33,11 @@ def probe_text(vt: VariantTable, result: Probe) -> str:
         f"{result.position}: {result.to_move} to move, {result.outcome}"
         f" in {show_distance(result.distance)}" + (" (game over)" if result.terminal else ""),
     ]
+    stored = vt.key(result.position)
+    if stored.key != result.position:
+        lines.append(f"stored as {stored.key} (symmetry {stored.symmetry}; see: tablebase key {vt.name} POSITION)")
     if result.moves:
-        rows = [[m.move, m.outcome, show_distance(m.distance), m.position] for m in result.moves]
+        rows = [[m.move, m.outcome or "unproved", show_distance(m.distance), m.position] for m in result.moves]
         lines.append(table(["move", "outcome", "distance", "position"], rows))
     return "\n".join(lines)
 

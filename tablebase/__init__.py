@@ -10,6 +10,7 @@ The package:
 * :mod:`tablebase.results` — what queries return, each with its JSON (``to_dict``);
 * :mod:`tablebase.outcome` — outcome names, codes and the labelling rule;
 * :mod:`tablebase.reader` — the read-only connection and snapshots;
+* :mod:`tablebase.keys` — the key a position is stored under, and the symmetry to it;
 * :mod:`tablebase.build` — which solver and storage layout a build uses;
 * :mod:`tablebase.verify` — the independent audit of a built variant;
 * :mod:`tablebase.games` — the rules, one module per game family;
@@ -50,6 +51,7 @@ from tablebase.results import (
     Probe,
     SolveReport,
     Stats,
+    StoredKey,
     VariantInfo,
     VerifyReport,
 )
@@ -83,6 +85,7 @@ __all__ = [
     "SchemaVersionError",
     "SolveReport",
     "Stats",
+    "StoredKey",
     "Tablebase",
     "TablebaseError",
     "UnknownVariantError",

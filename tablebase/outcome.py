@@ -61,8 +61,11 @@ def move_value(child_outcome: str, child_distance: int | None) -> tuple[Outcome,
     return _FLIP[child_outcome], None if child_distance is None else child_distance + 1
 
 
-def rank(outcome: str, distance: int | None) -> tuple[int, float]:
-    """Sort key of move values, best first: fastest win, then draws (longest first), then slowest loss."""
+def rank(outcome: str | None, distance: int | None) -> tuple[int, float]:
+    """Sort key of move values, best first: fastest win, then draws (longest first), then slowest
+    loss, then moves whose value is not known (``outcome`` ``None``)."""
+    if outcome is None:
+        return (3, 0.0)
     d = float("inf") if distance is None else distance
     if outcome == WIN:
         return (0, d)

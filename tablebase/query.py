@@ -20,11 +20,14 @@ are the types of :mod:`tablebase.results`.
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
+import threading
+import time
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, NoReturn, TypeVar
 
 from tablebase import games
 from tablebase.errors import (
@@ -36,21 +39,42 @@ from tablebase.errors import (
     UnreachablePositionError,
     VariantNotBuiltError,
 )
-from tablebase.games.base import Game
+from tablebase.games.base import Game, parse_position
 from tablebase.outcome import move_value, rank
-from tablebase.reader import Reader, read_variant, read_variants
+from tablebase.reader import Reader, check_file, database_errors, read_variant, read_variants
 from tablebase.results import Line, MoveValue, PlyCount, Predecessor, Predecessors, Probe, SolveReport, Stats
 from tablebase.store.layouts import Entry, Row, Storage, open_storage
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from tablebase.results import VariantInfo, VerifyReport
+    from tablebase.results import StoredKey, VariantInfo, VerifyReport
 
     from tablebase.solve import Progress
 
 DEFAULT_DB = "tablebase.db"
+#: Shares of the time left that ``solve`` gives to reading the stored values and to the search
+#: (the rest is for writing).
+SOLVE_READ_SHARE = 0.05
+SOLVE_SEARCH_SHARE = 0.8
+#: Seconds a probe spends proving the moves of a position stored by ``solve`` with its value only.
+PROBE_BUDGET = 2.0
 _T = TypeVar("_T")
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _writes(method: _Method) -> _Method:
+    """Run a writing method of :class:`Tablebase` alone among the threads sharing the object,
+    with errors of the database layer raised as :class:`DatabaseError`."""
+
+    @functools.wraps(method)
+    def serialised(self: Tablebase, *args: Any, **kwargs: Any) -> Any:
+        with self._writing, database_errors(self.path):
+            return method(self, *args, **kwargs)
+
+    return serialised  # type: ignore[return-value]
 
 
 class Tablebase:
@@ -69,7 +93,8 @@ class Tablebase:
         self._engine = engine
         self._owns_engine = engine is None
         self._tables: dict[str, VariantTable] = {}
-        self._read = Reader(self.path, engine, self._refresh_tables)
+        self._read = Reader(self.path, engine)
+        self._writing = threading.Lock()
 
     # -- connections ---------------------------------------------------------
 
@@ -85,16 +110,6 @@ class Tablebase:
     def _snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
         """A read transaction: every query inside sees the same committed state of the file."""
         return self._read.snapshot()
-
-    def _refresh_tables(self, conn: sqlite3.Connection) -> None:
-        """Re-read the variant rows after another connection changed the file (a rebuild)."""
-        for name, table in list(self._tables.items()):
-            found = read_variant(conn, name)
-            if found is None:
-                del self._tables[name]
-                table.variant_id = table.storage.variant_id = -1
-            else:
-                table.bind(*found)
 
     def close(self) -> None:
         """Close every connection (the object can be reopened by using it again)."""
@@ -122,20 +137,9 @@ class Tablebase:
     def variant(self, name: str) -> VariantTable:
         """The built variant ``name``; raises if the name is unknown or not built here."""
         table = self._tables.get(name)
-        if table is not None:
-            with self._snapshot():
-                pass  # brings the table's info up to date if the file changed
-            if self._tables.get(name) is table:
-                return table
-        game = games.get(name)
-        with self._snapshot() as conn:
-            found = read_variant(conn, name)
-        if found is None:
-            raise VariantNotBuiltError(
-                f"variant {name!r} is not built in {str(self.path)!r}; run: tablebase build {name} --db {self.path}"
-            )
-        table = VariantTable(self, game, *found)
-        self._tables[name] = table
+        if table is None:
+            table = self._tables.setdefault(name, VariantTable(self, games.get(name), name))
+        table._bound()
         return table
 
     def get_variant(self, name: str) -> VariantTable | None:
@@ -162,13 +166,16 @@ class Tablebase:
 
     # -- writing -------------------------------------------------------------
 
+    @_writes
     def upgrade(self) -> tuple[str | None, str]:
         """Create or upgrade the schema with alembic; returns (old revision, new revision)."""
         from tablebase.store.engine import upgrade
 
+        self._check_writable()
         self._drop_reader()
         return upgrade(self.engine)
 
+    @_writes
     def build(
         self,
         name: str,
@@ -216,30 +223,47 @@ class Tablebase:
         progress: Progress | None = None,
     ) -> VariantInfo:
         """Write the packed variant ``name`` (only the plies ``plies``, inclusive, if given) into the
-        tablebase file ``to`` as ``states`` rows, or ``moves`` (states and moves tables); returns its row there."""
+        tablebase file ``to`` as ``states`` rows, or ``moves`` (states and moves tables); returns its row there.
+        Reads this file through a snapshot and writes only ``to``."""
         from tablebase.store.export import export_variant
 
-        export_variant(self.variant(name), to, storage, plies, progress)
+        with database_errors(Path(to)):
+            export_variant(self.variant(name), to, storage, plies, progress)
         with Tablebase(to) as out:
             return out.variant(name).info
 
+    @_writes
     def solve(self, name: str, position: str | None = None, *, time_limit: float | None = None) -> SolveReport:
         """Prove the exact value of one position (and of each of its moves) by search, and
-        store what was proved; for variants too large to build. Nothing unproved is stored."""
+        store what was proved; for variants too large to build. Nothing unproved is stored,
+        and every position stored with moves has all its legal moves. ``time_limit`` bounds
+        the whole call: reading what the file knows, the search and the writing."""
+        started = time.perf_counter()
         from tablebase.solve.search import prove
         from tablebase.store.engine import upgrade
         from tablebase.store.writer import write_proved
 
+        deadline = None if time_limit is None else started + time_limit
         game = games.get(name)
-        state = game.initial_state() if not position else game.parse_position(position)
+        state = game.initial_state() if position is None else parse_position(game, position)
+        if time_limit is not None and not time_limit > 0:
+            raise BuildError(f"time limit must be a positive number of seconds, got {time_limit!r}")
         self._check_writable()
         self._drop_reader()
         upgrade(self.engine)
-        if game.enumerable and self.get_variant(name) is not None and self.variant(name).info.complete:
+        table = self.get_variant(name)
+        if game.enumerable and table is not None and table.info.complete:
             raise BuildError(f"variant {name!r} is fully built here; probe it instead")
+        known = {} if table is None else table._stored_below(state, _share(deadline, SOLVE_READ_SHARE))
         self._drop_reader()
-        result = prove(game, state, time_limit, children=True)
-        stored = write_proved(self.engine, game, result.positions, result.edges, result.seconds)
+        result = prove(
+            game, state, _share(deadline, SOLVE_SEARCH_SHARE), children=True, line=True, known=known
+        )
+        write_by = None if deadline is None or time_limit is None else deadline - 0.05 * time_limit
+        result.collect(write_by)
+        stored = write_proved(
+            self.engine, game, result.positions, result.edges, result.seconds, deadline=write_by
+        )
         self._drop_reader()
         return SolveReport(
             variant=name,
@@ -250,12 +274,13 @@ class Tablebase:
             timed_out=result.timed_out,
             stored=stored,
             nodes=result.nodes,
-            seconds=result.seconds,
+            seconds=time.perf_counter() - started,
         )
 
     def _check_writable(self) -> None:
         if not self._owns_engine:
             return
+        check_file(self.path)
         folder = self.path.resolve().parent
         if not folder.is_dir():
             raise DatabaseError(f"cannot create database {str(self.path)!r}: folder {str(folder)!r} does not exist")
@@ -280,24 +305,63 @@ class Tablebase:
         return check(self.variant(name), sample, progress)
 
 
+class _Bound(NamedTuple):
+    variant_id: int
+    info: VariantInfo
+    storage: Storage
+
+
 class VariantTable:
     """Queries on one built variant."""
 
-    def __init__(self, tablebase: Tablebase, game: Game, variant_id: int, info: VariantInfo):
+    def __init__(self, tablebase: Tablebase, game: Game, name: str):
         self.tablebase = tablebase
         self.game = game
-        self.bind(variant_id, info)
+        self._name = name
 
-    def bind(self, variant_id: int, info: VariantInfo) -> None:
-        """Point this object at the variant row ``variant_id`` (again, after a rebuild changed it)."""
-        self.variant_id = variant_id
-        self.info = info
-        #: How the variant's positions are stored (chosen by the layout named in its row).
-        self.storage: Storage = open_storage(info.storage, self.game, variant_id, info.symmetry)
+    def _bound(self) -> _Bound:
+        """The variant's row and storage as this thread's current snapshot of the file has them.
+
+        Raises :class:`VariantNotBuiltError` when the file (no longer) has the variant.
+        """
+        found = self.tablebase._read.cached(self._name)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+        with self.tablebase._snapshot() as conn:
+            cache = self.tablebase._read.cache()
+            found = cache.get(self._name)
+            if found is None:
+                row = read_variant(conn, self._name)
+                if row is None:
+                    path = self.tablebase.path
+                    how = f"build {self._name}" if self.game.enumerable else f"solve {self._name} POSITION"
+                    raise VariantNotBuiltError(
+                        f"variant {self._name!r} is not built in {str(path)!r}; run: tablebase {how} --db {path}"
+                    )
+                variant_id, info = row
+                found = cache[self._name] = _Bound(
+                    variant_id, info, open_storage(info.storage, self.game, variant_id, info.symmetry)
+                )
+            return found  # type: ignore[no-any-return]
 
     @property
     def name(self) -> str:
-        return self.info.name
+        return self._name
+
+    @property
+    def variant_id(self) -> int:
+        """The id of the variant's row."""
+        return self._bound().variant_id
+
+    @property
+    def info(self) -> VariantInfo:
+        """The variant's row: rules, counts, result of the start, how it is stored."""
+        return self._bound().info
+
+    @property
+    def storage(self) -> Storage:
+        """How the variant's positions are stored (the layout named in its row)."""
+        return self._bound().storage
 
     def __repr__(self) -> str:
         return f"<VariantTable {self.name!r} in {str(self.tablebase.path)!r}>"
@@ -310,10 +374,16 @@ class VariantTable:
     # -- positions -----------------------------------------------------------
 
     def parse(self, position: str | None) -> int:
-        """The state of a position string (``None`` or empty: the start)."""
-        if position is None or position == "":
+        """The state of a position string (``None``: the start; an empty string is malformed)."""
+        if position is None:
             return self.game.initial_state()
-        return self.game.parse_position(position)
+        return parse_position(self.game, position)
+
+    def key(self, position: str | None = None) -> StoredKey:
+        """The key ``position`` is stored under and the symmetry between them (see :mod:`tablebase.keys`)."""
+        from tablebase.keys import stored_key
+
+        return stored_key(self.game, self.parse(position), self.info.symmetry)
 
     def canonical(self, state: int) -> tuple[int, int]:
         """The stored representative of ``state`` and the symmetry that maps ``state`` onto it."""
@@ -321,10 +391,12 @@ class VariantTable:
             return self.game.canonical(state)
         return state, 0
 
-    def _lookup(self, conn: sqlite3.Connection, state: int, position: str | None) -> tuple[Entry, int]:
+    def _lookup(
+        self, conn: sqlite3.Connection, bound: _Bound, state: int, position: str | None
+    ) -> tuple[Entry, int]:
         """The stored entry of ``state``'s class and the symmetry that maps ``state`` onto it."""
-        canon, sym = self.canonical(state)
-        entry = self.storage.lookup(conn, canon)
+        canon, sym = self.game.canonical(state) if bound.info.symmetry else (state, 0)
+        entry = bound.storage.lookup(conn, canon)
         if entry is None:
             self._not_found(state, position)
         return entry, sym
@@ -342,10 +414,13 @@ class VariantTable:
         game = self.game
         state = self.parse(position)
         with self.snapshot() as conn:
-            entry, sym = self._lookup(conn, state, position)
+            bound = self._bound()
+            entry, sym = self._lookup(conn, bound, state, position)
             canon = game.transform(state, sym) if sym else state
-            found = [] if entry.terminal else self.storage.moves(conn, canon, entry)
+            found = [] if entry.terminal else bound.storage.moves(conn, canon, entry)
         moves: tuple[MoveValue, ...] = ()
+        if not found and not entry.terminal and not bound.info.complete:
+            moves = self._prove_moves(state, entry.outcome, entry.distance)
         if found:
             inverse = game.inverse_symmetry(sym)
             order = {m: i for i, m in enumerate(game.legal_moves(state))}
@@ -381,6 +456,45 @@ class VariantTable:
             moves=moves,
         )
 
+    def _prove_moves(self, state: int, outcome: str, distance: int | None) -> tuple[MoveValue, ...]:
+        """Every move of a position that ``solve`` stored with its value only (a child of a
+        solved position): the values stored, the rest proved now, for at most
+        :data:`PROBE_BUDGET` seconds; a move still unproved then has outcome ``None``."""
+        from tablebase.solve.search import prove
+
+        game = self.game
+        children = game.children(state)
+        with self.snapshot() as conn:
+            bound = self._bound()
+            canon = [game.canonical(c)[0] if bound.info.symmetry else c for _, c in children]
+            values = bound.storage.values(conn, canon)
+        found: dict[int, tuple[str, int | None]] = {m: v for (m, _), v in zip(children, values) if v is not None}
+        if len(found) < len(children):
+            known: dict[int, tuple[str, int | None]] = {
+                child: v for (_, child), v in zip(children, values) if v is not None
+            }
+            known[state] = (outcome, distance)
+            found.update(prove(game, state, PROBE_BUDGET, children=True, known=known).moves)
+        order = {m: i for i, (m, _) in enumerate(children)}
+        ranked: list[tuple[tuple[int, float], int, int, int, str | None, int | None]] = []
+        for move, child in children:
+            value = found.get(move)
+            mover, d = (None, None) if value is None else move_value(*value)
+            ranked.append((rank(mover, d), order[move], move, child, mover, d))
+        ranked.sort(key=lambda item: (item[0], item[1]))
+        return tuple(
+            MoveValue(move=game.format_move(m), position=game.format_position(c), outcome=mover, distance=d)
+            for _, _, m, c, mover, d in ranked
+        )
+
+    def _stored_below(self, state: int, seconds: float | None) -> dict[int, tuple[str, int | None]]:
+        """Stored labels of positions at least as far into the game as ``state``, nearest first,
+        read for at most ``seconds`` (to seed a search from ``state``)."""
+        from tablebase.store.writer import read_proved
+
+        with self.snapshot() as conn:
+            return read_proved(conn, self.game, self._bound().variant_id, state, seconds)
+
     def get_probe(self, position: str | None = None, default: _T = None) -> Probe | _T:  # type: ignore[assignment]
         """Like :meth:`probe`, but ``default`` when the position is not in the tablebase."""
         try:
@@ -407,7 +521,7 @@ class VariantTable:
         seen = {first.position}
         probe = first
         repeats = False
-        while probe.best_move is not None and len(moves) < max_plies:
+        while probe.best_move is not None and probe.best_move.outcome is not None and len(moves) < max_plies:
             best = probe.best_move
             moves.append(best.move)
             positions.append(best.position)
@@ -423,13 +537,21 @@ class VariantTable:
 
         Read from the moves table where the variant stores its moves, else
         derived from the rules (:meth:`~tablebase.games.base.Game.unmoves`)
-        and kept when the earlier position is stored.
+        and kept when the earlier position is stored. Only a built variant
+        knows them: one solved position by position holds some positions and
+        not their parents, and raises :class:`VariantNotBuiltError`.
         """
         game = self.game
         state = self.parse(position)
         with self.snapshot() as conn:
-            entry, _ = self._lookup(conn, state, position)
-            found = self.storage.parents(conn, state, entry)
+            bound = self._bound()
+            if not bound.info.complete:
+                raise VariantNotBuiltError(
+                    f"predecessors are not known in {self.name}: it is solved position by position"
+                    " (tablebase solve), which stores no parents"
+                )
+            entry, _ = self._lookup(conn, bound, state, position)
+            found = bound.storage.parents(conn, state, entry)
         pairs = {(game.format_position(parent), game.format_move(code)) for parent, code in found}
         return Predecessors(self.name, game.format_position(state), [Predecessor(p, m) for p, m in sorted(pairs)])
 
@@ -455,6 +577,13 @@ class VariantTable:
         yield from rows
 
 
+def _share(deadline: float | None, share: float) -> float | None:
+    """``share`` of the seconds left until ``deadline`` (``None``: no limit)."""
+    if deadline is None:
+        return None
+    return max(0.0, deadline - time.perf_counter()) * share
+
+
 def open(path: str | os.PathLike[str] | None = None, *, engine: Engine | None = None) -> Tablebase:  # noqa: A001
     """Open a tablebase file (default ``tablebase.db``) or wrap an existing SQLAlchemy engine."""
     return Tablebase(path, engine=engine)
@@ -475,6 +604,8 @@ def count(name: str, *, symmetry: bool = True, progress: Progress | None = None)
     from tablebase.solve import count as count_plies
 
     game = games.get(name)
+    if not game.enumerable:
+        raise BuildError(f"variant {name!r} is too large to count: its positions cannot be enumerated")
     plies = count_plies(game, symmetry=symmetry, progress=progress)
     return Stats(
         name,

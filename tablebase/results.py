@@ -29,7 +29,9 @@ class MoveValue:
     move: str
     #: The position after the move.
     position: str
-    outcome: str
+    #: ``None`` only for a move of a position stored by ``solve`` with its value alone
+    #: that a probe could not prove within :data:`tablebase.query.PROBE_BUDGET` seconds.
+    outcome: str | None
     #: Plies to the end counted from the position before the move.
     distance: int | None
 
@@ -188,10 +190,32 @@ class VariantInfo:
 
         return layout_info(self.storage).label
 
+    @classmethod
+    def unbuilt(cls, game: Game) -> VariantInfo:
+        """The entry of a variant with nothing built (one explored position by position by search)."""
+        return cls(
+            name=game.name,
+            family=game.family,
+            rules=game.rules,
+            parameters=game.parameters(),
+            symmetry=True,
+            complete=False,
+            states=0,
+            moves=0,
+            outcome=None,
+            distance=None,
+            build_seconds=0.0,
+            builder_version="",
+            built_at="",
+        )
+
     def to_dict(self, game: Game | None = None) -> dict[str, Any]:
         """``tablebase list --json``; with the variant's ``game``, ``GET /api/variants`` (adds the
         rules, the players and the start position)."""
-        data = {"variant": self.name, **_pick(self, "states", "moves", "storage", "symmetry", "outcome", "distance")}
+        data = {
+            "variant": self.name,
+            **_pick(self, "states", "moves", "storage", "symmetry", "complete", "outcome", "distance"),
+        }
         if game is not None:
             data.update(
                 family=self.family,
@@ -248,6 +272,28 @@ class SolveReport:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class StoredKey:
+    """A position, the key it is stored under, and how the two correspond."""
+
+    variant: str
+    position: str
+    key: str
+    #: The symmetry that maps the position onto the key (0: the identity, the position is its own key).
+    symmetry: int
+    #: How many symmetries the variant has (1 without symmetry reduction).
+    symmetries: int
+    #: ``(move here, the same move in the key's orientation)`` for every legal move.
+    moves: tuple[tuple[str, str], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``tablebase key --json``."""
+        return {
+            **_pick(self, "variant", "position", "key", "symmetry", "symmetries"),
+            "moves": [{"move": here, "stored": there} for here, there in self.moves],
+        }
+
+
 __all__ = [
     "Line",
     "MoveValue",
@@ -257,6 +303,7 @@ __all__ = [
     "Probe",
     "SolveReport",
     "Stats",
+    "StoredKey",
     "VariantInfo",
     "VerifyReport",
 ]

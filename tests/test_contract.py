@@ -15,6 +15,7 @@ from pydantic import BaseModel  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 import tablebase  # noqa: E402
+from tablebase import games  # noqa: E402
 from cli.main import app as cli_app  # noqa: E402
 from tablebase.serve import create_app  # noqa: E402
 from tablebase.serve.app import (  # noqa: E402
@@ -62,10 +63,18 @@ def test_variant_info_to_dict_is_the_variant_reply(tb: tablebase.Tablebase) -> N
         same_shape(info.to_dict(tb.variant(info.name).game), VariantReply)
 
 
+def test_unbuilt_variant_info_to_dict_is_the_variant_reply() -> None:
+    game = games.get("ultimate")
+    same_shape(tablebase.VariantInfo.unbuilt(game).to_dict(game), VariantReply)
+
+
 def test_http_replies_are_the_to_dicts(built_db: Path, tb: tablebase.Tablebase) -> None:
     ttt = tb.variant("tictactoe")
+    built = {i.name: i.to_dict(tb.variant(i.name).game) for i in tb.variants()}
+    searched = {name: games.get(name) for name in ("ultimate", "ultimate-classic") if name not in built}
+    listed = {**built, **{name: tablebase.VariantInfo.unbuilt(g).to_dict(g) for name, g in searched.items()}}
     expected = {
-        "/api/variants": [i.to_dict(tb.variant(i.name).game) for i in tb.variants()],
+        "/api/variants": [listed[name] for name in sorted(listed)],
         f"/api/tictactoe?position={MIDDLE}": ttt.probe(MIDDLE).to_dict(),
         f"/api/tictactoe/line?position={MIDDLE}": ttt.line(MIDDLE).to_dict(),
         f"/api/tictactoe/predecessors?position={MIDDLE}": ttt.predecessors(MIDDLE).to_dict(),

@@ -187,6 +187,10 @@ def test_fast_paths_agree_with_apply(variant: str) -> None:
             moves = game.legal_moves(state)
             assert game.children(state) == [(m, game.apply(state, m)) for m in moves]
             assert game.move_count(state) == len(moves)
+            assert game.successors(state) == [
+                (m, c, game.outcome(c), 0 if game.outcome(c) else len(game.legal_moves(c)))
+                for m, c in game.children(state)
+            ]
         else:
             assert game.children(state) == []
 

@@ -26,6 +26,7 @@ State encoding: bit ``c`` is an x on cell ``c``, bit ``9 + c`` an o on cell
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, ClassVar
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError
@@ -187,21 +188,8 @@ class WildGame(BitboardGame):
         return "\n".join(lines)
 
 
-def wild() -> WildGame:
-    """Wild tic-tac-toe: completing three identical marks in a row wins."""
-    return WildGame(misere=False)
-
-
-def wild_misere() -> WildGame:
-    """Misère wild tic-tac-toe: completing three identical marks in a row loses."""
-    return WildGame(misere=True)
-
-
-#: Fixed names this module registers, with their factories.
+#: Fixed names this module registers, with their factories (``build --all`` builds them all).
 VARIANTS = {
-    "wild": wild,
-    "wild-misere": wild_misere,
+    "wild": partial(WildGame, misere=False),
+    "wild-misere": partial(WildGame, misere=True),
 }
-
-#: Variants built by ``tablebase build --all``.
-CATALOG = ("wild", "wild-misere")

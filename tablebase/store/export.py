@@ -30,14 +30,15 @@ class PackedLayers:
 
     def __init__(self, table: VariantTable, plies: tuple[int, int] | None = None):
         self.game = table.game
-        self.symmetry = table.info.symmetry
-        self.info = table.info
         self._layers: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         with table.snapshot() as conn:
+            # the row and the layout as this one snapshot has them
+            self.info = table.info
+            self.symmetry = self.info.symmetry
             layers = table.storage.sorted_layers(conn, _raise, plies)
             if layers is None:
                 raise BuildError(
-                    f"{table.name} is stored as {table.info.storage!r} rows already; export reads packed variants"
+                    f"{table.name} is stored as {self.info.storage!r} rows already; export reads packed variants"
                 )
             for ply, states, outcome, distance in layers:
                 self._layers[ply] = (states, outcome, distance)
@@ -124,18 +125,18 @@ def export_variant(
     if not layers.depths:
         raise BuildError(f"{table.name} has no states in plies {plies[0]}-{plies[1]}" if plies else f"{table.name} is empty")
     if storage == "states":
-        write_states(target, layers, table.info.build_seconds, progress=progress)
+        write_states(target, layers, layers.info.build_seconds, progress=progress)
         return
     engine = make_engine(target)
     try:
         upgrade(engine)
-        write_solution(engine, layers.solution(), table.info.build_seconds, progress=progress)
+        write_solution(engine, layers.solution(), layers.info.build_seconds, progress=progress)
         game = table.game
         root = game.canonical(game.initial_state())[0] if layers.symmetry else game.initial_state()
         with engine.begin() as conn:
             conn.exec_driver_sql(
                 "UPDATE variants SET root_key = ?, outcome = ?, distance = ? WHERE name = ?",
-                (game.format_position(root), table.info.outcome, table.info.distance, table.name),
+                (game.format_position(root), layers.info.outcome, layers.info.distance, table.name),
             )
     finally:
         engine.dispose()

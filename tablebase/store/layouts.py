@@ -552,8 +552,8 @@ class Packed(StatesOnly):
         if not supports(game):
             usable = "'moves' or 'states'" if game.has_unmoves else "'moves'"
             raise BuildError(
-                f"variant {game.name!r} cannot be stored packed: its positions do not fit the 64-bit key coding"
-                f" or its rules do not list the moves into a position; use storage {usable}"
+                f"variant {game.name!r} cannot be stored packed (use storage {usable}): its positions do not fit"
+                " the 64-bit key coding or its rules do not list the moves into a position"
             )
 
     def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:

@@ -34,6 +34,8 @@ from tablebase.store import bulk
 
 #: Rows per bulk insert.
 CHUNK = 100_000
+#: Positions with their moves written between two looks at the clock by :func:`write_proved`.
+GROUPS = 200
 #: Page cache for the load, in KiB (SQLite's negative ``cache_size``).
 LOAD_CACHE_KIB = 1 << 20
 
@@ -397,13 +399,33 @@ def write_proved(
     positions: dict[int, tuple[str, int | None]],
     edges: list[tuple[int, int, int]],
     seconds: float,
+    deadline: float | None = None,
 ) -> int:
     """Add proved positions (canonical states) and the moves between them to a
     variant solved from positions, in one transaction; returns how many states were new.
 
-    The variant is created on first use with ``complete`` false; the start
-    position's value is filled in once it is proved.
+    ``edges`` come grouped by their first state, each group all the moves of
+    that position (a position stored with moves has every legal move); they
+    are written group by group with their children, in the order given, and
+    at ``deadline`` (a :func:`time.perf_counter` value) the rest is left out,
+    so every position written keeps a complete move list. Positions already
+    stored are not stored again. The variant is created on first use with
+    ``complete`` false; the start position's value is filled in once it is proved.
     """
+    started = time.perf_counter()
+    groups: dict[int, list[tuple[int, int]]] = {}
+    for a, m, b in edges:
+        groups.setdefault(a, []).append((m, b))
+    in_groups = set(groups).union(b for _, _, b in edges)
+    alone = [s for s in positions if s not in in_groups]
+    keys: dict[int, str] = {}
+
+    def key(state: int) -> str:
+        text = keys.get(state)
+        if text is None:
+            text = keys[state] = game.format_position(state)
+        return text
+
     raw = engine.raw_connection()
     conn: sqlite3.Connection = raw.driver_connection  # type: ignore[assignment]
     try:
@@ -421,39 +443,61 @@ def write_proved(
             else:
                 variant_id = row[0]
             before = cur.execute("SELECT COUNT(*) FROM states WHERE variant_id = ?", (variant_id,)).fetchone()[0]
-            rows = []
-            for state, (outcome, distance) in positions.items():
-                ply = game.plies_played(state)
-                if ply is None:
-                    raise ValueError(f"{game.name} does not tell the ply of a position")
-                rows.append(
-                    (
-                        variant_id,
-                        game.format_position(state),
-                        game.to_move(state),
-                        ply,
-                        game.outcome(state) is not None,
-                        outcome,
-                        distance,
-                        game.orbit_size(state),
-                    )
-                )
-            cur.executemany(
-                "INSERT INTO states (variant_id, key, to_move, ply, terminal, outcome, distance, orbit, representative)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (variant_id, key) DO NOTHING",
-                rows,
-            )
             ids: dict[int, int] = {}
-            for state in {s for e in edges for s in (e[0], e[2])}:
-                found = cur.execute(
-                    "SELECT id FROM states WHERE variant_id = ? AND key = ?", (variant_id, game.format_position(state))
-                ).fetchone()
-                if found is not None:
-                    ids[state] = found[0]
-            cur.executemany(
-                "INSERT OR IGNORE INTO moves (from_state, move, to_state) VALUES (?, ?, ?)",
-                [(ids[a], game.format_move(m), ids[b]) for a, m, b in edges if a in ids and b in ids],
-            )
+
+            def store(states: list[int]) -> None:
+                """Insert the rows of ``states`` not stored yet, and learn the ids of all of them."""
+                states = [s for s in dict.fromkeys(states) if s not in ids]
+                known: dict[str, int] = {}
+                for lo in range(0, len(states), 500):
+                    part = [key(s) for s in states[lo : lo + 500]]
+                    known.update(
+                        cur.execute(
+                            f"SELECT key, id FROM states WHERE variant_id = ? AND key IN ({','.join('?' * len(part))})",
+                            (variant_id, *part),
+                        ).fetchall()
+                    )
+                rows = []
+                for state in states:
+                    if key(state) in known:
+                        continue
+                    ply = game.plies_played(state)
+                    if ply is None:
+                        raise ValueError(f"{game.name} does not tell the ply of a position")
+                    outcome, distance = positions[state]
+                    rows.append(
+                        (
+                            variant_id,
+                            key(state),
+                            game.to_move(state),
+                            ply,
+                            game.outcome(state) is not None,
+                            outcome,
+                            distance,
+                            game.orbit_size(state),
+                        )
+                    )
+                for r in rows:
+                    cur.execute(
+                        "INSERT INTO states (variant_id, key, to_move, ply, terminal, outcome, distance, orbit,"
+                        " representative) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                        r,
+                    )
+                    known[r[1]] = int(cur.lastrowid or 0)
+                for state in states:
+                    ids[state] = known[key(state)]
+
+            store(alone)
+            order = list(groups)
+            for lo in range(0, len(order), GROUPS):
+                if lo and deadline is not None and time.perf_counter() > deadline:
+                    break
+                part = order[lo : lo + GROUPS]
+                store([s for a in part for s in (a, *(b for _, b in groups[a]))])
+                cur.executemany(
+                    "INSERT OR IGNORE INTO moves (from_state, move, to_state) VALUES (?, ?, ?)",
+                    [(ids[a], game.format_move(m), ids[b]) for a in part for m, b in groups[a]],
+                )
             recount_plies(cur, variant_id)
             after = cur.execute("SELECT COUNT(*) FROM states WHERE variant_id = ?", (variant_id,)).fetchone()[0]
             moves = cur.execute(
@@ -467,7 +511,14 @@ def write_proved(
             cur.execute(
                 "UPDATE variants SET states_count = ?, moves_count = ?, build_seconds = build_seconds + ?,"
                 " outcome = ?, distance = ? WHERE id = ?",
-                (after, moves, seconds, start[0] if start else None, start[1] if start else None, variant_id),
+                (
+                    after,
+                    moves,
+                    seconds + time.perf_counter() - started,
+                    start[0] if start else None,
+                    start[1] if start else None,
+                    variant_id,
+                ),
             )
             cur.execute("COMMIT")
         except BaseException:
@@ -477,3 +528,25 @@ def write_proved(
         return int(after - before)
     finally:
         raw.close()
+
+
+def read_proved(
+    conn: sqlite3.Connection, game: Any, variant_id: int, state: int, seconds: float | None
+) -> dict[int, tuple[str, int | None]]:
+    """The stored labels of a variant solved from positions (by :func:`write_proved`) that are at
+    least as far into the game as ``state`` and match one of its key patterns, nearest first,
+    read for at most ``seconds``."""
+    stop = None if seconds is None else time.perf_counter() + seconds
+    ply = game.plies_played(state) or 0
+    patterns = game.key_patterns(state) or ["%"]
+    known: dict[int, tuple[str, int | None]] = {}
+    rows = conn.execute(
+        "SELECT key, outcome, distance FROM states WHERE variant_id = ? AND ply >= ? AND NOT terminal"
+        f" AND ({' OR '.join(['key LIKE ?'] * len(patterns))}) ORDER BY ply",
+        (variant_id, ply, *patterns),
+    )
+    for key, outcome, distance in rows:
+        known[game.parse_position(key)] = (outcome, distance)
+        if stop is not None and len(known) & 63 == 0 and time.perf_counter() > stop:
+            break
+    return known

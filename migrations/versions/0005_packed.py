@@ -1,19 +1,12 @@
-"""Packed storage: the states of a variant in compressed blocks, one row per block.
-
-Revision ID: 0004_packed
-Revises: 0003_plies
-Create Date: 2026-11-23
-"""
+"""Packed storage: the states of a variant in compressed blocks, one row per block."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004_packed"
-down_revision = "0003_plies"
-branch_labels = None
-depends_on = None
+revision = "0005_packed"
+down_revision = "0004_views"
 
 
 def upgrade() -> None:
