@@ -227,6 +227,7 @@ class Tablebase:
         Reads this file through a snapshot and writes only ``to``."""
         from tablebase.store.export import export_variant
 
+        check_file(Path(to))
         with database_errors(Path(to)):
             export_variant(self.variant(name), to, storage, plies, progress)
         with Tablebase(to) as out:
