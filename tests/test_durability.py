@@ -107,16 +107,17 @@ def test_states_only_build_killed_then_resumed(db_copy: Path, phase: str, at: in
     assert {k: v for k, v in after.items() if k != "mnk-4-3-3"} == before
 
 
-def test_states_only_file_killed_in_the_write_keeps_the_old_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("storage, phase", [("states", "write"), ("packed", "pack")])
+def test_file_of_one_variant_killed_in_the_write_keeps_the_old_file(tmp_path: Path, storage: str, phase: str) -> None:
     path = tmp_path / "alone.db"
     with tablebase.open(path) as tb:
-        tb.build("mnk-4-3-3", storage="states")
+        tb.build("mnk-4-3-3", storage=storage)
     before = snapshot(path)
-    result = kill_build(path, "mnk-4-3-3", "write", 1, storage="states")
+    result = kill_build(path, "mnk-4-3-3", phase, 1, storage=storage)
     assert result.returncode == -signal.SIGKILL, result.stderr
     assert snapshot(path) == before  # the new file is written beside it and renamed only when complete
     with tablebase.open(path) as tb:
-        tb.build("mnk-4-3-3", storage="states")
+        tb.build("mnk-4-3-3", storage=storage)
         assert tb.verify("mnk-4-3-3").ok
     # neither the half-written file nor the layer files are left behind
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("alone.db.build")]

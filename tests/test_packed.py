@@ -321,16 +321,6 @@ def test_killed_packed_build_loses_nothing(db_copy: Path, phase: str, at: int) -
         assert tb.verify("mnk-4-3-3").ok
 
 
-def test_killed_packed_rebuild_keeps_the_previous_file(tmp_path: Path) -> None:
-    db = tmp_path / "only.db"
-    with tablebase.open(db) as tb:
-        tb.build("mnk-4-3-3", storage="packed")
-    before = snapshot(db)
-    result = kill_build(db, "mnk-4-3-3", "pack", 1, storage="packed")
-    assert result.returncode == -signal.SIGKILL, result.stderr
-    assert snapshot(db) == before
-
-
 def test_http_answers_like_moves(tmp_path: Path) -> None:
     pytest.importorskip("fastapi", reason="the serve extra is not installed")
     from fastapi.testclient import TestClient
