@@ -466,6 +466,7 @@ class Tablebase:
         storage: str | None = None,
         build_dir: str | os.PathLike[str] | None = None,
         workers: int | None = None,
+        scheduler: str | None = None,
     ) -> VariantInfo:
         """Solve ``name`` and store it, replacing an earlier build atomically.
 
@@ -475,7 +476,10 @@ class Tablebase:
         :data:`STATES_ONLY_ABOVE` classes and the count confirms it. Layered games with array kernels are then solved out of core
         in ``build_dir`` (default: a folder next to the database, removed
         after the write), which an interrupted build resumes from, by
-        ``workers`` processes (default: one per core).
+        ``workers`` processes (default: one per core). ``scheduler`` (a Dask
+        scheduler address, or ``local:N``) runs the out-of-core build on that
+        cluster whatever the size, stored states only; ``build_dir`` may then be an
+        fsspec URL that every worker reaches (see :mod:`tablebase.solve.chunked`).
         """
         from tablebase.solve import solve
         from tablebase.store.engine import upgrade
@@ -501,17 +505,19 @@ class Tablebase:
         kernels = game.vector
         bound = game.size_bound(symmetry)
         large = bound is not None and bound > STATES_ONLY_ABOVE
-        if (storage == "states" or (storage is None and large)) and kernels is not None and kernels.layered and self._owns_engine:
+        if scheduler and (storage == "moves" or not game.has_unmoves or kernels is None or not kernels.layered):
+            raise BuildError(f"variant {name!r} cannot be built on a cluster: that takes a layered game stored states-only")
+        if (storage == "states" or (storage is None and large) or scheduler) and kernels is not None and kernels.layered and self._owns_engine:
             import shutil
 
             from tablebase.solve.chunked import solve_chunked
             from tablebase.store.states import write_states
 
-            folder = Path(build_dir) if build_dir is not None else self.path.with_name(f"{self.path.name}.build-{name}")
+            folder = build_dir if build_dir is not None else self.path.with_name(f"{self.path.name}.build-{name}")
             if workers is None:
                 workers = os.cpu_count() or 1
-            layered = solve_chunked(game, folder, symmetry=symmetry, progress=progress, workers=workers)
-            if storage == "states" or layered.num_states > STATES_ONLY_ABOVE:
+            layered = solve_chunked(game, folder, symmetry=symmetry, progress=progress, workers=workers, scheduler=scheduler)
+            if storage == "states" or scheduler or layered.num_states > STATES_ONLY_ABOVE:
                 write_states(self.path, layered, time.perf_counter() - start, progress=progress)
                 if build_dir is None:
                     shutil.rmtree(folder, ignore_errors=True)

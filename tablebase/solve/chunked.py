@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tablebase.errors import BuildError
 from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, WIN, VectorKernels
 from tablebase.solve.executor import Executor, executor_for
 from tablebase.solve.retrograde import OUTCOME_NAMES
@@ -129,8 +130,11 @@ class BuildDir:
             try:
                 from fsspec.core import url_to_fs
             except ImportError as exc:
-                raise ValueError(f"build directory {text[:80]!r} needs fsspec: pip install 'tablebase[cluster]'") from exc
-            self.fs, root = url_to_fs(text)
+                raise BuildError(f"build directory {text[:80]!r} needs fsspec: pip install 'tablebase[cluster]'") from exc
+            try:
+                self.fs, root = url_to_fs(text)
+            except (ImportError, ValueError) as exc:
+                raise BuildError(f"build directory {text[:80]!r}: {exc}") from exc
             self.root = root.rstrip("/")
             self.location = text.rstrip("/")
         else:
@@ -583,16 +587,16 @@ def build_layers(
     if kernels is None or not kernels.layered:
         raise ValueError(f"{game.name} is not a layered game with array kernels")
     bdir = BuildDir(build_dir)
-    bdir.makedirs()
-    manifest = bdir.load_manifest()
-    if manifest is not None and (
-        manifest.format != FORMAT or manifest.game != game.name or manifest.symmetry != symmetry
-    ):
-        raise ValueError(f"build directory {bdir.location[:80]!r} holds another build ({manifest.game})")
-    if manifest is None:
-        manifest = Manifest(game=game.name, symmetry=symmetry)
-    job = Job(game.name, symmetry, bdir.location, os.urandom(8).hex())
     with executor_for(scheduler, workers, _remember, (game.name, kernels)) as executor:
+        bdir.makedirs()
+        manifest = bdir.load_manifest()
+        if manifest is not None and (
+            manifest.format != FORMAT or manifest.game != game.name or manifest.symmetry != symmetry
+        ):
+            raise BuildError(f"build directory {bdir.location[:80]!r} holds another build ({manifest.game})")
+        if manifest is None:
+            manifest = Manifest(game=game.name, symmetry=symmetry)
+        job = Job(game.name, symmetry, bdir.location, os.urandom(8).hex())
         if scheduler and progress is not None:
             progress(f"on {executor.description}", 0, None)
         t0 = time.perf_counter()
