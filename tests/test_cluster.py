@@ -67,7 +67,7 @@ def test_cli_build_on_cluster(cluster: distributed.LocalCluster, tmp_path: Path)
     runner = CliRunner()
     result = runner.invoke(app, ["build", "tictactoe", "--db", str(db)], env={"TABLEBASE_SCHEDULER": cluster.scheduler_address})
     assert result.exit_code == 0, result.output
-    assert f"on dask scheduler {cluster.scheduler_address} with 2 workers, dashboard http" in result.output
+    assert f"on dask scheduler {cluster.scheduler_address} (2 workers connected), dashboard http" in result.output
     assert "layer 9 enumerate" in result.output and "layer 0 label" in result.output
     # a cluster build is the out-of-core one, stored states-only, whatever the size
     with tablebase.open(db) as tb:

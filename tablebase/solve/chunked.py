@@ -87,6 +87,8 @@ class Manifest:
     forward_done: bool = False
     labelled: list[int] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    #: per layer, the children written to bucket files (each chunk's distinct children): the forward shuffle
+    spilled: dict[int, int] = field(default_factory=dict)
     format: int = FORMAT
 
     def to_json(self) -> dict[str, Any]:
@@ -98,6 +100,7 @@ class Manifest:
             "forward_done": self.forward_done,
             "labelled": sorted(self.labelled),
             "seconds": self.seconds,
+            "spilled": {str(depth): count for depth, count in self.spilled.items()},
         }
 
     @classmethod
@@ -109,6 +112,7 @@ class Manifest:
             forward_done=data["forward_done"],
             labelled=list(data["labelled"]),
             seconds=dict(data.get("seconds", {})),
+            spilled={int(depth): count for depth, count in data.get("spilled", {}).items()},
             format=data.get("format", 0),
         )
 
@@ -500,8 +504,9 @@ def _sample(bdir: BuildDir, depth: int, n: int) -> np.ndarray:
 
 def _forward_layer(
     job: Job, bdir: BuildDir, executor: Executor, depth: int, chunk: int, bucket: int, progress: Progress | None
-) -> LayerInfo | None:
-    """Write layer ``depth + 1`` from layer ``depth``; its counts, or None when it is empty."""
+) -> tuple[LayerInfo | None, int]:
+    """Write layer ``depth + 1`` from layer ``depth``; its counts (None when it is empty) and the
+    number of children spilled to bucket files."""
     kernels = job.kernels()
     n = bdir.count(_states(depth), np.uint64)
     # the number of buckets from a sample's children per parent; splitters from its children
@@ -521,8 +526,9 @@ def _forward_layer(
     tasks = [(job, depth, i, lo, hi) for i, (lo, hi) in enumerate(_chunks(n, chunk))]
     holders: list[list[int]] = [[] for _ in range(splitters.size + 1)]
     phase = f"layer {depth + 1} enumerate"
-    done = 0
+    done = spilled = 0
     for task, counts in zip(tasks, executor.map(_expand_task, tasks)):
+        spilled += sum(counts)
         for b, found in enumerate(counts):
             if found:
                 holders[b].append(task[2])
@@ -538,10 +544,10 @@ def _forward_layer(
             progress(merge, b + 1, len(merges))
     if total[0] == 0:
         bdir.remove(spill)
-        return None
+        return None, spilled
     bdir.concat([f"{spill}/part-{b}.u64" for b in range(len(merges))], _states(depth + 1))
     bdir.remove(spill)
-    return LayerInfo(depth + 1, *(int(t) for t in total))
+    return LayerInfo(depth + 1, *(int(t) for t in total)), spilled
 
 
 def _label_layer(
@@ -606,11 +612,12 @@ def build_layers(
             manifest.layers.append(_counts(kernels, 0, start, symmetry, chunk))
             bdir.save_manifest(manifest)
         while not manifest.forward_done:
-            info = _forward_layer(job, bdir, executor, manifest.layers[-1].depth, chunk, bucket, progress)
+            info, spilled = _forward_layer(job, bdir, executor, manifest.layers[-1].depth, chunk, bucket, progress)
             if info is None:
                 manifest.forward_done = True
             else:
                 manifest.layers.append(info)
+                manifest.spilled[info.depth] = spilled
             manifest.seconds["enumerate"] = manifest.seconds.get("enumerate", 0.0) + time.perf_counter() - t0
             t0 = time.perf_counter()
             bdir.save_manifest(manifest)

@@ -109,7 +109,7 @@ class DaskExecutor:
             raise BuildError(f"cannot reach the dask scheduler {scheduler[:80]!r}: {exc}") from exc
         workers = len(self.client.scheduler_info().get("workers", {}))
         self.description = (
-            f"dask scheduler {self.client.scheduler.address} with {workers} workers, dashboard {self.client.dashboard_link}"
+            f"dask scheduler {self.client.scheduler.address} ({workers} workers connected), dashboard {self.client.dashboard_link}"
         )
 
     def map(self, fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
