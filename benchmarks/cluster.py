@@ -15,6 +15,11 @@ terminal classes and the start value agree, and per ply the children
 generated (live classes times empty cells), the children spilled to bucket
 files, and the measured core-seconds per child that plans larger boards.
 Each build directory is removed after its figures are read.
+
+``--child-cost mnk-5-4-4,mnk-5-5-4`` only times the expansion (children,
+canonical forms, sort and deduplication) of the same number of parents of
+the same ply on each board, in this process, alternately: the cost per child
+of a larger board relative to one that has been built.
 """
 
 from __future__ import annotations
@@ -26,10 +31,13 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablebase import games  # noqa: E402
-from tablebase.solve.chunked import CHUNK, LayeredSolution, solve_chunked  # noqa: E402
+from tablebase.games.kernels import UNKNOWN  # noqa: E402
+from tablebase.solve.chunked import CHUNK, LayeredSolution, expand_chunk, solve_chunked  # noqa: E402
 
 TARGET_RATIO = 1.15
 
@@ -78,6 +86,34 @@ def run(label: str, args: argparse.Namespace, **where: object) -> tuple[float, L
     return wall, layered, phases.seconds
 
 
+def child_cost(names: list[str], ply: int = 8, parents: int = 1 << 18, rounds: int = 3) -> None:
+    """Microseconds per child of expanding as many states of layer ``ply - 1`` on each board
+    (``parents`` at most) into layer ``ply``."""
+    layers = {}
+    for name in names:
+        game = games.get(name)
+        kernels = game.vector
+        assert kernels is not None
+        layer = expand_chunk(kernels, kernels.canonical(np.array([game.initial_state()], dtype=np.uint64)), True)
+        for _ in range(ply - 2):
+            layer = expand_chunk(kernels, layer, True)
+        layers[name] = (kernels, layer)
+    parents = min(parents, *(layer.size for _, layer in layers.values()))
+    layers = {name: (kernels, layer[:: max(1, layer.size // parents)][:parents]) for name, (kernels, layer) in layers.items()}
+    best: dict[str, float] = {}
+    for _ in range(rounds):
+        for name, (kernels, chunk) in layers.items():
+            children = kernels.children(chunk[kernels.outcome(chunk) == UNKNOWN])[0].size
+            t0 = time.perf_counter()
+            expand_chunk(kernels, chunk, True)
+            per_child = (time.perf_counter() - t0) / children
+            best[name] = min(best.get(name, per_child), per_child)
+    base = best[names[0]]
+    for name in names:
+        print(f"{name}: {1e6 * best[name]:.3f} us per child expanded (layer {ply - 1} to {ply},"
+              f" {layers[name][1].size:,} parents), {best[name] / base:.2f} x {names[0]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variant", default="mnk-5-4-4")
@@ -85,7 +121,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="local pool processes")
     parser.add_argument("--scheduler", default="local:2", help="dask scheduler address, or local:N")
     parser.add_argument("--chunk", type=int, default=CHUNK, help="parents per task")
+    parser.add_argument("--child-cost", default=None, help="comma-separated variants: time the expansion only")
     args = parser.parse_args()
+    if args.child_cost:
+        child_cost(args.child_cost.split(","))
+        return
     game = games.get(args.variant)
     cells = game.parameters()["m"] * game.parameters()["n"]
     pool_wall, pool, pool_phases = run("pool", args, workers=args.workers)
