@@ -505,8 +505,11 @@ class Tablebase:
         kernels = game.vector
         bound = game.size_bound(symmetry)
         large = bound is not None and bound > STATES_ONLY_ABOVE
-        if scheduler and (storage == "moves" or not game.has_unmoves or kernels is None or not kernels.layered):
-            raise BuildError(f"variant {name!r} cannot be built on a cluster: that takes a layered game stored states-only")
+        if scheduler and (storage == "moves" or not game.has_unmoves or kernels is None or not kernels.layered
+                          or not self._owns_engine):
+            raise BuildError(
+                f"variant {name!r} cannot be built on a cluster: that takes a layered game stored states-only in a file"
+            )
         if (storage == "states" or (storage is None and large) or scheduler) and kernels is not None and kernels.layered and self._owns_engine:
             import shutil
 
