@@ -14,10 +14,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any, NamedTuple, Optional
+from typing import NamedTuple, Optional
 
-if TYPE_CHECKING:
-    from tablebase.query import Probe, VariantTable
+from cli.render import probe_text
 
 
 class ProbeArgs(NamedTuple):
@@ -27,32 +26,6 @@ class ProbeArgs(NamedTuple):
     position: Optional[str]
     json: bool
     db: str
-
-
-def show_distance(distance: Optional[int]) -> str:
-    return "-" if distance is None else str(distance)
-
-
-def table(headers: list[str], rows: list[list[Any]]) -> str:
-    """A plain aligned text table."""
-    cells = [headers] + [[str(c) for c in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def probe_text(vt: VariantTable, result: Probe) -> str:
-    """What ``tablebase probe`` prints without ``--json``: the board, the value, the moves best first."""
-    lines = [
-        vt.game.format_board(vt.parse(result.position)),
-        f"{result.position}: {result.to_move} to move, {result.outcome}"
-        f" in {show_distance(result.distance)}" + (" (game over)" if result.terminal else ""),
-    ]
-    if result.moves:
-        rows = [[m.move, m.outcome, show_distance(m.distance), m.position] for m in result.moves]
-        lines.append(table(["move", "outcome", "distance", "position"], rows))
-    return "\n".join(lines)
 
 
 def parse_probe(args: list[str], default_db: str) -> ProbeArgs | None:

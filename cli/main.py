@@ -11,29 +11,34 @@ import functools
 import json
 import sys
 import time
-from typing import Annotated, Any, Callable, Optional, TypeVar
+from typing import Annotated, Any, Callable, NoReturn, Optional, TypeVar, cast
 
 import typer
 from typer.core import TyperGroup
 
 import tablebase
-from cli.fast import probe_text, show_distance, table
-from tablebase.errors import TablebaseError
+from cli.render import moves_text, probe_text, show_distance, table
+from tablebase.errors import TablebaseError, shorten_quotes
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
-ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+ClickException: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
 class OneLineErrors(TyperGroup):
     """Usage errors as one line on stderr with exit code 1, like library errors."""
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        standalone_mode = kwargs.pop("standalone_mode", True)
+        kwargs["standalone_mode"] = False
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(*args, **kwargs)
         try:
-            result = super().main(*args, standalone_mode=False, **kwargs)
+            result = super().main(*args, **kwargs)
         except ClickException as exc:
-            message = " ".join(exc.format_message().split())
+            if type(exc).__name__ == "NoArgsIsHelpError":
+                typer.echo(exc.ctx.get_help())  # type: ignore[attr-defined]
+                sys.exit(0)
+            message = shorten_quotes(" ".join(cast(Any, exc).format_message().split()))
             if not message:  # help was shown for a bare command
                 sys.exit(0)
             hint = " (a position that starts with '-' goes after '--')" if "No such option: -" in message else ""
@@ -52,11 +57,30 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
+
+
+def show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"tablebase {tablebase.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    version: Annotated[
+        bool, typer.Option("--version", callback=show_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Exact endgame tablebases for the tic-tac-toe family of games, stored in SQLite."""
+
+
 db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 DbOption = Annotated[
     str,
@@ -70,16 +94,9 @@ PositionArg = Annotated[
 ]
 
 
-def moves_text(info: tablebase.VariantInfo) -> str:
-    """How many moves are stored, or that they come from the rules (states-only storage)."""
-    if info.storage == "states":
-        return "moves from the rules (states only)"
-    return f"{info.moves:,} moves"
-
-
-def fail(message: str) -> None:
-    """Print one line on stderr and exit with code 1."""
-    typer.echo(f"error: {message}", err=True)
+def fail(message: str) -> NoReturn:
+    """Print one line on stderr and exit with code 1 (quoted input cut to its start)."""
+    typer.echo(f"error: {shorten_quotes(message)}", err=True)
     raise typer.Exit(1)
 
 
@@ -108,6 +125,12 @@ def command(group: typer.Typer = app, **kwargs: Any) -> Callable[[F], F]:
     return decorate
 
 
+def ask(db: str, variant: str, query: Callable[[tablebase.VariantTable], T]) -> T:
+    """Open the database, run one query on a built variant, close the database."""
+    with tablebase.open(db) as tb:
+        return query(tb.variant(variant))
+
+
 def emit_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2))
 
@@ -133,10 +156,14 @@ class BuildProgress:
         self.started = 0.0
         self.last = ""
         self.shown = 0.0
+        #: Seconds of every finished phase, in order.
+        self.seconds: dict[str, float] = {}
 
     def __call__(self, phase: str, done: int, total: Optional[int]) -> None:
         now = time.perf_counter()
         if phase != self.phase:
+            if phase in self.seconds:  # reported finished already
+                return
             self.close()
             self.phase, self.started, self.shown = phase, now, 0.0
         if total is None and not done:
@@ -158,11 +185,21 @@ class BuildProgress:
             if now - self.started > self.LOG_EVERY:
                 self.stream.write(text + "\n")
                 self.stream.flush()
+        if total and done >= total:
+            # the phase ends with its last item, not when the next one starts (schema work may come between)
+            self.close()
+
+    def summary(self, wall: float) -> str:
+        """``wall`` seconds split into the phases and the rest (schema, setup), which add up to it."""
+        parts = [f"{phase} {seconds:.2f}" for phase, seconds in self.seconds.items()]
+        rest = wall - sum(self.seconds.values())
+        return " + ".join([*parts, f"other {max(rest, 0.0):.2f}"])
 
     def close(self) -> None:
         if self.phase is None:
             return
         elapsed = time.perf_counter() - self.started
+        self.seconds[self.phase] = elapsed
         end = f"  done in {elapsed:.2f} s"
         self.stream.write(("\r" if self.live else "") + self.last + end + "\n")
         self.stream.flush()
@@ -213,6 +250,7 @@ def build(
     with tablebase.open(db) as tb:
         for name in names:
             progress = None if quiet else BuildProgress(name)
+            started = time.perf_counter()
             try:
                 info = tb.build(
                     name,
@@ -226,9 +264,11 @@ def build(
             finally:
                 if progress is not None:
                     progress.close()
+            wall = time.perf_counter() - started
+            split = "" if progress is None else f": {progress.summary(wall)}"
             typer.echo(
                 f"{info.name}: {info.states:,} states, {moves_text(info)}, start is a {info.outcome}"
-                f" in {show_distance(info.distance)} ({info.build_seconds:.2f} s)"
+                f" in {show_distance(info.distance)} ({wall:.2f} s{split})"
             )
 
 
@@ -278,7 +318,7 @@ def list_(
             [
                 i.name,
                 i.states,
-                i.moves if i.storage == "moves" else "-",
+                i.moves if i.moves_stored else "-",
                 "yes" if i.symmetry else "no",
                 i.outcome or "unsolved",
                 show_distance(i.distance),
@@ -306,53 +346,59 @@ def probe(
 def best(
     variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
 ) -> None:
-    with tablebase.open(db) as tb:
-        result = tb.variant(variant).probe(position)
-        move = result.best_move
-        if json_:
-            data: dict[str, Any] = {k: v for k, v in result.to_dict().items() if k != "moves"}
-            data["best"] = None if move is None else move.__dict__.copy()
-            emit_json(data)
-            return
-        if move is None:
-            typer.echo(f"{result.position}: the game is over ({result.to_move} to move: {result.outcome})")
-        else:
-            typer.echo(f"{move.move}  {move.outcome} in {show_distance(move.distance)}  -> {move.position}")
+    result = ask(db, variant, lambda table: table.probe(position))
+    move = result.best_move
+    if json_:
+        emit_json(result.best_dict())
+    elif move is None:
+        typer.echo(f"{result.position}: the game is over ({result.to_move} to move: {result.outcome})")
+    else:
+        typer.echo(f"{move.move}  {move.outcome} in {show_distance(move.distance)}  -> {move.position}")
 
 
 @command(help="The perfect line from a position to the end.")
 def line(
     variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
 ) -> None:
-    with tablebase.open(db) as tb:
-        result = tb.variant(variant).line(position)
-        if json_:
-            emit_json(result.to_dict())
-            return
-        typer.echo(f"{result.position}: {result.outcome}")
-        for i, (move, pos) in enumerate(zip(result.moves, result.positions), start=1):
-            typer.echo(f"{i:>3}. {move:<8} {pos}")
-        if result.repeats:
-            typer.echo("     (position repeats: perpetual play)")
+    result = ask(db, variant, lambda table: table.line(position))
+    if json_:
+        emit_json(result.to_dict(positions=False))
+        return
+    typer.echo(f"{result.position}: {result.outcome}")
+    for i, (move, pos) in enumerate(zip(result.moves, result.positions), start=1):
+        typer.echo(f"{i:>3}. {move:<8} {pos}")
+    if result.repeats:
+        typer.echo("     (position repeats: perpetual play)")
 
 
 @command(help="Positions one move before the given one.")
 def predecessors(
     variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
 ) -> None:
-    with tablebase.open(db) as tb:
-        vt = tb.variant(variant)
-        preds = vt.predecessors(position)
-        shown = vt.game.format_position(vt.parse(position))
-        if json_:
-            emit_json(
-                {"variant": variant, "position": shown, "predecessors": [p.__dict__.copy() for p in preds]}
-            )
-            return
-        if not preds:
-            typer.echo(f"{shown}: no predecessors (the start position)")
-        for p in preds:
-            typer.echo(f"{p.position}  {p.move}")
+    preds = ask(db, variant, lambda table: table.predecessors(position))
+    if json_:
+        emit_json(preds.to_dict())
+        return
+    if not preds:
+        typer.echo(f"{preds.position}: no predecessors (the start position)")
+    for p in preds:
+        typer.echo(f"{p.position}  {p.move}")
+
+
+@command(help="The key a position is stored under (its canonical form) and how its moves are named there.")
+def key(
+    variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
+) -> None:
+    stored = ask(db, variant, lambda table: table.key(position))
+    if json_:
+        emit_json(stored.to_dict())
+        return
+    same = " (the identity: the position is its own key)" if stored.symmetry == 0 else ""
+    typer.echo(f"position   {stored.position}")
+    typer.echo(f"stored as  {stored.key}")
+    typer.echo(f"symmetry   {stored.symmetry} of {stored.symmetries}{same}")
+    if stored.moves:
+        typer.echo(table(["move", "stored as"], [list(pair) for pair in stored.moves]))
 
 
 @command(help="Positions and symmetry classes per ply, and outcome totals.")
@@ -375,7 +421,7 @@ def stats(
     if json_:
         emit_json(result.to_dict())
         return
-    rows = [[p.ply, p.positions, p.classes] for p in result.plies]
+    rows: list[list[Any]] = [[p.ply, p.positions, p.classes] for p in result.plies]
     rows.append(["total", result.positions, result.classes])
     typer.echo(table(["ply", "positions", "classes"], rows))
     o = result.outcomes
@@ -428,9 +474,10 @@ def play(
     with tablebase.open(db) as tb:
         vt = tb.variant(variant)
         players = vt.game.players
-        seat = {"x": 0, "first": 0, "o": 1, "second": 1}.get(as_.lower())
+        seats = {players[0]: 0, players[1]: 1, "first": 0, "second": 1}
+        seat = seats.get(as_.lower())
         if seat is None:
-            fail(f"invalid side {as_!r}: use x, o, first or second")
+            fail(f"invalid side {as_!r} for {variant}: use {', '.join(seats)}")
         human = players[seat]
         history = [vt.probe(position)]
         typer.echo(f"{variant}: you play {human}; '?' shows the value of each move, 'undo' takes back, 'quit' stops.")
@@ -453,7 +500,13 @@ def play(
                 typer.echo(f"perfect play: {move.move} ({move.outcome} in {show_distance(move.distance)})")
                 history.append(vt.probe(move.position))
                 continue
-            answer = typer.prompt("your move", default="", show_default=False).strip()
+            answer = ""
+            while not answer:
+                try:
+                    answer = typer.prompt("your move", default="", show_default=False).strip()
+                except typer.Abort:  # end of input (Ctrl-D)
+                    typer.echo("")
+                    return
             if answer in ("quit", "q", "exit"):
                 return
             if answer in ("?", "hint"):
@@ -461,12 +514,17 @@ def play(
                 typer.echo(table(["move", "outcome", "distance"], rows))
                 continue
             if answer == "undo":
+                if not any(p.to_move == human for p in history[:-1]):
+                    typer.echo("nothing to undo")
+                    continue
                 while len(history) > 1:
                     history.pop()
                     if history[-1].to_move == human:
                         break
                 continue
             chosen = next((m for m in probe.moves if m.move == answer), None)
+            if chosen is None:
+                chosen = next((m for m in probe.moves if m.move.lower() == answer.lower()), None)
             if chosen is None:
                 try:
                     vt.play(probe.position, answer)

@@ -3,6 +3,28 @@
 >>> import tablebase
 >>> with tablebase.open("tablebase.db") as tb:          # doctest: +SKIP
 ...     tb.variant("tictactoe").probe("x.o/.x./...").best_move
+
+The package:
+
+* :mod:`tablebase.query` — the front object (:class:`Tablebase`, :class:`VariantTable`);
+* :mod:`tablebase.results` — what queries return, each with its JSON (``to_dict``);
+* :mod:`tablebase.outcome` — outcome names, codes and the labelling rule;
+* :mod:`tablebase.reader` — the read-only connection and snapshots;
+* :mod:`tablebase.keys` — the key a position is stored under, and the symmetry to it;
+* :mod:`tablebase.build` — which solver and storage layout a build uses;
+* :mod:`tablebase.verify` — the independent audit of a built variant;
+* :mod:`tablebase.games` — the rules, one module per game family;
+* :mod:`tablebase.solve` — enumeration and retrograde labelling;
+* :mod:`tablebase.store` — schema, migrations, writers and the storage layouts;
+* :mod:`tablebase.serve` — the HTTP API and web board (the ``serve`` extra).
+
+The import rule: ``import tablebase``, opening a file and probing a
+position load neither numpy nor SQLAlchemy, alembic, typer or pydantic
+(a probe from the command line must answer faster than those import).
+Modules that need them (array kernels, solvers, writers, ``verify``, the
+typer app, the server) are imported inside the functions that use them,
+and array kernels live in modules of their own (``games/*_kernels.py``,
+``games/kernels.py``). ``tests/test_imports.py`` checks the rule.
 """
 
 from __future__ import annotations
@@ -19,23 +41,34 @@ from tablebase.errors import (
     VariantNotBuiltError,
 )
 from tablebase.games import catalog, names
-from tablebase.query import (
-    DEFAULT_DB,
+from tablebase.query import DEFAULT_DB, Tablebase, VariantTable, count, open
+from tablebase.results import (
     Line,
     MoveValue,
     PlyCount,
     Predecessor,
+    Predecessors,
     Probe,
+    SolveReport,
     Stats,
-    Tablebase,
+    StoredKey,
     VariantInfo,
-    VariantTable,
     VerifyReport,
-    count,
-    open,
 )
 
-__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> str:
+    """``__version__``: the installed distribution's version, read from its metadata on first use."""
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("tablebase")
+        except PackageNotFoundError:
+            return "0+unknown"
+    raise AttributeError(f"module 'tablebase' has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_DB",
@@ -47,9 +80,12 @@ __all__ = [
     "MoveValue",
     "PlyCount",
     "Predecessor",
+    "Predecessors",
     "Probe",
     "SchemaVersionError",
+    "SolveReport",
     "Stats",
+    "StoredKey",
     "Tablebase",
     "TablebaseError",
     "UnknownVariantError",

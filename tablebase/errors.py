@@ -7,13 +7,51 @@ derive from :class:`ValueError`, errors about missing data from
 
 from __future__ import annotations
 
+import ast
+import re
+
+#: The most characters of one input that an error message quotes (enough for a whole
+#: position of Ultimate tic-tac-toe, 93 to 113 characters, so it can be copied from the message).
+QUOTE_LIMIT = 120
+
+#: A quoted string (a ``repr``) longer than :data:`QUOTE_LIMIT` characters inside a message.
+_LONG_QUOTE = re.compile(r"'(?:[^'\\\n]|\\.){%d,}'|\"(?:[^\"\\\n]|\\.){%d,}\"" % (QUOTE_LIMIT + 1, QUOTE_LIMIT + 1))
+
+
+def quote(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(text)``, cut to its first ``limit`` characters when longer.
+
+    >>> quote("x" * 100, limit=5)
+    "'xxxxx'... (100 characters)"
+    """
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
+def shorten_quotes(message: str) -> str:
+    """``message`` with every quoted string longer than :data:`QUOTE_LIMIT` characters cut by :func:`quote`."""
+    return _LONG_QUOTE.sub(_shorten, message)
+
+
+def _shorten(match: re.Match[str]) -> str:
+    try:
+        text = ast.literal_eval(match.group())
+    except (ValueError, SyntaxError):
+        return match.group()
+    return quote(text) if isinstance(text, str) else match.group()
+
 
 class TablebaseError(Exception):
-    """Base class of every error the library raises on purpose."""
+    """Base class of every error the library raises on purpose.
+
+    The message quotes at most :data:`QUOTE_LIMIT` characters of any string
+    it quotes: a 60 KB position comes back as its start and its length.
+    """
 
     def __str__(self) -> str:
         # KeyError would otherwise repr() its message.
-        return str(self.args[0]) if self.args else self.__class__.__name__
+        return shorten_quotes(str(self.args[0]) if self.args else self.__class__.__name__)
 
 
 class UnknownVariantError(TablebaseError, ValueError):

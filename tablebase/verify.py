@@ -22,15 +22,17 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 import numpy as np
 
 from tablebase.errors import TablebaseError
+from tablebase.outcome import NAMES as _NAMES
+from tablebase.outcome import NO_DISTANCE, label_from_children
+from tablebase.results import VerifyReport
 
 if TYPE_CHECKING:
     from tablebase.games.kernels import VectorKernels
-    from tablebase.query import VariantTable, VerifyReport
+    from tablebase.query import VariantTable
+    from tablebase.store.layouts import Row, StateChunk
     from tablebase.solve import Progress
 
-_CODES = {"win": 1, "loss": 2, "draw": 3}
-_NAMES = {1: "win", 2: "loss", 3: "draw"}
-_NONE = -1
+_NONE = NO_DISTANCE
 _CHUNK = 200_000
 #: Shown disagreements per check; the rest are only counted.
 _SHOWN = 50
@@ -47,10 +49,10 @@ class _Stored:
         parse: Callable[[list[str]], Any] | None,
     ):
         self.conn = conn
+        self.storage = table.storage
         ids, to_move, terminal, outcome, distance, keys, parsed = [], [], [], [], [], [], []
-        for chunk in _chunks(_state_rows(conn, table), _CHUNK):
-            rows = _Rows(chunk)
-            ids.append(rows.ids)
+        for rows in table.storage.state_chunks(conn, _CHUNK):
+            ids.append(rows.refs)
             to_move.extend(rows.to_move)
             terminal.append(rows.terminal)
             outcome.append(rows.outcome)
@@ -58,7 +60,7 @@ class _Stored:
             if keep_keys:
                 keys.extend(rows.keys)
             if parse is not None:
-                parsed.append(parse(rows.keys))
+                parsed.append(_parse(rows, parse))
         self.ids = np.concatenate(ids) if ids else np.empty(0, dtype=np.int64)
         self.to_move = to_move
         self.terminal = np.concatenate(terminal) if terminal else np.empty(0, dtype=bool)
@@ -79,76 +81,53 @@ class _Stored:
             return self.keys[i]
         key = self._key_cache.get(i)
         if key is None:
-            row = self.conn.execute("SELECT key FROM states WHERE id = ?", (int(self.ids[i]),)).fetchone()
-            key = self._key_cache[i] = row[0]
+            key = self._key_cache[i] = self.storage.key(self.conn, int(self.ids[i]))
         return key
 
 
-class _Rows:
-    """One chunk of :func:`_state_rows` rows as columns."""
-
-    def __init__(self, chunk: list[tuple[Any, ...]]):
-        columns = list(zip(*chunk))
-        self.ids = np.array(columns[0], dtype=np.int64)
-        self.keys: list[str] = list(columns[1])
-        self.to_move: list[str] = list(columns[2])
-        self.terminal = np.array(columns[3], dtype=bool)
-        self.outcome = np.array(columns[4], dtype=np.int8)
-        self.distance = np.array(columns[5], dtype=np.int64)
+def _parse(rows: StateChunk, parse: Callable[[list[str]], tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """``(states, parsed)`` of a chunk: the layout's integers when it has them, else its keys parsed."""
+    if rows.states is not None:
+        return rows.states, np.ones(len(rows.states), dtype=bool)
+    return parse(rows.keys)
 
 
-def _chunks(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
-    it = iter(rows)
-    while chunk := list(islice(it, size)):
-        yield chunk
+class _Refs:
+    """The references of rows read chunk by chunk, kept as one range while they are consecutive."""
+
+    def __init__(self) -> None:
+        self.first: int | None = None
+        self.count = 0
+        self.parts: list[np.ndarray] | None = None
+
+    def add(self, refs: np.ndarray) -> None:
+        if not refs.size:
+            return
+        if self.parts is None:
+            if self.first is None:
+                self.first = int(refs[0])
+            if int(refs[0]) == self.first + self.count and int(refs[-1]) - int(refs[0]) + 1 == refs.size:
+                self.count += int(refs.size)
+                return
+            self.parts = [np.arange(self.first, self.first + self.count, dtype=np.int64)]
+        self.parts.append(refs)
+
+    def lookup(self) -> Callable[[int], int]:
+        """The reference of the ``i``-th row added."""
+        if self.parts is None:
+            first = self.first or 0
+            return lambda i: first + i
+        refs = np.concatenate(self.parts)
+        return lambda i: int(refs[i])
 
 
-def _id_range(conn: sqlite3.Connection, table: VariantTable) -> tuple[int, int] | None:
-    """``(first, last)`` when the variant's state ids form one block (as the builder writes them)."""
-    low, high, count = conn.execute(
-        "SELECT MIN(id), MAX(id), COUNT(*) FROM states WHERE variant_id = ?", (table.variant_id,)
-    ).fetchone()
-    if count and high - low + 1 == count:
-        return low, high
-    return None
-
-
-#: The columns :class:`_Rows` reads: outcome as its code (0 for text outside the vocabulary), no distance as -1.
-_ROW_COLUMNS = (
-    "id, key, to_move, terminal,"
-    f" CASE outcome {' '.join(f'WHEN {o!r} THEN {c}' for o, c in _CODES.items())} ELSE 0 END,"
-    f" COALESCE(distance, {_NONE})"
-)
-
-
-def _state_rows(
-    conn: sqlite3.Connection, table: VariantTable, block: tuple[int, int] | None = None
-) -> Iterable[tuple[Any, ...]]:
-    """Every state row of ``table`` in id order; ``block``: its ids as found by :func:`_id_range`."""
-    if block is None:
-        block = _id_range(conn, table)
-    if block is None:
-        return conn.execute(
-            f"SELECT {_ROW_COLUMNS} FROM states WHERE variant_id = ? ORDER BY id",
-            (table.variant_id,),
-        )
-    return conn.execute(
-        f"SELECT {_ROW_COLUMNS} FROM states WHERE id BETWEEN ? AND ? ORDER BY id",
-        block,
-    )
-
-
-def _edge_rows(conn: sqlite3.Connection, table: VariantTable) -> Iterable[tuple[int, str, int]]:
-    block = _id_range(conn, table)
-    if block is None:
-        return conn.execute(
-            "SELECT m.from_state, m.move, m.to_state FROM moves AS m JOIN states AS s ON s.id = m.from_state"
-            " WHERE s.variant_id = ? ORDER BY m.from_state",
-            (table.variant_id,),
-        )
-    return conn.execute(
-        "SELECT from_state, move, to_state FROM moves WHERE from_state BETWEEN ? AND ? ORDER BY from_state", block
-    )
+def check(table: VariantTable, sample: int | None = None, progress: Progress | None = None) -> VerifyReport:
+    """The check :meth:`tablebase.Tablebase.verify` runs: every label against its stored moves and the
+    rules where the layout stores moves, else (and for a ``sample`` of random states) against the
+    children the rules derive."""
+    if sample is not None or not table.storage.stores_moves:
+        return verify_children(table, sample, progress=progress)
+    return verify(table)
 
 
 def verify(table: VariantTable, rules: bool = True, vector: bool | None = None) -> VerifyReport:
@@ -158,13 +137,11 @@ def verify(table: VariantTable, rules: bool = True, vector: bool | None = None) 
     kernels when it has them (and the variant is complete), ``False`` the
     state-by-state check.
     """
-    with table._snapshot() as conn:
+    with table.snapshot() as conn:
         return _verify(conn, table, rules, vector)
 
 
 def _verify(conn: sqlite3.Connection, table: VariantTable, rules: bool, vector: bool | None) -> VerifyReport:
-    from tablebase.query import VerifyReport
-
     report = VerifyReport(table.name)
     use_kernels = rules and table.info.complete and vector is not False
     kernels = table.game.vector if use_kernels else None
@@ -172,13 +149,12 @@ def _verify(conn: sqlite3.Connection, table: VariantTable, rules: bool, vector: 
     n = len(stored.ids)
     move_ids: dict[str, int] = {}
     src_ids, dst_ids, moves = [], [], []
-    for chunk in _chunks(_edge_rows(conn, table), _CHUNK):
-        columns = list(zip(*chunk))
-        src_ids.append(np.array(columns[0], dtype=np.int64))
-        texts, inverse = np.unique(np.array(columns[1], dtype=object).astype(str), return_inverse=True)
-        codes = np.array([move_ids.setdefault(str(t), len(move_ids)) for t in texts], dtype=np.int64)
+    for chunk in table.storage.edge_chunks(conn, _CHUNK) or ():
+        src_ids.append(chunk.from_refs)
+        names, inverse = np.unique(np.array(chunk.moves, dtype=object).astype(str), return_inverse=True)
+        codes = np.array([move_ids.setdefault(str(t), len(move_ids)) for t in names], dtype=np.int64)
         moves.append(codes[inverse.ravel()])
-        dst_ids.append(np.array(columns[2], dtype=np.int64))
+        dst_ids.append(chunk.to_refs)
     src_id = np.concatenate(src_ids) if src_ids else np.empty(0, dtype=np.int64)
     dst_id = np.concatenate(dst_ids) if dst_ids else np.empty(0, dtype=np.int64)
     move = np.concatenate(moves) if moves else np.empty(0, dtype=np.int64)
@@ -246,16 +222,14 @@ def _check_rules(table: VariantTable, stored_rows: _Stored, edges: list[tuple[in
         if not table.info.complete and state_id not in stored:
             continue
         expected = set()
-        for move, child in game.children(state):
+        for code, child in game.children(state):
             canon = game.canonical(child)[0] if symmetric else child
-            expected.add((game.format_move(move), id_of.get(game.format_position(canon), -1)))
+            expected.add((game.format_move(code), id_of.get(game.format_position(canon), -1)))
         have = stored.get(state_id, set())
-        if table.info.complete and have != expected:
+        if have != expected:
             missing = sorted(m for m, _ in expected - have)
             extra = sorted(m for m, _ in have - expected)
             report.add(f"{key}: stored moves differ from the rules (missing {missing}, extra {extra})")
-        elif not have <= expected:
-            report.add(f"{key}: stored moves are not legal: {sorted(m for m, _ in have - expected)}")
 
 
 def _report(report: VerifyReport, rows: np.ndarray, message: Callable[[int], str]) -> None:
@@ -430,10 +404,9 @@ def _check_labels(
     exp_distance = np.where(
         has_lost_child, min_lost + 1, np.where(all_won, max_won + 1, np.where(endless, _NONE, max_drawn + 1))
     )
+    # a position stored with moves has all of them (a variant solved position by position also
+    # stores the children of those without their moves; their labels rest on the search)
     check = ~terminal & (outdeg > 0)
-    if not complete:
-        # only what was proved is stored: a win needs one stored losing child, a loss all children
-        check &= ~(outcome == 1) | has_lost_child
 
     def label_message(i: int) -> str:
         d = None if distance[i] == _NONE else int(distance[i])
@@ -465,11 +438,10 @@ def _verify_children_vector(
     its labels checked against theirs (:func:`_check_labels`). Memory is
     about 25 bytes per stored state.
     """
-    block = _id_range(conn, table)
-    ids, states, outcome, distance, live = [], [], [], [], []
-    for chunk in _chunks(_state_rows(conn, table, block), _CHUNK):
-        rows = _Rows(chunk)
-        parsed, ok = kernels.parse_positions(rows.keys)
+    refs = _Refs()
+    states, outcome, distance, live = [], [], [], []
+    for rows in table.storage.state_chunks(conn, _CHUNK):
+        parsed, ok = _parse(rows, kernels.parse_positions)
         valid, ends = _check_states_vector(
             table, kernels, rows.keys.__getitem__, parsed, ok, rows.to_move, rows.terminal, rows.outcome,
             rows.distance, report,
@@ -477,8 +449,7 @@ def _verify_children_vector(
         report.states += len(rows.keys)
         if progress is not None:
             progress("read", report.states, table.info.states)
-        if block is None:
-            ids.append(rows.ids)
+        refs.add(rows.refs)
         states.append(parsed)
         outcome.append(rows.outcome)
         distance.append(rows.distance.astype(np.int32))
@@ -492,15 +463,13 @@ def _verify_children_vector(
     state = state[order]
     label, dist, alive = (np.concatenate(parts)[order] for parts in (outcome, distance, live))
     del outcome, distance, live
-    row_id = np.concatenate(ids) if block is None else None
+    ref_of = refs.lookup()
     keys: dict[int, str] = {}
 
     def key(i: int) -> str:
         """The stored key of the ``i``-th state in sorted order."""
         if i not in keys:
-            at = int(order[i])
-            state_id = block[0] + at if row_id is None else int(row_id[at])
-            keys[i] = conn.execute("SELECT key FROM states WHERE id = ?", (state_id,)).fetchone()[0]
+            keys[i] = table.storage.key(conn, ref_of(int(order[i])))
         return keys[i]
 
     n = len(state)
@@ -560,50 +529,40 @@ def verify_children(
     it has them (``vector=False``: state by state). This is the check for
     states-only storage.
     """
-    import random
-
-    from tablebase.query import VerifyReport
-
     report = VerifyReport(table.name)
-    with table._snapshot() as conn:
-        # "+variant_id": walk the rowids, whatever the planner's statistics say about the indexes
-        first = conn.execute(
-            "SELECT id FROM states WHERE +variant_id = ? ORDER BY id LIMIT 1", (table.variant_id,)
-        ).fetchone()
-        last = conn.execute(
-            "SELECT id FROM states WHERE +variant_id = ? ORDER BY id DESC LIMIT 1", (table.variant_id,)
-        ).fetchone()
+    with table.snapshot() as conn:
         count = table.info.states
-        if first is None or not count:
+        if not count:
             report.add("no states stored")
             return report
         kernels = table.game.vector
         if sample is None and kernels is not None and table.info.complete and vector is not False:
             _verify_children_vector(conn, table, kernels, report, progress)
             return report
-        columns = "id, key, to_move, terminal, outcome, distance"
-        rows: Iterable[tuple[Any, ...]]
+        rows: Iterable[Row]
         if sample is None:
-            rows = conn.execute(f"SELECT {columns} FROM states WHERE variant_id = ? ORDER BY id", (table.variant_id,))
+            rows = table.storage.rows(conn)
         else:
-            rng = random.Random(seed)
-            picked = []
-            for _ in range(min(sample, count)):
-                row = conn.execute(
-                    f"SELECT {columns} FROM states WHERE +variant_id = ? AND id >= ? ORDER BY id LIMIT 1",
-                    (table.variant_id, rng.randint(first[0], last[0])),
-                ).fetchone()
-                picked.append(row)
-            rows = picked
+            rows = table.storage.sample(conn, min(sample, count), seed)
         total = count if sample is None else min(sample, count)
+        empty = True
         for chunk in _chunks(rows, 2_000):
-            _check_children(table, chunk, report)
+            empty = False
+            _check_children(conn, table, chunk, report)
             if progress is not None:
                 progress("check", report.states, total)
+        if empty:
+            report.add("no states stored")
     return report
 
 
-def _check_children(table: VariantTable, rows: list[tuple[Any, ...]], report: VerifyReport) -> None:
+def _chunks(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
+    it = iter(rows)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def _check_children(conn: sqlite3.Connection, table: VariantTable, rows: list[Row], report: VerifyReport) -> None:
     game = table.game
     parsed = []
     for _, key, to_move, terminal, outcome, distance in rows:
@@ -626,7 +585,7 @@ def _check_children(table: VariantTable, rows: list[tuple[Any, ...]], report: Ve
         parsed.append((key, outcome, distance, [child for _, child in game.children(state)]))
     children = [c for *_, kids in parsed for c in kids]
     report.moves += len(children)
-    values = table._values(table.tablebase._reader(), children) if children else []
+    values = table.storage.values(conn, [table.canonical(c)[0] for c in children]) if children else []
     at = 0
     for key, outcome, distance, kids in parsed:
         mine = values[at : at + len(kids)]
@@ -634,13 +593,6 @@ def _check_children(table: VariantTable, rows: list[tuple[Any, ...]], report: Ve
         if any(v is None for v in mine):
             report.add(f"{key}: a position after one of its moves is not stored")
             continue
-        lost = [d for o, d in mine if o == "loss"]
-        if lost:
-            expected = ("win", min(lost) + 1)
-        elif all(o == "win" for o, _ in mine):
-            expected = ("loss", max(d for _, d in mine) + 1)
-        else:
-            drawn = [d for o, d in mine if o == "draw"]
-            expected = ("draw", None if any(d is None for d in drawn) else max(drawn) + 1)
+        expected = label_from_children(v for v in mine if v is not None)
         if (outcome, distance) != expected:
             report.add(f"{key}: stored {outcome}/{distance}, children say {expected[0]}/{expected[1]}")

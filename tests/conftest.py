@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from serve_support import build_database
 
 import tablebase
 
@@ -15,10 +16,8 @@ SMALL = ("tictactoe", "tictactoe-misere", "mnk-2-2-2", "mnk-3-2-2", "mnk-3-3-2")
 @pytest.fixture(scope="session")
 def built_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A database with a few small variants, built once per test session (treat as read-only)."""
-    path = tmp_path_factory.mktemp("db") / "small.db"
+    path = build_database(tmp_path_factory.mktemp("db") / "small.db", SMALL)
     with tablebase.open(path) as tb:
-        for name in SMALL:
-            tb.build(name)
         tb.build("mnk-3-3-3", symmetry=False)
     return path
 

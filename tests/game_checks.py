@@ -6,8 +6,14 @@ protocol, so the same checks apply to every family.
 
 from __future__ import annotations
 
+import itertools
 import random
+from typing import Callable, Iterable
 
+import pytest
+
+from tablebase.errors import IllegalMoveError, MalformedPositionError
+from tablebase.games import get
 from tablebase.games.base import Game
 from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, Solution
 
@@ -80,8 +86,8 @@ def index_of(solution: Solution) -> dict[int, int]:
     return {state: i for i, state in enumerate(solution.states)}
 
 
-def check_labels(solution: Solution) -> None:
-    """Re-derive every label from the children the rules give, independently of the solver.
+def check_labels(*solutions: Solution) -> None:
+    """Re-derive every label of each solution from the children the rules give, independently of the solver.
 
     A win needs a child lost for the side to move there (distance 1 + the
     smallest such); a loss needs every child won (1 + the largest); anything
@@ -90,33 +96,34 @@ def check_labels(solution: Solution) -> None:
     decreasing along the justifying moves, local agreement everywhere makes
     the labels right on cyclic graphs too.
     """
-    game = solution.game
-    canon = game.canonical if solution.symmetry else (lambda s: (s, 0))
-    index = index_of(solution)
-    edges: dict[int, list[tuple[int, int]]] = {}
-    for s, m, d in zip(solution.src.tolist(), solution.move.tolist(), solution.dst.tolist()):
-        edges.setdefault(s, []).append((m, d))
-    for i, state in enumerate(solution.states):
-        got = (int(solution.outcome[i]), int(solution.distance[i]))
-        result = game.outcome(state)
-        if result is not None:
-            assert got == (CODES[result], 0), (game.format_position(state), got)
-            assert i not in edges
-            continue
-        kids = [(m, index[canon(child)[0]]) for m, child in game.children(state)]
-        assert sorted(kids) == sorted(edges[i])
-        labels = [(int(solution.outcome[j]), int(solution.distance[j])) for _, j in kids]
-        lost = [d for o, d in labels if o == LOSS]
-        drawn = [d for o, d in labels if o == DRAW]
-        if lost:
-            want = (WIN, 1 + min(lost))
-        elif not drawn:
-            want = (LOSS, 1 + max(d for _, d in labels))
-        elif NO_DISTANCE in drawn:
-            want = (DRAW, NO_DISTANCE)
-        else:
-            want = (DRAW, 1 + max(drawn))
-        assert got == want, (game.format_position(state), got, want)
+    for solution in solutions:
+        game = solution.game
+        canon = game.canonical if solution.symmetry else (lambda s: (s, 0))
+        index = index_of(solution)
+        edges: dict[int, list[tuple[int, int]]] = {}
+        for s, m, d in zip(solution.src.tolist(), solution.move.tolist(), solution.dst.tolist()):
+            edges.setdefault(s, []).append((m, d))
+        for i, state in enumerate(solution.states):
+            got = (int(solution.outcome[i]), int(solution.distance[i]))
+            result = game.outcome(state)
+            if result is not None:
+                assert got == (CODES[result], 0), (game.format_position(state), got)
+                assert i not in edges
+                continue
+            kids = [(m, index[canon(child)[0]]) for m, child in game.children(state)]
+            assert sorted(kids) == sorted(edges[i])
+            labels = [(int(solution.outcome[j]), int(solution.distance[j])) for _, j in kids]
+            lost = [d for o, d in labels if o == LOSS]
+            drawn = [d for o, d in labels if o == DRAW]
+            if lost:
+                want = (WIN, 1 + min(lost))
+            elif not drawn:
+                want = (LOSS, 1 + max(d for _, d in labels))
+            elif NO_DISTANCE in drawn:
+                want = (DRAW, NO_DISTANCE)
+            else:
+                want = (DRAW, 1 + max(drawn))
+            assert got == want, (game.format_position(state), got, want)
 
 
 def check_symmetric_labels(reduced: Solution, full: Solution) -> None:
@@ -140,3 +147,171 @@ def check_message(error: Exception, text: str, *fragments: str) -> None:
     assert repr(text) in message, message
     for fragment in fragments:
         assert fragment in message, message
+
+
+def check_random_play(game: Game, playouts: int, seed: int) -> None:
+    """Random playouts reach an end, and every state on the way passes :func:`check_state`."""
+    states = random_states(game, playouts=playouts, seed=seed)
+    assert any(game.outcome(s) is not None for s in states)
+    for state in states:
+        check_state(game, state)
+
+
+def check_random_symmetries(game: Game, playouts: int, seed: int, step: int) -> None:
+    """:func:`check_symmetries` on every ``step``-th state of random playouts."""
+    for state in random_states(game, playouts=playouts, seed=seed)[::step]:
+        check_symmetries(game, state)
+
+
+def check_illegal_move(game: Game, position: str, move: str, *fragments: str) -> None:
+    """``move`` is refused in ``position`` with a message that quotes it and names the problem."""
+    with pytest.raises(IllegalMoveError) as err:
+        game.parse_move(game.parse_position(position), move)
+    check_message(err.value, move, *fragments)
+
+
+Node = tuple[str, str]
+
+
+def string_graph(successors: Callable[[str, str], list[str]], line: Callable[[str, str], bool]) -> dict[Node, list[Node]]:
+    """Every (board, side to move) reachable from the empty nine-cell string board with x to move,
+    and its children (none once the player who just moved has a ``line``): the reference solvers'
+    game graph, written on strings and sharing no code with the package."""
+    graph: dict[Node, list[Node]] = {}
+    todo = [("." * 9, "x")]
+    while todo:
+        node = todo.pop()
+        if node in graph:
+            continue
+        board, side = node
+        other = "o" if side == "x" else "x"
+        graph[node] = [] if line(board, other) else [(b, other) for b in successors(board, side)]
+        todo.extend(graph[node])
+    return graph
+
+
+def string_colouring(successors: Callable[[str, str], list[str]], line: Callable[[str, str], bool]) -> dict[Node, str]:
+    """Seed 000's method on :func:`string_graph`: colour a position by its winner (``"x"`` or ``"o"``)
+    when the game is over there, when a move reaches a position the mover wins, or when every move
+    reaches one the opponent wins; repeat to a fixpoint. ``"-"``: never coloured (a draw)."""
+    graph = string_graph(successors, line)
+    colour = {n: ("o" if n[1] == "x" else "x") for n, kids in graph.items() if not kids}
+    changed = True
+    while changed:
+        changed = False
+        for node, kids in graph.items():
+            if node in colour:
+                continue
+            side = node[1]
+            other = "o" if side == "x" else "x"
+            if any(colour.get(k) == side for k in kids):
+                colour[node] = side
+                changed = True
+            elif all(colour.get(k) == other for k in kids):
+                colour[node] = other
+                changed = True
+    return {node: colour.get(node, "-") for node in graph}
+
+
+def three_token_colouring(lines: Iterable[Iterable[int]], step: Callable[[int, int], bool]) -> dict[Node, str]:
+    """:func:`string_colouring` of a three-token game on nine cells: each side places its three tokens
+    on empty cells, then moves one from cell ``a`` to an empty cell ``b`` where ``step(a, b)``; three
+    of a side's tokens on one of ``lines`` win."""
+    winning = [tuple(ln) for ln in lines]
+
+    def line(board: str, p: str) -> bool:
+        return any(all(board[i] == p for i in ln) for ln in winning)
+
+    def successors(board: str, side: str) -> list[str]:
+        if board.count(side) < 3:
+            return [board[:c] + side + board[c + 1 :] for c in range(9) if board[c] == "."]
+        out = []
+        for a, b in itertools.permutations(range(9), 2):
+            if board[a] == side and board[b] == "." and step(a, b):
+                nb = list(board)
+                nb[a], nb[b] = ".", side
+                out.append("".join(nb))
+        return out
+
+    return string_colouring(successors, line)
+
+
+def check_shut_in(
+    game: Game,
+    lines: Iterable[Iterable[int]],
+    step: Callable[[int, int], bool],
+    position: Callable[[str, str], str],
+) -> int:
+    """Boards of a three-token game (see :func:`three_token_colouring`) where one side has no ``step``
+    to an empty cell: the other side always has one of ``lines``; when the shut-in side has none, it is
+    to move in a position ``game`` scores as lost. ``position`` writes a nine-cell string board and the
+    side to move in the game's notation. Returns how many such positions there are."""
+    winning = [set(ln) for ln in lines]
+    blocked = 0
+    for xs in itertools.combinations(range(9), 3):
+        for os in itertools.combinations([c for c in range(9) if c not in xs], 3):
+            board = "".join("x" if c in xs else "o" if c in os else "." for c in range(9))
+            for side, mine, theirs in (("x", xs, os), ("o", os, xs)):
+                if any(board[b] == "." and step(a, b) for a in mine for b in range(9)):
+                    continue
+                text = position(board, side)
+                assert any(line <= set(theirs) for line in winning), text
+                if any(line <= set(mine) for line in winning):
+                    continue  # both sides have a line: not a position
+                blocked += 1
+                assert game.outcome(game.parse_position(text)) == "loss", text
+    return blocked
+
+
+def check_colouring(solution: Solution, colours: dict[Node, str], board: Callable[[int], str]) -> None:
+    """``solution`` agrees with a reference colouring keyed by (string board, side to move), such as
+    :func:`string_colouring`'s: each position is won by the side its colour names, drawn when ``"-"``,
+    lost otherwise. ``board`` gives a state's string board."""
+    game = solution.game
+    assert len(colours) == solution.num_states
+    for i, state in enumerate(solution.states):
+        side = game.to_move(state)
+        want = {side: WIN, "-": DRAW}.get(colours[(board(state), side)], LOSS)
+        assert solution.outcome[i] == want, game.format_position(state)
+
+
+def check_malformed(game: Game, text: str, *fragments: str) -> None:
+    """``text`` is refused as a position with a message that quotes it and names the problem."""
+    with pytest.raises(MalformedPositionError) as err:
+        game.parse_position(text)
+    check_message(err.value, text, *fragments)
+
+
+
+def table(text: str, columns: int) -> list[tuple[str, ...]]:
+    """The rows of a text table: one case a line, ``columns`` fields separated by ``|``."""
+    rows = [tuple(field.strip() for field in line.split("|")) for line in text.strip().splitlines()]
+    for row in rows:
+        assert len(row) == columns, row
+    return rows
+
+
+def malformed_positions_test(cases: str) -> Callable[[str, str, str], None]:
+    """A test refusing each text as a position of its variant (see :func:`check_malformed`).
+
+    ``cases``: one line each, ``variant | text | what the message must name``.
+    """
+
+    @pytest.mark.parametrize("name, text, problem", table(cases, 3))
+    def test_malformed_positions(name: str, text: str, problem: str) -> None:
+        check_malformed(get(name), text, problem)
+
+    return test_malformed_positions
+
+
+def illegal_moves_test(cases: str) -> Callable[[str, str, str, str], None]:
+    """A test refusing each move in its position and variant (see :func:`check_illegal_move`).
+
+    ``cases``: one line each, ``variant | position | move | what the message must name``.
+    """
+
+    @pytest.mark.parametrize("name, position, move, problem", table(cases, 4))
+    def test_illegal_moves(name: str, position: str, move: str, problem: str) -> None:
+        check_illegal_move(get(name), position, move, problem)
+
+    return test_illegal_moves

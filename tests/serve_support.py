@@ -21,7 +21,15 @@ import pytest
 import tablebase
 from tablebase import games
 from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import DRAW, LOSS, Game, Layout, Outcome
+from tablebase.games.base import DRAW, LOSS, Game, Layout, Outcome, grid_layout
+
+
+def move_named(game: Game, state: int, text: str) -> int:
+    """The legal move of ``state`` that ``game`` formats as ``text``."""
+    for move in game.legal_moves(state):
+        if game.format_move(move) == text:
+            return move
+    raise IllegalMoveError(f"illegal move {text!r}")
 
 RIM = 4
 CENTRE = RIM
@@ -92,10 +100,7 @@ class ToyWheel(Game):
         return f"{board} {self.to_move(state)}"
 
     def parse_move(self, state: int, text: str) -> int:
-        for move in self.legal_moves(state):
-            if self.format_move(move) == text:
-                return move
-        raise IllegalMoveError(f"illegal move {text!r}")
+        return move_named(self, state, text)
 
     def format_move(self, move: int) -> str:
         return str(move) if move < 10 else f"{(move - 10) // 5}-{(move - 10) % 5}"
@@ -156,25 +161,14 @@ class ToyWild(Game):
         return "".join("x" if state >> c & 1 else "o" if state >> (c + 3) & 1 else "." for c in range(3))
 
     def parse_move(self, state: int, text: str) -> int:
-        for move in self.legal_moves(state):
-            if self.format_move(move) == text:
-                return move
-        raise IllegalMoveError(f"illegal move {text!r}")
+        return move_named(self, state, text)
 
     def format_move(self, move: int) -> str:
         mark, cell = divmod(move, 3)
         return f"{'xo'[mark]}{'abc'[cell]}1"
 
     def layout(self) -> Layout:
-        return {
-            "cells": [{"name": f"{'abc'[c]}1", "x": float(c), "y": 0.0} for c in range(3)],
-            "shape": "square",
-            "edges": [],
-            "separators": "/",
-            "empty": ".",
-            "pieces": {"x": "x", "o": "o"},
-            "move_separator": "-",
-        }
+        return grid_layout(3, 1)
 
 
 class ToyPlain(ToyWild):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -134,7 +136,8 @@ def test_prefetch_order_errors_and_early_stop() -> None:
     assert len(produced) < 10
 
 
-def test_writer_leaves_no_temporary_table(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def _built(folder: Path) -> Any:
+    """An engine on a new file in ``folder`` with one small variant written by the moves writer."""
     from sqlalchemy import create_engine
     from sqlalchemy.pool import StaticPool
 
@@ -143,10 +146,14 @@ def test_writer_leaves_no_temporary_table(tmp_path) -> None:  # type: ignore[no-
     from tablebase.store.engine import upgrade
     from tablebase.store.writer import write_solution
 
-    engine = create_engine(f"sqlite:///{tmp_path / 't.db'}", poolclass=StaticPool)
+    engine = create_engine(f"sqlite:///{folder / 't.db'}", poolclass=StaticPool)
     upgrade(engine)
     write_solution(engine, solve(games.get("mnk-3-2-3")), 0.0)
-    raw = engine.raw_connection()
+    return engine
+
+
+def test_writer_leaves_no_temporary_table(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    raw = _built(tmp_path).raw_connection()
     try:
         assert raw.driver_connection.execute("SELECT name FROM temp.sqlite_master").fetchall() == []
         assert raw.driver_connection.execute("SELECT COUNT(*) FROM states").fetchone()[0] > 0
@@ -174,18 +181,7 @@ def test_unlabelled_states_are_refused() -> None:
 
 
 def test_check_constraints_are_enforced_again_after_a_build(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from sqlalchemy import create_engine
-    from sqlalchemy.pool import StaticPool
-
-    from tablebase import games
-    from tablebase.solve import solve
-    from tablebase.store.engine import upgrade
-    from tablebase.store.writer import write_solution
-
-    engine = create_engine(f"sqlite:///{tmp_path / 't.db'}", poolclass=StaticPool)
-    upgrade(engine)
-    write_solution(engine, solve(games.get("mnk-3-2-3")), 0.0)
-    raw = engine.raw_connection()
+    raw = _built(tmp_path).raw_connection()
     try:
         with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
             raw.driver_connection.execute(

@@ -64,8 +64,8 @@ def test_best_line_predecessors_stats_list_json(built_db: Path) -> None:
     assert set(stats["outcomes"]) == {"win", "loss", "draw"} and stats["terminal"] == 138
     listing = ok_json("list", db=built_db)
     assert {
-        "variant": "tictactoe", "states": 765, "moves": 2270, "storage": "moves", "symmetry": True, "outcome": "draw",
-        "distance": 9,
+        "variant": "tictactoe", "states": 765, "moves": 2270, "storage": "moves", "symmetry": True, "complete": True,
+        "outcome": "draw", "distance": 9,
     } in listing
 
 

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 import tablebase
 from cli.main import app
 from tablebase import games
+from tablebase.build import LARGE_STORAGE
 from tablebase.solve import solve
 from tablebase.solve.chunked import solve_chunked
 
@@ -69,11 +70,11 @@ def test_cli_build_on_cluster(cluster: distributed.LocalCluster, tmp_path: Path)
     assert result.exit_code == 0, result.output
     assert f"on dask scheduler {cluster.scheduler_address} (2 workers connected), dashboard http" in result.output
     assert "layer 9 enumerate" in result.output and "layer 0 label" in result.output
-    # a cluster build is the out-of-core one, stored states-only, whatever the size
+    # a cluster build is the out-of-core one, stored in the large builds' layout, whatever the size
     with tablebase.open(db) as tb:
         info = tb.variant("tictactoe").info
         # seed 003: 765 classes; the game is a draw in 9
-        assert (info.storage, info.outcome, info.distance, info.states) == ("states", "draw", 9, 765)
+        assert (info.storage, info.outcome, info.distance, info.states) == (LARGE_STORAGE, "draw", 9, 765)
         assert tb.variant("tictactoe").probe("x../.o./...").outcome == "draw"
         assert tb.verify("tictactoe").ok
 

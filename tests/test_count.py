@@ -28,7 +28,7 @@ SEED_003_TOTALS = {1: (2, 2), 2: (29, 6), 3: (5478, 765), 4: (9_722_011, 1_217_9
 
 
 @pytest.mark.parametrize("symmetry", [True, False], ids=["symmetry", "full"])
-@pytest.mark.parametrize("size", [1, 2, 3, 4])
+@pytest.mark.parametrize("size", [1, 2, 3, pytest.param(4, marks=pytest.mark.slow)])
 def test_counts_per_ply_match_seed_003(size: int, symmetry: bool) -> None:
     stats = tablebase.count(f"mnk-{size}-{size}-{size}", symmetry=symmetry)
     positions, classes = SEED_003[size]

@@ -158,6 +158,7 @@ print(count)
 """
 
 
+@pytest.mark.slow
 def test_readers_keep_probing_during_a_rebuild(db_copy: Path, tmp_path: Path) -> None:
     with tablebase.open(db_copy) as tb:
         tb.build("mnk-4-3-3")

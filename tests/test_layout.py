@@ -29,11 +29,17 @@ def check_layout(game: Game, playouts: int = 30, seed: int = 7) -> None:
     assert layout["shape"] in ("square", "circle")
     assert all(a in names and b in names for a, b in layout["edges"])
     assert set(layout["pieces"].values()) <= set(game.players) | set(layout["pieces"])
+    regions = {r["name"]: r["cells"] for r in layout.get("regions", [])}
+    in_regions = [c for cells in regions.values() for c in cells]
+    assert len(set(in_regions)) == len(in_regions) and set(in_regions) <= set(names)
     rng = random.Random(seed)
     for _ in range(playouts):
         state = game.initial_state()
         for _ in range(60):
             before = board_cells(layout, game.format_position(state))
+            marks = game.board_marks(state)
+            assert set(marks["active"]) | set(marks["owners"]) <= set(regions)
+            assert set(marks["owners"].values()) <= set(game.players)
             if game.outcome(state) is not None:
                 break
             for move in game.legal_moves(state):

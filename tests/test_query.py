@@ -152,6 +152,7 @@ def test_list(tb: tablebase.Tablebase) -> None:
         "moves": 2270,
         "storage": "moves",
         "symmetry": True,
+        "complete": True,
         "outcome": "draw",
         "distance": 9,
     }

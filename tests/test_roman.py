@@ -5,17 +5,18 @@ from __future__ import annotations
 import pytest
 
 from game_checks import (
+    check_colouring,
+    check_illegal_move,
     check_labels,
-    check_message,
-    check_state,
+    check_shut_in,
     check_symmetric_labels,
-    check_symmetries,
-    random_states,
+    illegal_moves_test,
+    malformed_positions_test,
+    three_token_colouring,
 )
-from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games import get, names
 from tablebase.games.base import board_cells, grid_layout, split_move
-from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, solve
+from tablebase.solve import DRAW, LOSS, NO_DISTANCE, solve
 
 VARIANTS = ("roman", "roman-adjacent", "roman-lines")
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
@@ -47,59 +48,7 @@ def seed_colouring(rule: str) -> dict[tuple[str, str], str]:
     package. Returns ``"x"``, ``"o"`` or ``"-"`` (uncoloured: a draw) for
     every reachable position.
     """
-
-    def line(board: str, p: str) -> bool:
-        return any(all(board[i] == p for i in ln) for ln in LINES)
-
-    def successors(board: str, side: str) -> list[str]:
-        out = []
-        if board.count(side) < 3:
-            for c in range(9):
-                if board[c] == ".":
-                    out.append(board[:c] + side + board[c + 1 :])
-        else:
-            for a in range(9):
-                for b in range(9):
-                    if board[a] == side and board[b] == "." and may_step(rule, a, b):
-                        nb = list(board)
-                        nb[a], nb[b] = ".", side
-                        out.append("".join(nb))
-        return out
-
-    graph: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    todo = [("." * 9, "x")]
-    while todo:
-        node = todo.pop()
-        if node in graph:
-            continue
-        board, side = node
-        other = "o" if side == "x" else "x"
-        graph[node] = [] if line(board, other) else [(b, other) for b in successors(board, side)]
-        todo.extend(graph[node])
-    colour: dict[tuple[str, str], str] = {}
-    for (board, side), kids in graph.items():
-        other = "o" if side == "x" else "x"
-        if line(board, other) or not kids:
-            colour[(board, side)] = other
-    changed = True
-    while changed:
-        changed = False
-        for node, kids in graph.items():
-            if node in colour or not kids:
-                continue
-            side = node[1]
-            other = "o" if side == "x" else "x"
-            if any(colour.get(k) == side for k in kids):
-                colour[node] = side
-                changed = True
-            elif all(colour.get(k) == other for k in kids):
-                colour[node] = other
-                changed = True
-    return {node: colour.get(node, "-") for node in graph}
-
-
-def key(game, state: int) -> tuple[str, str]:
-    return game.format_board_text(state).replace("/", ""), game.to_move(state)
+    return three_token_colouring(LINES, lambda a, b: may_step(rule, a, b))
 
 
 # -- registry -------------------------------------------------------------------
@@ -146,13 +95,7 @@ def test_seed_000_colouring_agrees(solved):
     """The seed's colouring algorithm, run independently, gives every position the same result."""
     for name, rule in zip(VARIANTS, ("any", "adjacent", "lines")):
         game = get(name)
-        _, full = solved[name]
-        colours = seed_colouring(rule)
-        assert len(colours) == full.num_states
-        for i, state in enumerate(full.states):
-            side = game.to_move(state)
-            want = {side: WIN, "-": DRAW}.get(colours[key(game, state)], LOSS)
-            assert full.outcome[i] == want, (name, game.format_position(state))
+        check_colouring(solved[name][1], seed_colouring(rule), lambda s: game.format_board_text(s).replace("/", ""))
 
 
 def test_results_of_the_start(solved):
@@ -165,8 +108,7 @@ def test_results_of_the_start(solved):
 @pytest.mark.parametrize("name", VARIANTS)
 def test_labels_agree_with_children(solved, name):
     reduced, full = solved[name]
-    check_labels(reduced)
-    check_labels(full)
+    check_labels(reduced, full)
     # a cyclic game: no drawn line ever ends, so no draw has a distance
     assert all(d == NO_DISTANCE for o, d in zip(reduced.outcome, reduced.distance) if o == DRAW)
 
@@ -208,9 +150,7 @@ def test_lines_steps_only_along_the_drawn_lines():
     text = "ox./.xo/x.o x"
     assert moves_of(game, text) == ["a3-a2", "a3-b3", "b1-c1", "b2-a2", "b2-b3", "b2-c1"]
     # b1 -> a2 is a diagonal step that does not pass through the centre: no line joins them
-    with pytest.raises(IllegalMoveError) as err:
-        game.parse_move(game.parse_position(text), "b1-a2")
-    check_message(err.value, "b1-a2", "a2 is not next to b1")
+    check_illegal_move(game, text, "b1-a2", "a2 is not next to b1")
 
 
 def test_three_in_a_row_wins_at_once():
@@ -254,72 +194,41 @@ def test_side_suffix_policy():
     assert game.parse_position("xox/o.o/.x. x") != game.parse_position("xox/o.o/.x. o")
 
 
-@pytest.mark.parametrize(
-    "text, problem",
-    [
-        ("xo./...", "2 rows"),
-        ("xo./..../...", "row 2 has 4 cells"),
-        ("xo./.X./...", "bad character 'X'"),
-        ("xo./.x./..- x", "bad character '-'"),
-        ("xx./.../...", "2 x and 0 o"),
-        ("xo./o../...", "1 x and 2 o"),
-        ("xxx/x.o/ooo x", "x has 4 tokens"),
-        ("xo./.../... o", "wrong side to move, the counts say 'x'"),
-        ("xox/o.o/.x.", "side to move missing"),
-        ("xox/o.o/.x. z", "side to move must be 'x' or 'o'"),
-        ("xox/o.o/.x.  x", "side to move must be 'x' or 'o'"),
-        ("xxx/ooo/... o", "both sides have three in a row"),
-        ("xxx/oo./o.. x", "x has three in a row, so the game ended before it was x's turn"),
-        ("xxx/oo./... x", "wrong side to move"),
-    ],
+test_malformed_positions = malformed_positions_test(
+    """
+    roman | xo./...        | 2 rows
+    roman | xo./..../...   | row 2 has 4 cells
+    roman | xo./.X./...    | bad character 'X'
+    roman | xo./.x./..- x  | bad character '-'
+    roman | xx./.../...    | 2 x and 0 o
+    roman | xo./o../...    | 1 x and 2 o
+    roman | xxx/x.o/ooo x  | x has 4 tokens
+    roman | xo./.../... o  | wrong side to move, the counts say 'x'
+    roman | xox/o.o/.x.    | side to move missing
+    roman | xox/o.o/.x. z  | side to move must be 'x' or 'o'
+    roman | xox/o.o/.x.  x | side to move must be 'x' or 'o'
+    roman | xxx/ooo/... o  | both sides have three in a row
+    roman | xxx/oo./o.. x  | x has three in a row, so the game ended before it was x's turn
+    roman | xxx/oo./... x  | wrong side to move
+    """
 )
-def test_malformed_positions(text, problem):
-    with pytest.raises(MalformedPositionError) as err:
-        get("roman").parse_position(text)
-    check_message(err.value, text, problem)
 
 
-@pytest.mark.parametrize(
-    "name, position, move, problem",
-    [
-        ("roman", "xo./.x./...", "b1", "b1 is occupied"),
-        ("roman", "xo./.x./...", "d1", "expected a cell a1..c3"),
-        ("roman", "xo./.x./...", "B2", "expected a cell"),
-        ("roman", "xo./.x./...", "a1-b3", "still has tokens to place"),
-        ("roman", "xox/o.o/.x. x", "b2", "has placed all 3 tokens and must move one"),
-        ("roman", "xox/o.o/.x. x", "b1-b2", "b1 holds a token of o, not a token of x"),
-        ("roman", "xox/o.o/.x. x", "b2-a3", "b2 is empty"),
-        ("roman", "xox/o.o/.x. x", "a1-c1", "c1 is occupied"),
-        ("roman", "xox/o.o/.x. x", "a1-", "expected a cell"),
-        ("roman-adjacent", "xox/o.o/.x. x", "a1-b2", "b2 is not next to a1"),
-        ("roman", "xxx/oo./... o", "c3", "the game is over"),
-    ],
+test_illegal_moves = illegal_moves_test(
+    """
+    roman          | xo./.x./...   | b1    | b1 is occupied
+    roman          | xo./.x./...   | d1    | expected a cell a1..c3
+    roman          | xo./.x./...   | B2    | expected a cell
+    roman          | xo./.x./...   | a1-b3 | still has tokens to place
+    roman          | xox/o.o/.x. x | b2    | has placed all 3 tokens and must move one
+    roman          | xox/o.o/.x. x | b1-b2 | b1 holds a token of o, not a token of x
+    roman          | xox/o.o/.x. x | b2-a3 | b2 is empty
+    roman          | xox/o.o/.x. x | a1-c1 | c1 is occupied
+    roman          | xox/o.o/.x. x | a1-   | expected a cell
+    roman-adjacent | xox/o.o/.x. x | a1-b2 | b2 is not next to a1
+    roman          | xxx/oo./... o | c3    | the game is over
+    """
 )
-def test_illegal_moves(name, position, move, problem):
-    game = get(name)
-    state = game.parse_position(position)
-    with pytest.raises(IllegalMoveError) as err:
-        game.parse_move(state, move)
-    check_message(err.value, move, problem)
-
-
-# -- random play --------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_random_playouts(name):
-    game = get(name)
-    states = random_states(game, playouts=60, seed=0)
-    assert any(game.outcome(s) is not None for s in states)
-    for state in states:
-        check_state(game, state)
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_transform_move_matches_transform(name):
-    game = get(name)
-    for state in random_states(game, playouts=15, seed=1)[::3]:
-        check_symmetries(game, state)
 
 
 def test_format_board():
@@ -336,23 +245,13 @@ def test_blocked_positions_already_have_a_line():
     So "no legal move loses" never decides a game of these variants on its
     own; such positions are terminal losses either way.
     """
-    import itertools
-
     for name, rule in (("roman-adjacent", "adjacent"), ("roman-lines", "lines")):
-        game = get(name)
-        blocked = 0
-        for xs in itertools.combinations(range(9), 3):
-            for os in itertools.combinations([c for c in range(9) if c not in xs], 3):
-                board = "".join("x" if c in xs else "o" if c in os else "." for c in range(9))
-                for side, mine, theirs in (("x", xs, os), ("o", os, xs)):
-                    if any(board[b] == "." and may_step(rule, a, b) for a in mine for b in range(9)):
-                        continue
-                    text = "/".join(board[r : r + 3] for r in (0, 3, 6)) + " " + side
-                    assert any(set(line) <= set(theirs) for line in LINES), text
-                    if any(set(line) <= set(mine) for line in LINES):
-                        continue  # both sides have a line: not a position
-                    blocked += 1
-                    assert game.outcome(game.parse_position(text)) == "loss"
+        blocked = check_shut_in(
+            get(name),
+            LINES,
+            lambda a, b: may_step(rule, a, b),
+            lambda board, side: "/".join(board[r : r + 3] for r in (0, 3, 6)) + " " + side,
+        )
         assert blocked == 8
 
 

@@ -8,15 +8,16 @@ import math
 import pytest
 
 from game_checks import (
+    check_colouring,
+    check_illegal_move,
     check_labels,
-    check_message,
-    check_state,
+    check_shut_in,
     check_symmetric_labels,
-    check_symmetries,
+    illegal_moves_test,
     index_of,
-    random_states,
+    malformed_positions_test,
+    three_token_colouring,
 )
-from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games import get, names
 from tablebase.games.base import board_cells, split_move
 from tablebase.games.rota import RotaGame
@@ -53,47 +54,7 @@ def colouring(lines: list[set[int]]) -> dict[tuple[str, str], str]:
 
     Boards are 9-character strings over spots 0..8; shares no code with the package.
     """
-
-    def line(board: str, p: str) -> bool:
-        return any(all(board[i] == p for i in ln) for ln in lines)
-
-    def successors(board: str, side: str) -> list[str]:
-        if board.count(side) < 3:
-            return [board[:c] + side + board[c + 1 :] for c in range(9) if board[c] == "."]
-        out = []
-        for a, b in itertools.permutations(range(9), 2):
-            if board[a] == side and board[b] == "." and joined(a, b):
-                nb = list(board)
-                nb[a], nb[b] = ".", side
-                out.append("".join(nb))
-        return out
-
-    graph: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    todo = [("." * 9, "x")]
-    while todo:
-        node = todo.pop()
-        if node in graph:
-            continue
-        board, side = node
-        other = "o" if side == "x" else "x"
-        graph[node] = [] if line(board, other) else [(b, other) for b in successors(board, side)]
-        todo.extend(graph[node])
-    colour = {n: ("o" if n[1] == "x" else "x") for n, kids in graph.items() if not kids}
-    changed = True
-    while changed:
-        changed = False
-        for node, kids in graph.items():
-            if node in colour:
-                continue
-            side = node[1]
-            other = "o" if side == "x" else "x"
-            if any(colour.get(k) == side for k in kids):
-                colour[node] = side
-                changed = True
-            elif all(colour.get(k) == other for k in kids):
-                colour[node] = other
-                changed = True
-    return {node: colour.get(node, "-") for node in graph}
+    return three_token_colouring(lines, joined)
 
 
 # -- registry and board ---------------------------------------------------------------
@@ -153,20 +114,13 @@ def test_state_counts(solved):
 @pytest.mark.parametrize("name, lines", [("rota", SEED_LINES), ("rota-circle", SEED_LINES + RIM_LINES)])
 def test_independent_colouring_agrees(solved, name, lines):
     game = get(name)
-    _, full = solved[name]
-    colours = colouring(lines)
-    assert len(colours) == full.num_states
-    for i, state in enumerate(full.states):
-        side = game.to_move(state)
-        want = {side: WIN, "-": DRAW}.get(colours[(spots(game.format_position(state)), side)], LOSS)
-        assert full.outcome[i] == want, game.format_position(state)
+    check_colouring(solved[name][1], colouring(lines), lambda s: spots(game.format_position(s)))
 
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_labels_agree_with_children(solved, name):
     reduced, full = solved[name]
-    check_labels(reduced)
-    check_labels(full)
+    check_labels(reduced, full)
     draws = reduced.outcome == DRAW
     assert draws.any() and (reduced.distance[draws] == NO_DISTANCE).all()
 
@@ -228,11 +182,8 @@ def test_slides_follow_the_joining_lines():
     for move in moves_of(game, text):
         a, b = map(int, move.split("-"))
         assert joined(a, b)
-    state = game.parse_position(text)
     for bad, problem in (("0-2", "2 is not next to 0"), ("3-7", "7 is not next to 3"), ("0-1", "1 is occupied")):
-        with pytest.raises(IllegalMoveError) as err:
-            game.parse_move(state, bad)
-        check_message(err.value, bad, problem)
+        check_illegal_move(game, text, bad, problem)
 
 
 def test_a_player_with_no_move_loses():
@@ -253,20 +204,7 @@ def test_a_player_with_no_move_loses():
 
 @pytest.mark.parametrize("name, lines", [("rota", SEED_LINES), ("rota-circle", SEED_LINES + RIM_LINES)])
 def test_blocked_players_face_a_line(name, lines):
-    game = get(name)
-    blocked = 0
-    for xs in itertools.combinations(range(9), 3):
-        for os in itertools.combinations([c for c in range(9) if c not in xs], 3):
-            board = "".join("x" if c in xs else "o" if c in os else "." for c in range(9))
-            for side, mine, theirs in (("x", xs, os), ("o", os, xs)):
-                if any(board[b] == "." and joined(a, b) for a in mine for b in range(9)):
-                    continue
-                assert any(line <= set(theirs) for line in lines)
-                if any(line <= set(mine) for line in lines):
-                    continue  # both sides have a line: not a position
-                blocked += 1
-                text = f"{board[:8]}/{board[8]} {side}"
-                assert game.outcome(game.parse_position(text)) == "loss"
+    blocked = check_shut_in(get(name), lines, joined, lambda board, side: f"{board[:8]}/{board[8]} {side}")
     assert blocked == (16 if name == "rota" else 0)
 
 
@@ -297,72 +235,37 @@ def test_notation_round_trips():
     ]
 
 
-@pytest.mark.parametrize(
-    "text, problem",
-    [
-        ("x...o.../", "8 rim spots and 0 centre spots"),
-        ("x...o..../x", "9 rim spots and 1 centre spots"),
-        ("x...o...x", "0 '/' separators"),
-        ("x..q..../.", "bad character 'q'"),
-        ("xx.xx.../o", "x has 4 tokens"),
-        ("xx....../.", "2 x and 0 o"),
-        ("x...o.../x x", "wrong side to move, the counts say 'o'"),
-        ("xxo...oo/x", "side to move missing"),
-        ("xxo...oo/x -", "side to move must be 'x' or 'o'"),
-        ("x...xooo/x x", "x has three in a line, so the game ended"),
-    ],
+test_malformed_positions = malformed_positions_test(
+    """
+    rota        | x...o.../    | 8 rim spots and 0 centre spots
+    rota        | x...o..../x  | 9 rim spots and 1 centre spots
+    rota        | x...o...x    | 0 '/' separators
+    rota        | x..q..../.   | bad character 'q'
+    rota        | xx.xx.../o   | x has 4 tokens
+    rota        | xx....../.   | 2 x and 0 o
+    rota        | x...o.../x x | wrong side to move, the counts say 'o'
+    rota        | xxo...oo/x   | side to move missing
+    rota        | xxo...oo/x - | side to move must be 'x' or 'o'
+    rota        | x...xooo/x x | x has three in a line, so the game ended
+    rota-circle | xxxooo../. x | both sides have three in a line
+    """
 )
-def test_malformed_positions(text, problem):
-    with pytest.raises(MalformedPositionError) as err:
-        get("rota").parse_position(text)
-    check_message(err.value, text, problem)
 
 
-def test_both_lines_rejected():
-    with pytest.raises(MalformedPositionError) as err:
-        get("rota-circle").parse_position("xxxooo../. x")
-    check_message(err.value, "xxxooo../. x", "both sides have three in a line")
-
-
-@pytest.mark.parametrize(
-    "position, move, problem",
-    [
-        ("x...o.../.", "9", "expected a cell 0..8"),
-        ("x...o.../.", "08", "expected a cell"),
-        ("x...o.../.", "b2", "expected a cell"),
-        ("x...o.../.", "4", "4 is occupied"),
-        ("x...o.../.", "0-1", "still has tokens to place"),
-        ("xxo...oo/x x", "3", "has placed all 3 tokens"),
-        ("xxo...oo/x x", "2-3", "2 holds a token of o, not a token of x"),
-        ("xxo...oo/x x", "3-4", "3 is empty"),
-        ("xxo...oo/x x", "8-", "expected a cell"),
-        ("x...xooo/x o", "5-6", "the game is over"),
-    ],
+test_illegal_moves = illegal_moves_test(
+    """
+    rota | x...o.../.   | 9   | expected a cell 0..8
+    rota | x...o.../.   | 08  | expected a cell
+    rota | x...o.../.   | b2  | expected a cell
+    rota | x...o.../.   | 4   | 4 is occupied
+    rota | x...o.../.   | 0-1 | still has tokens to place
+    rota | xxo...oo/x x | 3   | has placed all 3 tokens
+    rota | xxo...oo/x x | 2-3 | 2 holds a token of o, not a token of x
+    rota | xxo...oo/x x | 3-4 | 3 is empty
+    rota | xxo...oo/x x | 8-  | expected a cell
+    rota | x...xooo/x o | 5-6 | the game is over
+    """
 )
-def test_illegal_moves(position, move, problem):
-    game = get("rota")
-    with pytest.raises(IllegalMoveError) as err:
-        game.parse_move(game.parse_position(position), move)
-    check_message(err.value, move, problem)
-
-
-# -- random play --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_random_playouts(name):
-    game = get(name)
-    states = random_states(game, playouts=60, seed=2)
-    assert any(game.outcome(s) is not None for s in states)
-    for state in states:
-        check_state(game, state)
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_transform_move_matches_transform(name):
-    game = get(name)
-    for state in random_states(game, playouts=10, seed=3)[::4]:
-        check_symmetries(game, state)
 
 
 # -- board layout (the generic contract is tests/test_layout.py) ---------------------

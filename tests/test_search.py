@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import pytest
 
 from tablebase.games import get
-from tablebase.games.base import LOSS, Game, Outcome
+from tablebase.games.base import LOSS, Game, Outcome, random_live_position
 from tablebase.solve import OUTCOME_NAMES, Solution, solve
 from tablebase.solve.search import SearchResult, prove
 
@@ -67,24 +66,18 @@ def test_retrograde_method_agrees() -> None:
         _check_against_table(result, solution, index, edges)
 
 
-def _ultimate_sample(game: Any, empties: int, rng: random.Random) -> int:
-    while True:
-        state = game.initial_state()
-        while game.outcome(state) is None and game.max_plies(state) > empties:
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
-        if game.outcome(state) is None:
-            return state
-
-
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
-def test_ultimate_endgames_agree_with_retrograde(variant: str) -> None:
+def test_ultimate_endgames_agree_with_retrograde(variant: str, compiled: bool) -> None:
     """Late positions: the search's labels equal those of the reachable subgraph labelled by the builder's pass."""
     game = get(variant)
+    if compiled and game.outcome_table(game.initial_state()) is None:  # loads it: small positions use it too
+        pytest.skip("numba is not installed")
     rng = random.Random(9)
     outcomes = set()
     for empties in (6, 9, 11) * 10:
-        state = _ultimate_sample(game, empties, rng)
-        searched = prove(game, state, children=True)
+        state = random_live_position(game, empties, rng)
+        searched = prove(game, state, children=True, compiled=compiled)
         full = prove(game, state, method="retrograde")
         assert (searched.outcome, searched.distance) == (full.outcome, full.distance)
         for s, label in searched.positions.items():
@@ -170,3 +163,23 @@ def test_benchmark_script_runs() -> None:
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     rows = module.run(["ultimate", "ultimate-classic"], [8], samples=2, limit=10, seed=1, verbose=False)
     assert [r["solved"] for r in rows] == [2, 2]
+
+
+@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
+def test_compiled_outcome_search_agrees_with_python(variant: str) -> None:
+    """Positions of 12 to 20 open spots: the compiled negamax gives the Python one's value."""
+    game = get(variant)
+    table = game.outcome_table(game.initial_state())
+    if table is None:
+        pytest.skip("numba is not installed")
+    rng = random.Random(12)
+    values = []
+    for k in range(40):
+        state = random_live_position(game, 12 + k % 9, rng)
+        python = prove(game, state, compiled=False)
+        compiled = prove(game, state)
+        assert (compiled.outcome, compiled.distance) == (python.outcome, python.distance)
+        value, _ = table.search(state, -1, 1, 10**9)
+        assert value == {"win": 1, "draw": 0, "loss": -1}[python.outcome]
+        values.append(value)
+    assert set(values) == {-1, 0, 1}

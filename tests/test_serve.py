@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import json
 import subprocess
 import sys
@@ -54,7 +55,8 @@ def test_variants_lists_every_built_variant_with_rules_and_start(client: TestCli
     listed = get(client, "/api/variants")
     for entry in listed:
         VariantReply.model_validate(entry)
-    assert [v["variant"] for v in listed] == sorted(BUILT)
+    # the variants too large to build are offered too, for /solve
+    assert [v["variant"] for v in listed] == sorted([*BUILT, "ultimate", "ultimate-classic"])
     ttt = next(v for v in listed if v["variant"] == "tictactoe")
     # tic-tac-toe: 765 positions up to symmetry (seed 003), a draw with the board full after 9 plies
     assert (ttt["states"], ttt["outcome"], ttt["distance"]) == (765, "draw", 9)
@@ -163,6 +165,8 @@ def test_openapi_describes_every_endpoint(client: TestClient) -> None:
         "/api/{variant}/line",
         "/api/{variant}/predecessors",
         "/api/{variant}/layout",
+        "/api/{variant}/board",
+        "/api/{variant}/solve",
     }
     probe = spec["paths"]["/api/{variant}"]["get"]
     assert {"200", "400", "404"} <= set(probe["responses"])
@@ -226,3 +230,60 @@ def test_probe_command_does_not_import_the_server() -> None:
     code = "import sys, cli.main; print([m for m in ('fastapi', 'uvicorn', 'tablebase.serve') if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "status", "kind"),
+    [
+        ("GET", "/no/such/page", 404, "not_found"),
+        ("GET", "/api/tictactoe/nothing-here", 404, "not_found"),
+        ("POST", "/api/tictactoe", 405, "method_not_allowed"),
+        ("DELETE", "/api/variants", 405, "method_not_allowed"),
+    ],
+)
+def test_framework_errors_have_the_documented_shape(
+    client: TestClient, method: str, url: str, status: int, kind: str
+) -> None:
+    reply = client.request(method, url)
+    assert reply.status_code == status
+    assert set(reply.json()) == {"error", "detail"}
+    assert ErrorReply.model_validate(reply.json()).error == kind
+    assert url in reply.json()["detail"]
+
+
+@pytest.mark.parametrize("url", ["/", "/api/variants", "/api/tictactoe", "/api/tictactoe/layout", "/static/board.js"])
+def test_head_answers_like_get_without_a_body(client: TestClient, url: str) -> None:
+    head, get_ = client.head(url), client.get(url)
+    assert head.status_code == get_.status_code == 200
+    assert head.content == b"" and head.headers["content-type"] == get_.headers["content-type"]
+
+
+def test_errors_name_the_database_file_but_not_its_folder(client: TestClient, db: Path) -> None:
+    detail = client.get("/api/mnk-3-3-2").json()["detail"]
+    assert db.name in detail and str(db.parent) not in detail and str(db.resolve().parent) not in detail
+
+
+def test_a_huge_position_is_quoted_only_in_part(client: TestClient) -> None:
+    huge = "x" * 60_000
+    for url in ("/api/tictactoe", "/api/tictactoe/line", "/api/tictactoe/board", "/api/ultimate/solve"):
+        reply = client.get(url, params={"position": huge})
+        assert reply.status_code == 400 and reply.json()["error"] == "malformed_position"
+        detail = reply.json()["detail"]
+        assert len(detail) < 300 and "x" * 120 in detail and "x" * 121 not in detail and "60,000 characters" in detail
+
+
+@pytest.mark.parametrize("url", ["/api/tictactoe", "/api/tictactoe/line", "/api/tictactoe/predecessors", "/api/ultimate/board"])
+def test_an_explicit_empty_position_is_malformed(client: TestClient, url: str) -> None:
+    reply = client.get(url, params={"position": ""})
+    assert reply.status_code == 400 and reply.json()["error"] == "malformed_position"
+    assert "empty position" in reply.json()["detail"]
+
+
+def test_every_documented_error_kind_exists() -> None:
+    readme = (ROOT / "README.md").read_text()
+    documented = set(re.findall(r"^\| \d{3} \| `([a-z_]+)` \|", readme, flags=re.M))
+    from tablebase.serve.app import ERROR_STATUS, HTTP_ERRORS
+
+    kinds = {name for _, _, name in ERROR_STATUS} | set(HTTP_ERRORS.values()) | {"bad_request", "no_layout"}
+    # every kind an endpoint can answer is documented, and nothing else
+    assert documented == kinds - {"illegal_move", "tablebase_error"}, documented ^ kinds

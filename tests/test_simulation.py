@@ -15,18 +15,15 @@ import pytest
 
 import tablebase
 from tablebase import games
-from game_checks import random_states
+from game_checks import check_random_play, check_random_symmetries, random_states
+from serve_support import build_database
 
 VARIANTS = [name for name in games.names() if games.get(name).enumerable]
 
 
 @pytest.fixture(scope="module")
 def every_variant(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("sim") / "all.db"
-    with tablebase.open(path) as tb:
-        for name in VARIANTS:
-            tb.build(name)
-    return path
+    return build_database(tmp_path_factory.mktemp("sim") / "all.db", VARIANTS)
 
 
 def test_registry_is_not_empty() -> None:
@@ -98,3 +95,11 @@ def test_games_that_list_unmoves() -> None:
         name for name in [*games.names(), "mnk-5-4-4"] if games.get(name).has_unmoves
     }
     assert not games.get("ultimate-strategy").has_unmoves
+
+
+@pytest.mark.parametrize("name", ["roman", "roman-adjacent", "roman-lines", "rota", "rota-circle", "wild", "wild-misere"])
+def test_rules_hold_on_random_playouts(name: str) -> None:
+    """Every state of random playouts passes the generic checks, and symmetries map moves with states."""
+    game = games.get(name)
+    check_random_play(game, playouts=60, seed=2)
+    check_random_symmetries(game, playouts=10, seed=3, step=3)

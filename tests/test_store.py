@@ -45,14 +45,39 @@ def test_views_read_naturally_in_sqlite(built_db: Path) -> None:
     assert row == (".../.../...", "x", "draw", 9)
     # stored keys are canonical: xx./oo./... is kept as its mirror image xo./xo./...
     best = conn.execute(
-        "SELECT move, result, value, distance FROM best_moves WHERE variant = 'tictactoe' AND position = 'xo./xo./...'"
+        "SELECT move, position_after, outcome, distance FROM best_moves"
+        " WHERE variant = 'tictactoe' AND position = 'xo./xo./...'"
     ).fetchone()
     assert best == ("a3", "xo./xo./x..", "win", 1)
     values = conn.execute(
-        "SELECT COUNT(*), COUNT(DISTINCT result) FROM move_values"
+        "SELECT COUNT(*), COUNT(DISTINCT position_after) FROM move_values"
         " WHERE variant = 'tictactoe' AND position = '.../.../...'"
     ).fetchone()
     assert values == (9, 3)  # nine first moves into three classes: corner, edge, centre
+    conn.close()
+
+
+def test_best_moves_agrees_with_probe_and_looks_positions_up_by_index(built_db: Path) -> None:
+    conn = sqlite3.connect(built_db)
+    plan = " ".join(
+        row[-1]
+        for row in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT * FROM best_moves WHERE variant = 'tictactoe' AND position = 'xo./xo./...'"
+        )
+    )
+    assert "SCAN" not in plan.replace("SCAN CONSTANT ROW", ""), plan
+    keys = [r[0] for r in conn.execute("SELECT position FROM positions WHERE variant = 'tictactoe' AND NOT terminal")]
+    with tablebase.open(built_db) as tb:
+        ttt = tb.variant("tictactoe")
+        for key in keys[::7]:
+            move, outcome, distance = conn.execute(
+                "SELECT move, outcome, distance FROM best_moves WHERE variant = 'tictactoe' AND position = ?", (key,)
+            ).fetchone()
+            best = ttt.probe(key).best_move
+            assert best is not None and (outcome, distance) == (best.outcome, best.distance)
+            # ties are broken by the move's name in the view: it is one of the best moves
+            assert move in {m.move for m in ttt.probe(key).moves if (m.outcome, m.distance) == (outcome, distance)}
+    assert conn.execute("SELECT COUNT(*) FROM best_moves WHERE variant = 'tictactoe'").fetchone()[0] == len(keys)
     conn.close()
 
 
@@ -68,8 +93,9 @@ def test_rebuild_replaces_atomically(db_copy: Path, monkeypatch: pytest.MonkeyPa
             return codes, labels[:-1] + [None]  # violates NOT NULL in the middle of the load
 
         monkeypatch.setattr(writer, "move_labels", broken)
-        with pytest.raises(sqlite3.IntegrityError):
+        with pytest.raises(tablebase.DatabaseError, match="NOT NULL constraint failed") as info:
             tb.build("tictactoe")
+        assert isinstance(info.value.__cause__, sqlite3.IntegrityError)
         monkeypatch.setattr(writer, "move_labels", original)
         assert tb.variant("tictactoe").stats().to_dict() == before
         assert tb.verify("tictactoe").ok

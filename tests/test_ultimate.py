@@ -116,6 +116,7 @@ def _spiel_view(ps_state) -> tuple[str, int | None]:
     return "/".join(rows), (None if forced == "any" else int(forced))
 
 
+@pytest.mark.slow
 def test_classic_agrees_with_openspiel() -> None:
     """Random playouts: legal moves, board, active field, terminal status and winner agree at every step.
 
@@ -186,6 +187,10 @@ def test_fast_paths_agree_with_apply(variant: str) -> None:
             moves = game.legal_moves(state)
             assert game.children(state) == [(m, game.apply(state, m)) for m in moves]
             assert game.move_count(state) == len(moves)
+            assert game.successors(state) == [
+                (m, c, game.outcome(c), 0 if game.outcome(c) else len(game.legal_moves(c)))
+                for m, c in game.children(state)
+            ]
         else:
             assert game.children(state) == []
 

@@ -229,6 +229,7 @@ def index_sql(path: Path) -> list[tuple[str, str]]:
         conn.close()
 
 
+@pytest.mark.slow
 def test_writer_recreates_the_migration_indexes(tmp_path: Path) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 import tablebase
 from tablebase import games
 
@@ -34,49 +36,29 @@ def test_every_built_variant_passes(tb: tablebase.Tablebase) -> None:
         assert report.states == info.states and report.moves == info.moves
 
 
-def test_flipped_label_is_found(db_copy: Path) -> None:
-    corrupt(
-        db_copy,
-        "UPDATE states SET outcome = 'win' WHERE key = ? AND variant_id ="
-        " (SELECT id FROM variants WHERE name = 'tictactoe')",
-        key("x.o/.x./..."),
-    )
+#: The tic-tac-toe row of ``key`` (in ``states``) and of its moves.
+ROW = "key = ? AND variant_id = (SELECT id FROM variants WHERE name = 'tictactoe')"
+
+
+@pytest.mark.parametrize(
+    ("sql", "position", "found"),
+    [
+        (f"UPDATE states SET outcome = 'win' WHERE {ROW}", "x.o/.x./...", "stored win/6, children say draw/6"),
+        (f"UPDATE states SET distance = 3 WHERE {ROW}", "xx./oo./...", "stored win/3, children say win/1"),
+        (
+            f"DELETE FROM moves WHERE move = 'a3' AND from_state = (SELECT id FROM states WHERE {ROW})",
+            "xx./oo./...",
+            "stored moves differ from the rules (missing ['a3'], extra [])",
+        ),
+        (f"UPDATE states SET outcome = 'draw' WHERE {ROW}", "xxx/oo./...", "terminal draw/0, rules say loss/0"),
+    ],
+    ids=["flipped label", "wrong distance", "dropped move", "wrong terminal outcome"],
+)
+def test_corruption_is_found(db_copy: Path, sql: str, position: str, found: str) -> None:
+    corrupt(db_copy, sql, key(position))
     report = verify(db_copy)
     assert not report.ok
-    assert f"{key('x.o/.x./...')}: stored win/6, children say draw/6" in report.errors
-
-
-def test_wrong_distance_is_found(db_copy: Path) -> None:
-    corrupt(
-        db_copy,
-        "UPDATE states SET distance = 3 WHERE key = ? AND variant_id ="
-        " (SELECT id FROM variants WHERE name = 'tictactoe')",
-        key("xx./oo./..."),
-    )
-    report = verify(db_copy)
-    assert f"{key('xx./oo./...')}: stored win/3, children say win/1" in report.errors
-
-
-def test_dropped_move_is_found(db_copy: Path) -> None:
-    corrupt(
-        db_copy,
-        "DELETE FROM moves WHERE move = 'a3' AND from_state = (SELECT id FROM states WHERE key = ?"
-        " AND variant_id = (SELECT id FROM variants WHERE name = 'tictactoe'))",
-        key("xx./oo./..."),
-    )
-    report = verify(db_copy)
-    assert f"{key('xx./oo./...')}: stored moves differ from the rules (missing ['a3'], extra [])" in report.errors
-
-
-def test_wrong_terminal_outcome_is_found(db_copy: Path) -> None:
-    corrupt(
-        db_copy,
-        "UPDATE states SET outcome = 'draw' WHERE key = ? AND variant_id ="
-        " (SELECT id FROM variants WHERE name = 'tictactoe')",
-        key("xxx/oo./..."),
-    )
-    report = verify(db_copy)
-    assert f"{key('xxx/oo./...')}: terminal draw/0, rules say loss/0" in report.errors
+    assert f"{key(position)}: {found}" in report.errors
 
 
 def test_states_only_corruptions_are_found_by_both_paths(tmp_path: Path) -> None:

@@ -34,7 +34,10 @@ from fastapi.testclient import TestClient  # noqa: E402
 from tablebase.serve import create_app  # noqa: E402
 
 #: Real variants played here besides the toys of serve_support (a second or two each to build).
-REAL = ("rota", "wild")
+REAL = ("rota", "wild", "roman", "ultimate-strategy")
+#: Ultimate tic-tac-toe, x sent to field 5 with four moves, 62 plies into a random game (proved in well under a second).
+ULTIMATE_LATE = ".xo.xxoo./o..oo.xoo/xxoo.oox./x.x.xox.x/xxooxo.x./ooo.oo.xo/.xxoo.x.x/x.ooxoxxx/oxoxoxxxo x 5"
+EMPTY_ROW = "." * 9
 
 LAUNCH_ARGS = [
     "--headless",
@@ -224,6 +227,10 @@ def test_sliding_on_a_wheel(page: Any, api: TestClient) -> None:
     click(page, "[data-cell='4']")
     assert shown_position(page) == best["position"]
     assert page.inner_text("#status") == "Game over: x has won"
+    # the result is not coloured as a loss (it is nobody's loss from the reader's side)
+    colour = page.eval_on_selector("#status", "e => getComputedStyle(e).color")
+    loss = page.eval_on_selector(".value, #message", "e => getComputedStyle(e).color")  # the loss colour
+    assert colour != loss and page.get_attribute("#status", "data-outcome") is None
 
 
 def test_labelled_moves_offer_a_choice(page: Any, api: TestClient) -> None:
@@ -286,6 +293,7 @@ def test_wild_asks_which_mark(page: Any, api: TestClient) -> None:
 def test_a_variant_without_layout_plays_from_the_move_list(page: Any, api: TestClient) -> None:
     open_board(page, "toy-plain")
     assert page.is_hidden("#board") and page.is_visible("#no-board")
+    assert page.is_hidden("#board-hint")  # no cells to click
     rows = page.eval_on_selector_all("#moves tbody tr", "r => r.map(e => [e.dataset.move, e.dataset.outcome])")
     assert rows == [[m["move"], m["outcome"]] for m in probe(api, "toy-plain", "...")["moves"]]
     click(page, "#moves tr[data-move=oc1]")
@@ -304,3 +312,176 @@ def test_a_bad_position_shows_the_api_error(page: Any, api: TestClient) -> None:
     assert ready_state == "ready" and shown_position(page) == "xxx/ooo/..."
     assert page.inner_text("#status") == "x to move: draw in 9"
     assert page.eval_on_selector_all("#board .cell[data-piece]", "c => c.length") == 0
+
+
+def region_marks(page: Any) -> tuple[list[str], dict[str, str]]:
+    """(active regions, region -> owner) as the board draws them."""
+    active = page.eval_on_selector_all("#board .region[data-active]", "r => r.map(e => e.dataset.region)")
+    owners = page.eval_on_selector_all(
+        "#board .region[data-owner]", "r => Object.fromEntries(r.map(e => [e.dataset.region, e.dataset.owner]))"
+    )
+    return active, owners
+
+
+def test_ultimate_plays_by_click_and_highlights_the_field_to_play(page: Any, api: TestClient) -> None:
+    open_board(page, "ultimate")
+    assert page.eval_on_selector_all("#board .cell", "c => c.length") == 81
+    assert page.eval_on_selector_all("#board .region", "r => r.length") == 9
+    assert region_marks(page) == ([], {})
+    assert page.inner_text("#status") == "x to move: not solved yet"
+    assert page.is_visible("#solve")
+    click(page, "[data-cell=e5]")
+    assert shown_position(page) == "/".join([EMPTY_ROW] * 4 + ["....x...."] + [EMPTY_ROW] * 4) + " o 4"
+    assert region_marks(page) == (["4"], {})
+    playable = page.eval_on_selector_all("#board .cell[data-move]", "c => c.map(e => e.dataset.cell)")
+    assert sorted(playable) == sorted(["d4", "e4", "f4", "d5", "f5", "d6", "e6", "f6"])
+    # a click outside the active field plays nothing
+    click(page, "[data-cell=a1]")
+    assert shown_position(page).endswith(" o 4")
+    click(page, "[data-cell=d4]")
+    assert region_marks(page) == (["0"], {})
+
+
+def test_ultimate_solve_on_a_late_position_shows_values(page: Any, api: TestClient) -> None:
+    open_board(page, "ultimate", ULTIMATE_LATE)
+    assert page.inner_text("#status") == "x to move: not solved yet"
+    assert set(o for o, _, _ in cell_values(page).values()) == {"unknown"}
+    assert page.is_disabled("#best")
+    click(page, "#solve")
+    solved = api.get("/api/ultimate/solve", params={"position": ULTIMATE_LATE, "time_limit": 20}).json()
+    assert page.inner_text("#status") == status_of(solved)
+    shown = {c: (o, d) for c, (o, d, _) in cell_values(page).items()}
+    assert shown == {m["move"]: (m["outcome"], distance(m)) for m in solved["moves"]}
+    colours = legend_colours(page)
+    assert all(fill == colours[o] for o, _, fill in cell_values(page).values())
+    # compact labels on a large board: W, D or L and the distance
+    labels = page.eval_on_selector_all("#board .value", "v => v.map(e => e.textContent)")
+    assert sorted(labels) == sorted(m["outcome"][0].upper() + distance(m) for m in solved["moves"])
+    assert page.is_enabled("#best") and page.is_disabled("#solve")
+
+
+def test_ultimate_won_fields_are_marked_and_their_cells_stay_visible(page: Any, api: TestClient) -> None:
+    # x has won field 0, o field 1; x is sent to field 2; under the open rules won fields stay playable
+    position = "xxxooo.../" + "o..x..x.o/" + "/".join([EMPTY_ROW] * 7) + " x 2"
+    open_board(page, "ultimate", position)
+    assert region_marks(page) == (["2"], {"0": "x", "1": "o"})
+    # the owner's mark is translucent and lets clicks through to the cells under it
+    style = page.eval_on_selector(
+        "#board .owner[data-region='0']", "e => [getComputedStyle(e).opacity, getComputedStyle(e).pointerEvents]"
+    )
+    assert float(style[0]) < 0.5 and style[1] == "none"
+    hit = page.evaluate(
+        """() => { const r = document.querySelector("[data-cell=b2] .shape").getBoundingClientRect();
+                   return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2).closest(".cell").dataset.cell; }"""
+    )
+    assert hit == "b2"
+    assert page.get_attribute("[data-cell=a1]", "data-piece") == "x"
+
+
+def test_a_bad_link_shows_the_error_and_the_start(page: Any, api: TestClient) -> None:
+    page.goto("/#variant=tictactoe&position=zzz")
+    page.wait_for_selector("body[data-state=ready]")
+    detail = api.get("/api/tictactoe", params={"position": "zzz"}).json()["detail"]
+    assert page.inner_text("#message") == detail
+    assert shown_position(page) == ".../.../..."
+    assert page.eval_on_selector_all("#board .cell[data-outcome]", "c => c.length") == 9
+    click(page, "[data-cell=b2]")
+    assert shown_position(page) == ".../.x./..."
+
+
+def test_editing_the_address_moves_the_board(page: Any, api: TestClient) -> None:
+    open_board(page, "tictactoe")
+    page.evaluate("location.hash = '#variant=tictactoe&position=' + encodeURIComponent('x../.o./...')")
+    page.wait_for_function("document.querySelector('#position').value === 'x../.o./...'")
+    ready(page)
+    assert page.get_attribute("[data-cell=b2]", "data-piece") == "o"
+    page.evaluate("location.hash = '#variant=toy-wild'")
+    page.wait_for_function("document.querySelector('#variant').value === 'toy-wild'")
+    ready(page)
+    assert shown_position(page) == "..."
+
+
+def test_cells_and_rows_are_played_with_the_keyboard(page: Any, api: TestClient) -> None:
+    open_board(page, "tictactoe")
+    page.focus("[data-cell=b2]")
+    page.keyboard.press("Enter")
+    ready(page)
+    assert shown_position(page) == ".../.x./..."
+    page.focus("#moves tbody tr[data-move=a1]")
+    page.keyboard.press(" ")
+    ready(page)
+    assert shown_position(page) == "o../.x./..."
+    # Tab walks from one playable cell to the next
+    page.focus("[data-cell=b1]")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.cell") == "c1"
+
+
+def test_play_best_move_plays_one_move_with_perfect_play_on(page: Any, api: TestClient) -> None:
+    open_board(page, "tictactoe")
+    page.check("#answer")
+    click(page, "#best")
+    assert shown_position(page).count("x") == 1 and "o" not in shown_position(page)
+    click(page, "#undo")
+    assert shown_position(page) == ".../.../..."
+
+
+def test_nothing_overflows_a_narrow_phone(browser: Any, base_url: str, api: TestClient) -> None:
+    context = browser.new_context(base_url=base_url, viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    try:
+        for entry in api.get("/api/variants").json():
+            # the start, and a position whose move list is long (every move's position is printed)
+            open_board(page, entry["variant"])
+            widths = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth]")
+            assert max(widths) <= 360, (entry["variant"], widths)
+    finally:
+        context.close()
+
+
+def _segment_hits_box(a: tuple[float, float], b: tuple[float, float], box: dict[str, float]) -> bool:
+    """Whether the segment a-b crosses the rectangle (Liang-Barsky clipping)."""
+    (x0, y0), (x1, y1) = a, b
+    dx, dy = x1 - x0, y1 - y0
+    lo, hi = 0.0, 1.0
+    for p, q in ((-dx, x0 - box["x"]), (dx, box["x"] + box["width"] - x0),
+                 (-dy, y0 - box["y"]), (dy, box["y"] + box["height"] - y0)):
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            lo = max(lo, q / p)
+        else:
+            hi = min(hi, q / p)
+    return lo <= hi
+
+
+def test_rota_labels_stay_off_the_wheel_lines(page: Any, api: TestClient) -> None:
+    # every spot shows a value: x places its third token, and the slides that follow
+    for position in ("xxo.o.../.", "xxox.oo./. x"):
+        open_board(page, "rota", position)
+        edges = page.eval_on_selector_all(
+            "#board .edge", "e => e.map(l => [[+l.getAttribute('x1'), +l.getAttribute('y1')], [+l.getAttribute('x2'), +l.getAttribute('y2')]])"
+        )
+        labels = page.eval_on_selector_all(
+            "#board .value, #board .name",
+            "t => t.map(e => { const b = e.getBBox(); return {text: e.textContent, x: b.x, y: b.y, width: b.width, height: b.height}; })",
+        )
+        assert len(labels) >= 9
+        for label in labels:
+            assert not any(_segment_hits_box(tuple(a), tuple(b), label) for a, b in edges), (position, label)
+
+
+def test_roman_value_under_a_token_does_not_touch_it(page: Any, api: TestClient) -> None:
+    open_board(page, "roman", "xo./ox./.xo x")
+    result = probe(api, "roman", "xo./ox./.xo x")
+    assert result["moves"] and "-" in result["moves"][0]["move"]  # tokens move: values are drawn under them
+    boxes = page.eval_on_selector_all(
+        "#board .cell[data-piece][data-outcome]",
+        """cells => cells.map(c => [c.querySelector('.piece').getBBox(),
+                                    document.querySelector(`#board .value[data-cell='${c.dataset.cell}']`).getBBox()])
+                         .map(([p, v]) => [p.y + p.height, v.y])""",
+    )
+    assert boxes
+    for piece_bottom, value_top in boxes:
+        assert value_top >= piece_bottom, (piece_bottom, value_top)

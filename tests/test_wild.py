@@ -9,14 +9,12 @@ import pytest
 
 from game_checks import (
     check_labels,
-    check_message,
-    check_state,
     check_symmetric_labels,
-    check_symmetries,
+    illegal_moves_test,
     index_of,
-    random_states,
+    malformed_positions_test,
 )
-from tablebase.errors import IllegalMoveError, MalformedPositionError
+from tablebase.errors import MalformedPositionError
 from tablebase.games import get, names
 from tablebase.games.base import board_cells, grid_layout, split_move
 from tablebase.solve import DRAW, LOSS, WIN, solve
@@ -176,9 +174,7 @@ def test_misere_start(solved):
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_labels_agree_with_children(solved, name):
-    reduced, full = solved[name]
-    check_labels(reduced)
-    check_labels(full)
+    check_labels(*solved[name])
 
 
 @pytest.mark.parametrize("name", VARIANTS)
@@ -251,60 +247,30 @@ def test_notation():
     assert [game.format_move(m) for m in game.legal_moves(game.parse_position("xox/oox/.xo"))] == ["xa3", "oa3"]
 
 
-@pytest.mark.parametrize(
-    "text, problem",
-    [
-        ("x.o/.x.", "2 rows"),
-        ("xo./..../...", "row 2 has 4 cells"),
-        ("xo./.X./...", "bad character 'X'"),
-        ("xxx/xxx/ooo", "both x and o have three in a row"),
-        ("xxx/.o./xxx", "separate lines of x"),
-        ("o../o../oo.x", "row 3 has 4 cells"),
-        ("xo./.../... second", "wrong side to move, the number of marks says 'first'"),
-        ("xo./.../... x", "side to move must be 'first' or 'second'"),
-    ],
+test_malformed_positions = malformed_positions_test(
+    """
+    wild | x.o/.x.            | 2 rows
+    wild | xo./..../...       | row 2 has 4 cells
+    wild | xo./.X./...        | bad character 'X'
+    wild | xxx/xxx/ooo        | both x and o have three in a row
+    wild | xxx/.o./xxx        | separate lines of x
+    wild | o../o../oo.x       | row 3 has 4 cells
+    wild | xo./.../... second | wrong side to move, the number of marks says 'first'
+    wild | xo./.../... x      | side to move must be 'first' or 'second'
+    """
 )
-def test_malformed_positions(text, problem):
-    with pytest.raises(MalformedPositionError) as err:
-        get("wild").parse_position(text)
-    check_message(err.value, text, problem)
 
 
-@pytest.mark.parametrize(
-    "position, move, problem",
-    [
-        ("xo./.../...", "b2", "expected a mark and a cell"),
-        ("xo./.../...", "xd1", "expected a mark and a cell"),
-        ("xo./.../...", "zb2", "expected a mark and a cell"),
-        ("xo./.../...", "Xb2", "expected a mark and a cell"),
-        ("xo./.../...", "ob1", "b1 is occupied"),
-        ("xxx/o../...", "oc3", "the game is over"),
-    ],
+test_illegal_moves = illegal_moves_test(
+    """
+    wild | xo./.../... | b2  | expected a mark and a cell
+    wild | xo./.../... | xd1 | expected a mark and a cell
+    wild | xo./.../... | zb2 | expected a mark and a cell
+    wild | xo./.../... | Xb2 | expected a mark and a cell
+    wild | xo./.../... | ob1 | b1 is occupied
+    wild | xxx/o../... | oc3 | the game is over
+    """
 )
-def test_illegal_moves(position, move, problem):
-    game = get("wild")
-    with pytest.raises(IllegalMoveError) as err:
-        game.parse_move(game.parse_position(position), move)
-    check_message(err.value, move, problem)
-
-
-# -- random play ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_random_playouts(name):
-    game = get(name)
-    states = random_states(game, playouts=80, seed=4)
-    assert any(game.outcome(s) is not None for s in states)
-    for state in states:
-        check_state(game, state)
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_transform_move_matches_transform(name):
-    game = get(name)
-    for state in random_states(game, playouts=10, seed=5)[::3]:
-        check_symmetries(game, state)
 
 
 # -- board layout (the generic contract is tests/test_layout.py) --------------

@@ -1,9 +1,4 @@
-"""Initial schema: variants, states, moves and the browsing views.
-
-Revision ID: 0001_initial
-Revises:
-Create Date: 2026-11-22
-"""
+"""Initial schema: variants, states, moves and the browsing views."""
 
 from __future__ import annotations
 
@@ -12,8 +7,6 @@ from alembic import op
 
 revision = "0001_initial"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 OUTCOMES = "outcome IN ('win', 'loss', 'draw')"
 
@@ -50,6 +43,12 @@ VIEWS = {
 }
 
 
+def reference(table: str, column: str, target: str) -> sa.Column:
+    """A required integer column of ``table`` referring to ``target.id``, deleted with it."""
+    foreign_key = sa.ForeignKey(f"{target}.id", name=f"fk_{table}_{column}_{target}", ondelete="CASCADE")
+    return sa.Column(column, sa.Integer(), foreign_key, nullable=False)
+
+
 def upgrade() -> None:
     op.create_table(
         "variants",
@@ -74,12 +73,7 @@ def upgrade() -> None:
     op.create_table(
         "states",
         sa.Column("id", sa.Integer(), primary_key=True),
-        sa.Column(
-            "variant_id",
-            sa.Integer(),
-            sa.ForeignKey("variants.id", name="fk_states_variant_id_variants", ondelete="CASCADE"),
-            nullable=False,
-        ),
+        reference("states", "variant_id", "variants"),
         sa.Column("key", sa.String(), nullable=False),
         sa.Column("to_move", sa.String(), nullable=False),
         sa.Column("ply", sa.Integer(), nullable=False),
@@ -94,19 +88,9 @@ def upgrade() -> None:
     op.create_index("ix_states_variant_id_ply", "states", ["variant_id", "ply"])
     op.create_table(
         "moves",
-        sa.Column(
-            "from_state",
-            sa.Integer(),
-            sa.ForeignKey("states.id", name="fk_moves_from_state_states", ondelete="CASCADE"),
-            nullable=False,
-        ),
+        reference("moves", "from_state", "states"),
         sa.Column("move", sa.String(), nullable=False),
-        sa.Column(
-            "to_state",
-            sa.Integer(),
-            sa.ForeignKey("states.id", name="fk_moves_to_state_states", ondelete="CASCADE"),
-            nullable=False,
-        ),
+        reference("moves", "to_state", "states"),
         sa.PrimaryKeyConstraint("from_state", "move", name="pk_moves"),
         sqlite_with_rowid=False,
     )

@@ -1,9 +1,4 @@
-"""Record how a variant's moves are stored: in the moves table, or derived from the rules.
-
-Revision ID: 0002_storage
-Revises: 0001_initial
-Create Date: 2026-11-22
-"""
+"""Record how a variant's moves are stored: in the moves table, or derived from the rules."""
 
 from __future__ import annotations
 
@@ -12,8 +7,6 @@ from alembic import op
 
 revision = "0002_storage"
 down_revision = "0001_initial"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -1,9 +1,4 @@
-"""Per-ply counts of every variant, so that statistics need no scan of the states table.
-
-Revision ID: 0003_plies
-Revises: 0002_storage
-Create Date: 2026-11-22
-"""
+"""Per-ply counts of every variant, so that statistics need no scan of the states table."""
 
 from __future__ import annotations
 
@@ -12,21 +7,14 @@ from alembic import op
 
 revision = "0003_plies"
 down_revision = "0002_storage"
-branch_labels = None
-depends_on = None
+
+COLUMNS = ("variant_id", "ply", "positions", "classes", "wins", "losses", "draws", "terminal")
 
 
 def upgrade() -> None:
     op.create_table(
         "plies",
-        sa.Column("variant_id", sa.Integer(), nullable=False),
-        sa.Column("ply", sa.Integer(), nullable=False),
-        sa.Column("positions", sa.Integer(), nullable=False),
-        sa.Column("classes", sa.Integer(), nullable=False),
-        sa.Column("wins", sa.Integer(), nullable=False),
-        sa.Column("losses", sa.Integer(), nullable=False),
-        sa.Column("draws", sa.Integer(), nullable=False),
-        sa.Column("terminal", sa.Integer(), nullable=False),
+        *(sa.Column(name, sa.Integer(), nullable=False) for name in COLUMNS),
         sa.ForeignKeyConstraint(
             ["variant_id"], ["variants.id"], name=op.f("fk_plies_variant_id_variants"), ondelete="CASCADE"
         ),

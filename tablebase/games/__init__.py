@@ -29,11 +29,12 @@ def get(name: str) -> Game:
     for family in FAMILIES:
         factory = family.VARIANTS.get(name)
         if factory is not None:
-            return factory()
+            made: Game = factory()
+            return made
     for family in FAMILIES:
         from_name = getattr(family, "from_name", None)
         if from_name is not None:
-            game = from_name(name)
+            game: Game | None = from_name(name)
             if game is not None:
                 return game
     raise UnknownVariantError(

@@ -20,19 +20,21 @@ Conventions:
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Sequence, TypedDict
 
+from typing_extensions import NotRequired
+
 from tablebase.errors import MalformedPositionError
+from tablebase.outcome import DRAW as DRAW
+from tablebase.outcome import LOSS as LOSS
+from tablebase.outcome import WIN as WIN
+from tablebase.outcome import Outcome as Outcome
 
 if TYPE_CHECKING:
     from tablebase.games.kernels import VectorKernels
 
-Outcome = Literal["win", "loss", "draw"]
-
-WIN: Outcome = "win"
-LOSS: Outcome = "loss"
-DRAW: Outcome = "draw"
 
 
 class LayoutCell(TypedDict):
@@ -41,6 +43,13 @@ class LayoutCell(TypedDict):
     name: str
     x: float
     y: float
+
+
+class LayoutRegion(TypedDict):
+    """A named group of cells of a :class:`Layout` (one of Ultimate's nine fields)."""
+
+    name: str
+    cells: list[str]
 
 
 class Layout(TypedDict):
@@ -53,6 +62,14 @@ class Layout(TypedDict):
     empty: str
     pieces: dict[str, str]
     move_separator: str
+    regions: NotRequired[list[LayoutRegion]]
+
+
+class BoardMarks(TypedDict):
+    """What a drawing of one position shows on the regions of its layout; see :meth:`Game.board_marks`."""
+
+    active: list[str]
+    owners: dict[str, str]
 
 
 class Game(ABC):
@@ -113,6 +130,37 @@ class Game(ABC):
 
     def max_plies(self, state: int) -> int | None:
         """An upper bound on the plies left from ``state``, ``None`` if the game knows none (bounds searches)."""
+        return None
+
+    def successors(self, state: int) -> list[tuple[int, int, Outcome | None, int]]:
+        """``(move, next_state, its outcome or None, its move count)`` for every legal move of a
+        non-terminal ``state`` (move count 0 when the game is over); what a search needs of each
+        child, which games may compute faster together."""
+        out = []
+        for move, child in self.children(state):
+            result = self.outcome(child)
+            out.append((move, child, result, 0 if result is not None else self.move_count(child)))
+        return out
+
+    def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
+        """A compiled win/draw/loss search for positions reached from ``state``, or ``None``
+        (also when loading it would take a good part of ``time_limit`` seconds).
+
+        :mod:`tablebase.solve.search` then uses it for its outcome step: an
+        object that reads and writes like the search's ``{state: (lo, hi,
+        best)}`` table of bounds (``get``, item assignment, ``len``) and has
+        ``search(state, alpha, beta, budget) -> (value or None, nodes)``, the
+        fail-soft negamax value in -1..1 of a non-terminal state, ``None``
+        when ``budget`` nodes did not suffice.
+        """
+        return None
+
+    def key_patterns(self, state: int) -> list[str] | None:
+        """SQL ``LIKE`` patterns, one of which the position string of every position reachable
+        from ``state``, in every orientation, matches; ``None`` if the game gives none.
+
+        A search seeded from stored positions reads only those that match.
+        """
         return None
 
     def children(self, state: int) -> list[tuple[int, int]]:
@@ -242,10 +290,26 @@ class Game(ABC):
             that is a cell name; the label is what comes before it. A move
             changes what is on no cell but those it names.
 
+        ``regions`` (optional)
+            Named groups of cells drawn as one unit, ``{"name", "cells"}``
+            with ``cells`` a list of cell names (Ultimate's nine fields,
+            named ``"0"`` .. ``"8"``); omitted or empty when the board has
+            none. What a position shows on them comes from :meth:`board_marks`.
+
         A client composes a move by clicks on its cells in order, and asks for
         the label when several moves share the same cells.
         """
         return None
+
+    def board_marks(self, state: int) -> BoardMarks:
+        """The regions of :meth:`layout` a drawing of ``state`` marks.
+
+        ``active``: the regions the side to move must play in (empty when
+        the rules name none, or the game is over); ``owners``: region name ->
+        the player who owns it (a won field of Ultimate tic-tac-toe). Empty
+        for games without regions.
+        """
+        return {"active": [], "owners": {}}
 
     # -- speed ---------------------------------------------------------------
 
@@ -254,6 +318,18 @@ class Game(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
+
+
+def random_live_position(game: Game, remaining: int, rng: random.Random) -> int:
+    """A position reached by random play from the start, not over, with at most ``remaining`` plies
+    left by :meth:`Game.max_plies` (for sampling late positions to solve or test); the game must
+    bound its plies."""
+    while True:
+        state = game.initial_state()
+        while game.outcome(state) is None and (game.max_plies(state) or 0) > remaining:
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+        if game.outcome(state) is None:
+            return state
 
 
 def invert_permutation(perm: Sequence[int]) -> tuple[int, ...]:
@@ -359,15 +435,7 @@ class BitboardGame(Game):
         return best, best_sym
 
     def size_bound(self, symmetry: bool = True) -> int | None:
-        return 3**self.cells // (self.num_symmetries if symmetry else 1) + 1
-
-    def x_bits(self, state: int) -> int:
-        """Bitboard of the cells holding an x."""
-        return state & self._mask
-
-    def o_bits(self, state: int) -> int:
-        """Bitboard of the cells holding an o."""
-        return (state >> self.cells) & self._mask
+        return int(3**self.cells) // (self.num_symmetries if symmetry else 1) + 1
 
 
 def grid_symmetries(columns: int, rows: int) -> tuple[tuple[int, ...], ...]:
@@ -404,6 +472,13 @@ def grid_symmetries(columns: int, rows: int) -> tuple[tuple[int, ...], ...]:
         if p not in perms:
             perms.append(p)
     return tuple(perms)
+
+
+def bitboard_text(state: int, columns: int, rows: int) -> str:
+    """The grid text (rows top to bottom, ``/`` between them) of an x bitboard with the o bitboard above it."""
+    cells = columns * rows
+    marks = ["x" if state >> c & 1 else "o" if state >> (c + cells) & 1 else "." for c in range(cells)]
+    return "/".join("".join(marks[r * columns : (r + 1) * columns]) for r in range(rows))
 
 
 def cell_name(cell: int, columns: int) -> str:
@@ -487,6 +562,13 @@ def split_move(layout: Layout, move: str) -> tuple[str, tuple[str, ...]]:
     if unknown:
         raise ValueError(f"move {move!r} names {unknown[0]!r}, which is not a cell of the layout")
     return label, cells
+
+
+def parse_position(game: Game, text: str) -> int:
+    """``game.parse_position(text)``, refusing an empty string by name (only an absent position means the start)."""
+    if text == "":
+        raise MalformedPositionError("empty position ''; leave the position out for the start")
+    return game.parse_position(text)
 
 
 def split_side(text: str) -> tuple[str, str | None]:

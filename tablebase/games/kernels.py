@@ -31,12 +31,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tablebase.outcome import Code
+
 if TYPE_CHECKING:
     from tablebase.games.base import BitboardGame, Game
 
-#: Outcome codes of the array kernels and the solver: play goes on, or the
+#: Outcome codes of the array kernels and the solver (:class:`tablebase.outcome.Code`): play goes on, or the
 #: result for the side to move.
-UNKNOWN, WIN, LOSS, DRAW = 0, 1, 2, 3
+UNKNOWN, WIN, LOSS, DRAW = (int(c) for c in Code)
 
 #: Bits of a state covered by one symmetry lookup table.
 _SLICE = 16
@@ -203,7 +205,8 @@ class BitboardKernels(VectorKernels):
         for s in range(1, self.num_symmetries):
             images[:, s] = self._image(states, slices, s)
         images.sort(axis=1)
-        return 1 + np.count_nonzero(images[:, 1:] != images[:, :-1], axis=1)
+        sizes: np.ndarray = 1 + np.count_nonzero(images[:, 1:] != images[:, :-1], axis=1)
+        return sizes
 
 
 _BYTE_COUNTS = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)
@@ -211,7 +214,10 @@ _BYTE_COUNTS = np.array([bin(b).count("1") for b in range(256)], dtype=np.uint8)
 
 def popcount(values: np.ndarray) -> np.ndarray:
     """Number of set bits of each ``np.uint64`` value, as ``np.uint8``."""
+    counts: np.ndarray
     if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(values)
-    as_bytes = np.ascontiguousarray(values, dtype=np.uint64).view(np.uint8).reshape(-1, 8)
-    return _BYTE_COUNTS[as_bytes].sum(axis=1, dtype=np.uint8)
+        counts = np.bitwise_count(values)
+    else:
+        as_bytes = np.ascontiguousarray(values, dtype=np.uint64).view(np.uint8).reshape(-1, 8)
+        counts = _BYTE_COUNTS[as_bytes].sum(axis=1, dtype=np.uint8)
+    return counts

@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from tablebase.errors import UnknownVariantError
-from tablebase.games.base import Layout, cell_name, grid_layout, grid_symmetries, parse_cell, parse_grid
+from tablebase.games.base import Layout, bitboard_text, cell_name, grid_layout, grid_symmetries, parse_cell, parse_grid
 from tablebase.games.mnk import line_masks
 from tablebase.games.tokens import TokenGame
 
@@ -88,13 +88,7 @@ class RomanGame(TokenGame):
         return parse_cell(text, 3, 3)
 
     def format_board_text(self, state: int) -> str:
-        rows = []
-        for r in range(3):
-            row = ""
-            for c in range(3 * r, 3 * r + 3):
-                row += "x" if state >> c & 1 else "o" if state >> (c + 9) & 1 else "."
-            rows.append(row)
-        return "/".join(rows)
+        return bitboard_text(state, 3, 3)
 
     def parse_board_text(self, board: str, text: str) -> int:
         return parse_grid(text, board, 3, 3, self.name)

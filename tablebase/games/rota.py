@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import partial
 from typing import Any
 
 from tablebase.errors import MalformedPositionError
@@ -180,21 +181,8 @@ class RotaGame(TokenGame):
         return "\n".join(lines)
 
 
-def rota() -> RotaGame:
-    """Rota: three in a line through the centre wins."""
-    return RotaGame(circle=False)
-
-
-def rota_circle() -> RotaGame:
-    """Rota where three consecutive rim spots win too."""
-    return RotaGame(circle=True)
-
-
-#: Fixed names this module registers, with their factories.
+#: Fixed names this module registers, with their factories (``build --all`` builds them all).
 VARIANTS = {
-    "rota": rota,
-    "rota-circle": rota_circle,
+    "rota": partial(RotaGame, circle=False),
+    "rota-circle": partial(RotaGame, circle=True),
 }
-
-#: Variants built by ``tablebase build --all``.
-CATALOG = ("rota", "rota-circle")

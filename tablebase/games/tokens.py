@@ -132,7 +132,7 @@ class TokenGame(BitboardGame):
     def _steps(self, own: int, other: int) -> list[int]:
         empty = self._mask & ~(own | other)
         n = self.cells
-        moves = []
+        moves: list[int] = []
         for a in range(n):
             if own >> a & 1:
                 targets = self.reach[a] & empty

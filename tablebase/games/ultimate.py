@@ -63,6 +63,7 @@ won fields follow ``p``.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,9 +71,12 @@ from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games.base import (
     DRAW,
     LOSS,
+    BoardMarks,
     Game,
+    Layout,
     Outcome,
     cell_name,
+    grid_layout,
     grid_symmetries,
     invert_permutation,
     parse_cell,
@@ -92,6 +96,10 @@ M81 = (1 << 81) - 1
 M162 = (1 << 162) - 1
 ACTIVE_MASK = 15 << ACTIVE
 FULL = 511
+#: A search given less time than this runs in Python unless the compiled one is loaded already.
+COMPILED_MIN_SECONDS = 10.0
+#: Positions with fewer open spots are solved in Python in well under a second.
+COMPILED_MIN_SPOTS = 20
 
 # -- tables ---------------------------------------------------------------------
 
@@ -154,6 +162,10 @@ def move_name(move: int) -> str:
     return cell_name(GRID_OF_MOVE[move], 9)
 
 
+#: Space between two fields in the board drawing, in cells.
+FIELD_GAP = 0.3
+
+
 def field_span(f: int) -> str:
     """The cells of field ``f`` as a range: ``field_span(4) == 'd4-f6'``."""
     return f"{move_name(9 * f)}-{move_name(9 * f + 8)}"
@@ -211,16 +223,6 @@ class Ultimate(Game):
             if not closed >> f & 1 and (occ >> (9 * f)) & 511 != FULL:
                 return None
         return DRAW
-
-    def open_fields(self, state: int) -> int:
-        """Bitmask of the fields one may still play in (not full; not won under classic rules)."""
-        occ = state | state >> O_SHIFT
-        closed = ((state >> WON_X) | (state >> WON_O)) & 511 if self.classic else 0
-        mask = 0
-        for f in range(9):
-            if not closed >> f & 1 and (occ >> (9 * f)) & 511 != FULL:
-                mask |= 1 << f
-        return mask
 
     def legal_moves(self, state: int) -> list[int]:
         active = (state >> ACTIVE) & 15
@@ -290,6 +292,48 @@ class Ultimate(Game):
                 out.append((m, new | ACTIVE_VAL[spot]))
         return out
 
+    def successors(self, state: int) -> list[tuple[int, int, Outcome | None, int]]:
+        # children() with each child's end of game and move count from the fields that changed
+        if (state & M162).bit_count() & 1:
+            mover, won_bits, bits, my_won = O_FIELD_SHIFT, WON_O_BIT, O_BIT, (state >> WON_O) & 511
+        else:
+            mover, won_bits, bits, my_won = X_FIELD_SHIFT, WON_X_BIT, X_BIT, (state >> WON_X) & 511
+        base = state & NOT_ACTIVE
+        occ = (state | state >> O_SHIFT) & M81
+        won = ((state >> WON_X) | (state >> WON_O)) & 511
+        classic = self.classic
+        fields = [(occ >> shift) & 511 for shift in X_FIELD_SHIFT]
+        closed = won if classic else 0
+        free_open = 0
+        for f in range(9):
+            if fields[f] == FULL:
+                closed |= SPOT_BIT[f]
+            elif not closed >> f & 1:
+                free_open += FREE_COUNT[fields[f]]
+        out: list[tuple[int, int, Outcome | None, int]] = []
+        for m in self.legal_moves(state):
+            f = FIELD_OF[m]
+            spot = SPOT_OF[m]
+            new = base | bits[m]
+            field_now = fields[f] | SPOT_BIT[spot]
+            shut = closed
+            free = free_open - 1
+            if field_now == FULL:
+                shut |= SPOT_BIT[f]
+            if not won >> f & 1 and LINE[((state >> mover[f]) & 511) | SPOT_BIT[spot]]:
+                new |= won_bits[f]
+                if LINE[my_won | SPOT_BIT[f]]:
+                    out.append((m, new | (ACTIVE_ANY if shut >> spot & 1 or (classic and spot == f) else ACTIVE_VAL[spot]), LOSS, 0))
+                    continue
+                if classic and field_now != FULL:
+                    shut |= SPOT_BIT[f]
+                    free -= FREE_COUNT[field_now]
+            if shut >> spot & 1:
+                out.append((m, new | ACTIVE_ANY, DRAW if shut == FULL else None, 0 if shut == FULL else free))
+            else:
+                out.append((m, new | ACTIVE_VAL[spot], None, FREE_COUNT[field_now if spot == f else fields[spot]]))
+        return out
+
     def move_count(self, state: int) -> int:
         """``len(legal_moves(state))``, faster (a search hint for move ordering)."""
         active = (state >> ACTIVE) & 15
@@ -314,6 +358,25 @@ class Ultimate(Game):
             if not closed >> f & 1:
                 free += 9 - ((occ >> (9 * f)) & 511).bit_count()
         return free
+
+    def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
+        """The outcome search compiled with numba (:mod:`tablebase.games.ultimate_jit`), when it is
+        installed; loading it takes a second or two, so not for a first search of less than
+        :data:`COMPILED_MIN_SECONDS`, nor of fewer than :data:`COMPILED_MIN_SPOTS` open spots."""
+        if "tablebase.games.ultimate_jit" not in sys.modules and (
+            self.max_plies(state) < COMPILED_MIN_SPOTS or (time_limit is not None and time_limit < COMPILED_MIN_SECONDS)
+        ):
+            return None
+        try:
+            from tablebase.games.ultimate_jit import OutcomeTable
+        except ImportError:
+            return None
+        return OutcomeTable(self.classic, max_bits=min(24, 8 + self.max_plies(state) // 2))
+
+    def key_patterns(self, state: int) -> list[str]:
+        """Marks stay where they are: each orientation's board with its empty cells as wildcards."""
+        images = {self.transform(state, sym) for sym in range(8)}
+        return sorted(self._format_board(image).replace(".", "_") + " %" for image in images)
 
     # -- symmetry ------------------------------------------------------------
 
@@ -398,6 +461,25 @@ class Ultimate(Game):
         """The field the side to move must play in, or ``None`` for any."""
         a = (state >> ACTIVE) & 15
         return None if a == ANY else a
+
+    # -- drawing -------------------------------------------------------------
+
+    def layout(self) -> Layout:
+        """The 9x9 grid with a gap between fields; the fields are the regions ``"0"`` .. ``"8"``."""
+        layout = grid_layout(9, 9)
+        for cell in layout["cells"]:
+            cell["x"] += FIELD_GAP * (cell["x"] // 3)
+            cell["y"] += FIELD_GAP * (cell["y"] // 3)
+        layout["regions"] = [{"name": str(f), "cells": [move_name(9 * f + s) for s in range(9)]} for f in range(9)]
+        return layout
+
+    def board_marks(self, state: int) -> BoardMarks:
+        """The active field (none when any field may be chosen or the game is over) and the won fields."""
+        active = self.active_field(state)
+        wx, wo = self.won_fields(state)
+        owners = {str(f): "x" if wx >> f & 1 else "o" for f in range(9) if (wx | wo) >> f & 1}
+        over = self.outcome(state) is not None
+        return {"active": [] if active is None or over else [str(active)], "owners": owners}
 
     # -- notation ------------------------------------------------------------
 
@@ -668,6 +750,12 @@ class UltimateStrategy(Ultimate):
 
     def children(self, state: int) -> list[tuple[int, int]]:
         return Game.children(self, state)
+
+    def successors(self, state: int) -> list[tuple[int, int, Outcome | None, int]]:
+        return Game.successors(self, state)
+
+    def outcome_table(self, state: int, time_limit: float | None = None) -> None:
+        return None
 
     def move_count(self, state: int) -> int:
         return len(self.legal_moves(state))

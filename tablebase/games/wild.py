@@ -26,22 +26,13 @@ State encoding: bit ``c`` is an x on cell ``c``, bit ``9 + c`` an o on cell
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, ClassVar
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import (
-    parse_grid,
-    DRAW,
-    LOSS,
-    WIN,
-    BitboardGame,
-    Layout,
-    Outcome,
-    cell_name,
-    grid_layout,
-    grid_symmetries,
-    parse_cell,
-)
+from tablebase.games.base import BitboardGame, Layout, bitboard_text, cell_name, grid_layout, grid_symmetries
+from tablebase.games.base import parse_cell, parse_grid
+from tablebase.outcome import DRAW, LOSS, WIN, Outcome
 from tablebase.games.mnk import line_masks
 
 MARKS = "xo"
@@ -117,13 +108,7 @@ class WildGame(BitboardGame):
     # -- notation ------------------------------------------------------------
 
     def format_position(self, state: int) -> str:
-        rows = []
-        for r in range(3):
-            row = ""
-            for c in range(3 * r, 3 * r + 3):
-                row += "x" if state >> c & 1 else "o" if state >> (c + 9) & 1 else "."
-            rows.append(row)
-        return "/".join(rows)
+        return bitboard_text(state, 3, 3)
 
     def parse_position(self, text: str) -> int:
         if not isinstance(text, str):
@@ -203,21 +188,8 @@ class WildGame(BitboardGame):
         return "\n".join(lines)
 
 
-def wild() -> WildGame:
-    """Wild tic-tac-toe: completing three identical marks in a row wins."""
-    return WildGame(misere=False)
-
-
-def wild_misere() -> WildGame:
-    """Misère wild tic-tac-toe: completing three identical marks in a row loses."""
-    return WildGame(misere=True)
-
-
-#: Fixed names this module registers, with their factories.
+#: Fixed names this module registers, with their factories (``build --all`` builds them all).
 VARIANTS = {
-    "wild": wild,
-    "wild-misere": wild_misere,
+    "wild": partial(WildGame, misere=False),
+    "wild-misere": partial(WildGame, misere=True),
 }
-
-#: Variants built by ``tablebase build --all``.
-CATALOG = ("wild", "wild-misere")

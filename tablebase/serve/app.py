@@ -2,10 +2,12 @@
 
 ``create_app(path)`` builds a FastAPI application that only reads the
 tablebase file; ``run(path, host, port)`` serves it with uvicorn (that is
-what ``tablebase serve`` calls). Endpoints, all ``GET``:
+what ``tablebase serve`` calls). Endpoints, all ``GET`` (``HEAD`` answers
+the same without a body):
 
 ``/api/variants``
-    every built variant: rules, players, start position, counts, result;
+    every built variant, and every variant explored by search (``complete``
+    false): rules, players, start position, counts, result;
 ``/api/{variant}?position=P``
     the probe of ``P`` (default: the start), the JSON of ``tablebase probe --json``;
 ``/api/{variant}/line?position=P``
@@ -14,19 +16,30 @@ what ``tablebase serve`` calls). Endpoints, all ``GET``:
     the positions one move before ``P``;
 ``/api/{variant}/layout``
     the board geometry of :meth:`tablebase.games.base.Game.layout`;
+``/api/{variant}/board?position=P``
+    what a drawing of ``P`` needs, from the rules alone: legal moves, the
+    position after each, marked regions (Ultimate's active and won fields);
+``/api/{variant}/solve?position=P&time_limit=S``
+    the probe of ``P`` from the tablebase, from earlier searches of this
+    process, or proved by a search of at most ``S`` seconds (capped at 30);
+    for variants too large to build (see :mod:`tablebase.serve.analysis`);
 ``/``
     the web board (``static/``); ``/docs`` and ``/openapi.json`` describe the API.
 
 Errors are JSON ``{"error": kind, "detail": message}``: 400 for a malformed
-position or an illegal move, 404 for an unknown or unbuilt variant and for a
-well-formed position the tablebase does not hold (it is not reachable from
-the start: the position exists as a string but not as a resource here), 501
-for a variant without a board layout.
+(or explicitly empty) position or another bad parameter, 404 for an unknown
+or unbuilt variant, an unknown endpoint, and a well-formed position the
+tablebase does not hold (it is not reachable from the start: the position
+exists as a string but not as a resource here), 405 for a method other than
+``GET``/``HEAD``, 501 for a variant without a board layout, 503 when
+``/solve`` runs out of time or another search is running. Messages name the
+database file but not its folder.
 
 Handlers are coroutines that call the synchronous query layer directly: each
 query is a handful of indexed SQLite reads (well under a millisecond), so
 running them on the event loop is faster than a hop to a thread pool, and the
-single read-only connection is never used by two threads at once.
+single read-only connection is never used by two threads at once. Searches
+(``/solve``) run on a worker thread and touch no connection.
 """
 
 from __future__ import annotations
@@ -39,12 +52,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from pydantic import BaseModel, Field
 
 import tablebase
+from tablebase import games
 from tablebase.errors import (
     DatabaseError,
     IllegalMoveError,
@@ -53,8 +71,13 @@ from tablebase.errors import (
     UnknownVariantError,
     UnreachablePositionError,
     VariantNotBuiltError,
+    quote,
 )
+from tablebase.games.base import parse_position as parse_text
+from tablebase.outcome import Outcome
 from tablebase.query import Tablebase
+from tablebase.results import VariantInfo
+from tablebase.serve.analysis import Analysis, BusyError, NotProvedError
 
 STATIC = Path(__file__).with_name("static")
 
@@ -65,11 +88,12 @@ ERROR_STATUS: tuple[tuple[type[TablebaseError], int, str], ...] = (
     (UnknownVariantError, 404, "unknown_variant"),
     (VariantNotBuiltError, 404, "variant_not_built"),
     (UnreachablePositionError, 404, "unreachable_position"),
+    (NotProvedError, 503, "not_proved"),
+    (BusyError, 503, "busy"),
     (DatabaseError, 500, "database_error"),
     (TablebaseError, 500, "tablebase_error"),
 )
 
-Outcome = Literal["win", "draw", "loss"]
 PositionQuery = Query(
     None,
     description="Position in the variant's notation, e.g. `x.o/.x./...` (default: the start).",
@@ -92,7 +116,9 @@ class MoveReply(BaseModel):
 
     move: str
     position: str = Field(description="The position after the move.")
-    outcome: Outcome
+    outcome: Outcome | None = Field(
+        description="null only for a move of a position solved with its value alone that the probe could not prove in time."
+    )
     distance: int | None = Field(description="Plies to the end from the probed position; null: perpetual draw.")
 
 
@@ -113,16 +139,20 @@ class VariantReply(BaseModel):
     """A built variant."""
 
     variant: str
+    states: int
+    moves: int = Field(description="Stored moves (0 when the layout derives them from the rules).")
+    storage: str = Field(description="How the variant is stored: the name of its storage layout.")
+    symmetry: bool
+    complete: bool = Field(
+        description="Every reachable position is stored; false for variants explored by search (`/solve`)."
+    )
+    outcome: Outcome | None = Field(description="Value of the start for the first player; null while unproved.")
+    distance: int | None
     family: str
     rules: str
     parameters: dict[str, Any]
     players: list[str] = Field(description="The two players, first player first.")
     start: str = Field(description="The start position.")
-    states: int
-    moves: int
-    symmetry: bool
-    outcome: Outcome | None = Field(description="Value of the start for the first player.")
-    distance: int | None
 
 
 class LineReply(BaseModel):
@@ -153,6 +183,11 @@ class CellReply(BaseModel):
     y: float
 
 
+class RegionReply(BaseModel):
+    name: str
+    cells: list[str]
+
+
 class LayoutReply(BaseModel):
     """Board geometry; the contract is the docstring of ``Game.layout`` (tablebase/games/base.py)."""
 
@@ -164,6 +199,24 @@ class LayoutReply(BaseModel):
     empty: str
     pieces: dict[str, str]
     move_separator: str
+    regions: list[RegionReply] = Field(default=[], description="Named groups of cells (Ultimate's fields).")
+
+
+class BoardMoveReply(BaseModel):
+    move: str
+    position: str = Field(description="The position after the move.")
+
+
+class BoardReply(BaseModel):
+    """A position as the rules see it, whether the tablebase holds it or not."""
+
+    variant: str
+    position: str
+    to_move: str
+    outcome: Outcome | None = Field(description="The result for the side to move when the game is over, else null.")
+    active: list[str] = Field(description="Regions of the layout the side to move must play in.")
+    owners: dict[str, str] = Field(description="Region name -> the player who owns it (a won field).")
+    moves: list[BoardMoveReply] = Field(description="Every legal move, in the rules' order.")
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -172,11 +225,45 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def error_reply(exc: TablebaseError) -> JSONResponse:
-    """The JSON error response for a library error."""
+#: Error kind of the HTTP errors the framework raises itself (unknown route, wrong method).
+HTTP_ERRORS = {404: "not_found", 405: "method_not_allowed"}
+
+
+class HeadAsGet:
+    """Answers ``HEAD`` like ``GET`` without the body (the routes are declared for ``GET`` only)."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if not message.get("more_body", False):
+                    await send({"type": "http.response.body", "body": b""})
+                return
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
+
+
+def parse_position(game: games.Game, position: str | None) -> int:
+    """The state of ``position`` in ``game`` (``None``: the start; an empty string is malformed)."""
+    return game.initial_state() if position is None else parse_text(game, position)
+
+
+def error_reply(exc: TablebaseError, path: Path | None = None) -> JSONResponse:
+    """The JSON error response for a library error; the database ``path`` is named by its file name only."""
+    detail = str(exc)
+    if path is not None:
+        for shown in {str(path.resolve()), str(path.absolute()), str(path)}:
+            detail = detail.replace(shown, path.name)
     for kind, status, name in ERROR_STATUS:
         if isinstance(exc, kind):
-            return JSONResponse({"error": name, "detail": str(exc)}, status_code=status)
+            return JSONResponse({"error": name, "detail": detail}, status_code=status)
     raise AssertionError("TablebaseError is the last entry")  # pragma: no cover
 
 
@@ -188,6 +275,14 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
     """
     tb = db if isinstance(db, Tablebase) else tablebase.open(db)
     owned = tb is not db
+    analysis = Analysis(tb)
+
+    def served(name: str) -> games.Game:
+        """The rules of ``name``: a variant built into the file, or one explored by search."""
+        game = games.get(name)
+        if game.enumerable:
+            tb.variant(name)
+        return game
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -204,32 +299,41 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
         ),
         lifespan=lifespan,
     )
-    app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET"])
+    app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "HEAD"])
+    app.add_middleware(HeadAsGet)
 
     @app.exception_handler(TablebaseError)
     async def on_tablebase_error(request: Request, exc: TablebaseError) -> JSONResponse:
-        return error_reply(exc)
+        return error_reply(exc, tb.path)
+
+    @app.exception_handler(RequestValidationError)
+    async def on_bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        problem = exc.errors()[0]
+        where = ".".join(str(part) for part in problem["loc"][1:]) or "request"
+        return JSONResponse({"error": "bad_request", "detail": f"{where}: {problem['msg']}"}, status_code=400)
+
+    @app.exception_handler(HTTPException)
+    async def on_http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        kind = HTTP_ERRORS.get(exc.status_code, "http_error")
+        detail = f"{request.method} {quote(request.url.path)}: {str(exc.detail).lower()}"
+        return JSONResponse({"error": kind, "detail": detail}, status_code=exc.status_code, headers=exc.headers)
 
     @app.get("/api/variants", response_model=list[VariantReply], tags=["api"])
     async def variants() -> JSONResponse:
-        """Every variant built into the database (variants whose rules this version lacks are left out)."""
-        out = []
+        """Every variant built into the database (variants whose rules this version lacks are left out),
+        and the variants too large to build, explored position by position with ``/solve``."""
+        out: dict[str, dict[str, Any]] = {}
         for info in tb.variants():
             try:
                 game = tb.variant(info.name).game
             except UnknownVariantError:
                 continue
-            out.append(
-                {
-                    **info.to_dict(),
-                    "family": info.family,
-                    "rules": info.rules,
-                    "parameters": info.parameters,
-                    "players": list(game.players),
-                    "start": game.format_position(game.initial_state()),
-                }
-            )
-        return JSONResponse(out)
+            out[info.name] = info.to_dict(game)
+        for name in games.names():
+            game = games.get(name)
+            if not game.enumerable and name not in out:
+                out[name] = VariantInfo.unbuilt(game).to_dict(game)
+        return JSONResponse([out[name] for name in sorted(out)])
 
     @app.get("/api/{variant}", response_model=ProbeReply, responses=ERRORS, tags=["api"])
     async def probe(variant: str, position: str | None = PositionQuery) -> JSONResponse:
@@ -239,22 +343,12 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
     @app.get("/api/{variant}/line", response_model=LineReply, responses=ERRORS, tags=["api"])
     async def line(variant: str, position: str | None = PositionQuery) -> JSONResponse:
         """The perfect line from a position to the end (or to the first repetition)."""
-        result = tb.variant(variant).line(position)
-        return JSONResponse({**result.to_dict(), "positions": list(result.positions), "repeats": result.repeats})
+        return JSONResponse(tb.variant(variant).line(position).to_dict())
 
     @app.get("/api/{variant}/predecessors", response_model=PredecessorsReply, responses=ERRORS, tags=["api"])
     async def predecessors(variant: str, position: str | None = PositionQuery) -> JSONResponse:
         """Every position one move before the given one, with the move that leads here."""
-        table = tb.variant(variant)
-        preds = table.predecessors(position)
-        shown = table.game.format_position(table.parse(position))
-        return JSONResponse(
-            {
-                "variant": table.name,
-                "position": shown,
-                "predecessors": [{"position": p.position, "move": p.move} for p in preds],
-            }
-        )
+        return JSONResponse(tb.variant(variant).predecessors(position).to_dict())
 
     @app.get(
         "/api/{variant}/layout",
@@ -264,13 +358,62 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
     )
     async def layout(variant: str) -> JSONResponse:
         """Cells with coordinates, how positions and moves name them: enough to draw and play any variant."""
-        table = tb.variant(variant)
-        board = table.game.layout()
+        game = served(variant)
+        board = game.layout()
         if board is None:
             return JSONResponse(
-                {"error": "no_layout", "detail": f"variant {table.name!r} has no board layout yet"}, status_code=501
+                {"error": "no_layout", "detail": f"variant {game.name!r} has no board layout yet"}, status_code=501
             )
-        return JSONResponse({"variant": table.name, **board})
+        return JSONResponse({"variant": game.name, **board})
+
+    @app.get("/api/{variant}/board", response_model=BoardReply, responses=ERRORS, tags=["api"])
+    async def board(variant: str, position: str | None = PositionQuery) -> JSONResponse:
+        """The legal moves of a position and the regions its drawing marks, from the rules (no values)."""
+        game = served(variant)
+        state = parse_position(game, position)
+        marks = game.board_marks(state)
+        moves = [move for move, _ in game.children(state)]
+        return JSONResponse(
+            {
+                "variant": game.name,
+                "position": game.format_position(state),
+                "to_move": game.to_move(state),
+                "outcome": game.outcome(state),
+                "active": marks["active"],
+                "owners": marks["owners"],
+                "moves": [
+                    {"move": game.format_move(m), "position": p}
+                    for m, p in zip(moves, game.format_children(state, moves))
+                ],
+            }
+        )
+
+    @app.get(
+        "/api/{variant}/solve",
+        response_model=ProbeReply,
+        responses={**ERRORS, 503: {"model": ErrorReply, "description": "Not proved within the time limit, or busy."}},
+        tags=["api"],
+    )
+    async def solve(
+        variant: str,
+        position: str | None = PositionQuery,
+        time_limit: float = Query(
+            10.0, ge=0, description="Seconds of search at most (capped at 30); 0: only what is already proved."
+        ),
+    ) -> JSONResponse:
+        """The probe of a position of any variant, proved by search if the tablebase lacks it.
+
+        The answer comes from the tablebase file, else from what this server
+        proved earlier, else from a search of at most ``time_limit`` seconds;
+        503 ``not_proved`` when the search runs out of time, 503 ``busy``
+        while another search runs. Proved values are kept in memory only.
+        """
+        game = served(variant)
+        state = parse_position(game, position)
+        probe = analysis.known(game, state)
+        if probe is None:
+            probe = await run_in_threadpool(analysis.solve, game, state, analysis.limit(time_limit))
+        return JSONResponse(probe.to_dict())
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:

@@ -45,7 +45,7 @@ import numpy as np
 from tablebase.errors import BuildError
 from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, WIN, VectorKernels
 from tablebase.solve.executor import Executor, executor_for
-from tablebase.solve.retrograde import OUTCOME_NAMES
+from tablebase.solve.retrograde import OUTCOME_NAMES, sorted_unique
 
 if TYPE_CHECKING:
     from tablebase.games.base import Game
@@ -296,17 +296,6 @@ def _forget(url: str) -> None:
             os.unlink(path)
 
 
-def sorted_unique(values: np.ndarray) -> np.ndarray:
-    """The distinct values, sorted (in place on ``values``)."""
-    if values.size == 0:
-        return values
-    values.sort()
-    keep = np.empty(values.size, dtype=bool)
-    keep[0] = True
-    np.not_equal(values[1:], values[:-1], out=keep[1:])
-    return values[keep]
-
-
 def _canon(kernels: VectorKernels, states: np.ndarray, symmetry: bool) -> np.ndarray:
     return kernels.canonical(states) if symmetry else np.asarray(states, dtype=np.uint64)
 
@@ -318,7 +307,7 @@ def expand_chunk(kernels: VectorKernels, parents: np.ndarray, symmetry: bool) ->
     if live.size == 0:
         return np.empty(0, dtype=np.uint64)
     child = kernels.children(live)[2]
-    return sorted_unique(_canon(kernels, child, symmetry))
+    return sorted_unique(_canon(kernels, child, symmetry), in_place=True)
 
 
 def label_chunk(
@@ -424,7 +413,7 @@ def _merge_task(job: Job, depth: int, bucket: int, chunks: list[int]) -> tuple[i
     bdir = BuildDir(job.location)
     spill = _spill(depth)
     pieces = [bdir.read(f"{spill}/{i}-{bucket}.u64", np.uint64) for i in chunks]
-    values = sorted_unique(np.concatenate(pieces)) if pieces else np.empty(0, dtype=np.uint64)
+    values = sorted_unique(np.concatenate(pieces), in_place=True) if pieces else np.empty(0, dtype=np.uint64)
     del pieces
     bdir.write(f"{spill}/part-{bucket}.u64", values)
     info = _counts(job.kernels(), depth, values, job.symmetry, CHUNK)

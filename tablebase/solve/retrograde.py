@@ -23,10 +23,9 @@ from typing import Callable
 import numpy as np
 
 from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, WIN
-
-OUTCOME_CODES = {"win": WIN, "loss": LOSS, "draw": DRAW}
-OUTCOME_NAMES = {WIN: "win", LOSS: "loss", DRAW: "draw"}
-NO_DISTANCE = -1
+from tablebase.outcome import CODES as OUTCOME_CODES
+from tablebase.outcome import NAMES as OUTCOME_NAMES
+from tablebase.outcome import NO_DISTANCE
 
 __all__ = [
     "DRAW",
@@ -39,6 +38,7 @@ __all__ = [
     "ReverseIndex",
     "label",
     "label_layered",
+    "sorted_unique",
 ]
 
 
@@ -85,15 +85,22 @@ class ReverseIndex:
         return self.parents[offsets], np.repeat(nodes, lengths)
 
 
-def _unique(values: np.ndarray) -> np.ndarray:
-    """The distinct values, sorted."""
+def sorted_unique(values: np.ndarray, *, in_place: bool = False) -> np.ndarray:
+    """The distinct values, sorted (a plain sort, faster than :func:`np.unique` on large arrays).
+
+    ``in_place`` sorts ``values`` itself instead of a copy (the layered builds' large arrays).
+    """
     if values.size <= 1:
-        return values
-    values = np.sort(values)
-    keep = np.empty(values.size, dtype=bool)
+        return values if in_place else values.copy()
+    if in_place:
+        values.sort()
+        ordered = values
+    else:
+        ordered = np.sort(values)
+    keep = np.empty(ordered.size, dtype=bool)
     keep[0] = True
-    np.not_equal(values[1:], values[:-1], out=keep[1:])
-    return values[keep]
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    return ordered[keep]
 
 
 def _decrement(counter: np.ndarray, hits: np.ndarray) -> np.ndarray:
@@ -102,7 +109,7 @@ def _decrement(counter: np.ndarray, hits: np.ndarray) -> np.ndarray:
         return hits
     hits = hits.astype(np.intp, copy=False)
     np.subtract.at(counter, hits, 1)
-    return _unique(hits[counter[hits] == 0])
+    return sorted_unique(hits[counter[hits] == 0])
 
 
 def label(
@@ -143,6 +150,7 @@ def label(
     # known states decided as won or lost join the frontier at the level of their distance
     pending = np.empty(0, dtype=np.int64)
     if k:
+        assert known_outcome is not None and known_distance is not None
         outcome[n:] = known_outcome
         distance[n:] = known_distance
         pending = n + np.flatnonzero((outcome[n:] == WIN) | (outcome[n:] == LOSS))
@@ -161,7 +169,7 @@ def label(
             pending = pending[joining:]
         codes = outcome[frontier]
         winners = reverse.gather(frontier[codes == LOSS])
-        winners = _unique(winners[outcome[winners] == UNKNOWN])
+        winners = sorted_unique(winners[outcome[winners] == UNKNOWN])
         outcome[winners] = WIN
         distance[winners] = level + 1
         hits = reverse.gather(frontier[codes == WIN])

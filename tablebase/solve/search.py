@@ -3,10 +3,15 @@
 :func:`prove` proves the outcome and the distance of a position with the
 same conventions as the full builder (:mod:`tablebase.solve.retrograde`):
 the winner takes the fastest win, the loser the slowest loss, and a draw's
-distance is the longest line of drawn positions to the end. It returns every
-position whose label it established exactly, with the moves between them, so
-a caller can store them in the same ``states``/``moves`` tables as a build.
-It talks to the game only through :class:`tablebase.games.base.Game`.
+distance is the longest line of drawn positions to the end. It returns the
+positions it can give with **every** move proved (the start, with
+``children=True``, and those reached from it whose children all have exact
+labels), their moves and their children's labels, so a caller can store them
+in the same ``states``/``moves`` tables as a build and every stored move list
+is complete. It talks to the game only through
+:class:`tablebase.games.base.Game`; a game may offer compiled versions of the
+outcome and distance searches (:meth:`Game.outcome_table`, Ultimate does with
+numba), which the search then runs in node budgets between looks at the clock.
 
 How it works (acyclic games, ``method="search"``):
 
@@ -50,7 +55,8 @@ the most pruning, and the distance and draw-length steps only ask questions
 inside what it proved.
 
 Every table entry is written only when its node's search completes, so what
-the tables say is proved. When the time limit runs out the search unwinds
+the tables say is proved (a compiled table may forget entries to make room,
+never hold a wrong one; what the driver proves is kept apart). When the time limit runs out the search unwinds
 and :func:`prove` returns what is exact so far (possibly the outcome of the
 start position without its distance); it never guesses.
 
@@ -77,7 +83,7 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, cast
+from typing import Any, Callable, cast
 
 import numpy as np
 
@@ -98,6 +104,10 @@ class _Timeout(Exception):
     pass
 
 
+#: What a search leaves to store: positions, edges, and the positions stored with every move.
+_Collected = tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]], list[int]]
+
+
 @dataclass(repr=False)
 class SearchResult:
     """What :func:`prove` established.
@@ -105,14 +115,15 @@ class SearchResult:
     ``positions`` maps canonical states (the game's ints, the form the
     builder stores) to ``(outcome, distance)``, outcome ``'win'``/``'loss'``/
     ``'draw'`` for the side to move there and distance in plies (``None``
-    only for a perpetual draw in a cyclic game). Every entry is exact: the
-    start position (when proved), and every other position whose label the
-    search pinned down on the way, terminal ones included. ``edges`` are
-    ``(state, move, child)`` between stored positions, with the move in the
-    orientation of the canonical ``state``; a position's edges need not
-    cover all its moves (a won position may list only its winning move),
-    except the start position's when ``children=True``. Both are computed on
-    first access (the search keeps its tables until then).
+    only for a perpetual draw in a cyclic game). Every entry is exact.
+    ``expanded`` lists the positions given with **every** legal move: each
+    has all its moves in ``edges`` (``(state, move, child)``, the move in the
+    orientation of the canonical ``state``), and every child is in
+    ``positions``. The other non-terminal positions (children of expanded
+    ones, and the start when its moves were not asked for) have no edges.
+    With ``children=True`` the start position is expanded. They are computed
+    on first access, or by :meth:`collect` with a deadline (the search keeps
+    its tables until then).
     """
 
     game: Game
@@ -132,14 +143,22 @@ class SearchResult:
     seconds: float = 0.0
     #: Work per phase: nodes and table sizes.
     stats: dict[str, int | float] = field(default_factory=dict)
-    _collect: Callable[[], tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]]] | None = None
-    _collected: tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]] | None = None
+    #: With ``children=True``: move of the start position (in its own orientation) -> the
+    #: child's ``(outcome, distance)``, for every child proved (all of them when ``complete``).
+    moves: dict[int, tuple[str, int]] = field(default_factory=dict)
+    _collect: Callable[[float | None], _Collected] | None = None
+    _collected: _Collected | None = None
 
-    def _data(self) -> tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]]:
+    def collect(self, deadline: float | None = None) -> None:
+        """Compute :attr:`positions`, :attr:`edges` and :attr:`expanded`, stopping at ``deadline``
+        (a :func:`time.perf_counter` value) with the start and its best line first."""
         if self._collected is None:
-            self._collected = self._collect() if self._collect is not None else ({}, [])
+            self._collected = self._collect(deadline) if self._collect is not None else ({}, [], [])
             self._collect = None
-        return self._collected
+
+    def _data(self) -> _Collected:
+        self.collect()
+        return cast(_Collected, self._collected)
 
     @property
     def positions(self) -> dict[int, tuple[str, int | None]]:
@@ -148,8 +167,13 @@ class SearchResult:
 
     @property
     def edges(self) -> list[tuple[int, int, int]]:
-        """``(state, move, child)`` between proved positions (canonical states)."""
+        """``(state, move, child)``: every move of the expanded positions (canonical states)."""
         return self._data()[1]
+
+    @property
+    def expanded(self) -> list[int]:
+        """The positions whose every move is in :attr:`edges`, the start first."""
+        return self._data()[2]
 
     def __repr__(self) -> str:
         return (
@@ -166,6 +190,9 @@ def prove(
     children: bool = False,
     method: str = "auto",
     max_states: int = 5_000_000,
+    line: bool = False,
+    known: dict[int, tuple[str, int | None]] | None = None,
+    compiled: bool = True,
 ) -> SearchResult:
     """Prove the exact outcome and distance of ``state``.
 
@@ -174,7 +201,12 @@ def prove(
     can list all its moves with their values (what a probe shows).
     ``method`` is ``"search"`` (acyclic games only), ``"retrograde"`` (label
     the reachable subgraph; at most ``max_states`` states) or ``"auto"``
-    (retrograde for cyclic games, search otherwise).
+    (retrograde for cyclic games, search otherwise). With ``line=True``
+    (and ``children=True``) the search goes on, while time allows, down the
+    best line, proving every child of each position on it. ``known`` gives
+    exact labels of positions (in any orientation) to start from, e.g. what a
+    tablebase file already holds. ``compiled=False`` keeps the outcome step
+    in Python where the game offers a compiled one (:meth:`Game.outcome_table`).
     """
     if method == "auto":
         method = "retrograde" if game.cyclic else "search"
@@ -184,14 +216,27 @@ def prove(
         raise ValueError(f"unknown method {method!r} (expected 'auto', 'search' or 'retrograde')")
     if game.cyclic:
         raise ValueError(f"{game.name} is cyclic: depth-first search is unsound there, use method='retrograde'")
-    return _Searcher(game, time_limit).run(state, children)
+    started = time.perf_counter()
+    table = game.outcome_table(state, time_limit) if compiled else None  # may load a compiled module: part of the time
+    if time_limit is not None:
+        time_limit = max(0.0, time_limit - (time.perf_counter() - started))
+    searcher = _Searcher(game, time_limit, table)
+    if known:
+        searcher.seed(known)
+    return searcher.run(state, children, line)
 
 
 # -- depth-first search (acyclic games) ------------------------------------------------
 
 
+#: Nodes of the first call to a compiled outcome search; the budget doubles on each retry
+#: (with a time limit: starts at a tenth, then about 0.1 s of work, at most :data:`COMPILED_CHUNK`).
+COMPILED_BUDGET = 100_000
+COMPILED_CHUNK = 2_000_000
+
+
 class _Searcher:
-    def __init__(self, game: Game, time_limit: float | None):
+    def __init__(self, game: Game, time_limit: float | None, compiled: Any = None):
         self.game = game
         self.start = time.perf_counter()
         self.deadline = None if time_limit is None else self.start + time_limit
@@ -201,11 +246,20 @@ class _Searcher:
         # state -> (lo, hi, best move index)
         self.wdl: dict[int, tuple[int, int, int]] = {}
         self.dist: dict[int, tuple[int, int, int]] = {}
+        if compiled is not None:
+            # tables that may forget entries: what the driver proves is kept in `proved` too
+            self.wdl = compiled
+            self.wdl_search = self._wdl_compiled  # type: ignore[method-assign]
+            if hasattr(compiled, "distance_search"):
+                self.dist = compiled.distances
+                self.dist_search = self._dist_compiled  # type: ignore[method-assign]
+        self.proved: dict[int, tuple[str, int]] = {}
         self.draw_len: dict[int, int] = {}  # exact draw lengths
         self.draw_lb: dict[int, int] = {}  # a drawn line at least this long exists
         self.draw_ub: dict[int, int] = {}  # no drawn line is longer
         self.history: dict[int, int] = {}
         self._children = game.children
+        self._successors = game.successors
         #: Hints from the game: an upper bound on the plies left (or None), and a fast move count.
         self.max_plies: Callable[[int], int | None] = game.max_plies
         self.move_count: Callable[[int], int] = game.move_count
@@ -240,16 +294,13 @@ class _Searcher:
             alpha = lo
         if hi < beta:
             beta = hi
-        outcome = self.game.outcome
-        count = self.move_count
         history = self.history
-        kids = self._children(state)
+        kids = self._successors(state)
         # Immediate results first; then order by what the table knows of each
         # child (its value bounds, for the child's mover: low is good for us),
         # then by the history of moves that caused cut-offs.
-        order = []
-        for i, (move, child) in enumerate(kids):
-            result = outcome(child)
+        order: list[tuple[int, int, int | None]] = []
+        for i, (move, child, result, replies) in enumerate(kids):
             if result is not None:
                 value = -_VALUE[result]
                 if value == 1:
@@ -268,15 +319,14 @@ class _Searcher:
             if i == best_index:
                 key = -(10**8)
             # fewest replies first: forcing moves are the quickest to prove
-            order.append((key + count(child) * 1000 - history.get(move, 0), i, None))
+            order.append((key + replies * 1000 - history.get(move, 0), i, None))
         if len(order) > 1:
             order.sort()
         alpha0 = alpha
         best = -2
         best_i = -1
-        for _, i, value in order:
-            if value is None:
-                value = -self.wdl_search(kids[i][1], -beta, -alpha)
+        for _, i, known in order:
+            value = -self.wdl_search(kids[i][1], -beta, -alpha) if known is None else known
             if value > best:
                 best, best_i = value, i
                 if value > alpha:
@@ -297,6 +347,35 @@ class _Searcher:
             lo = hi = best
         table[state] = (lo, hi, best_i)
         return best
+
+    def _wdl_compiled(self, state: int, alpha: int, beta: int) -> int:
+        """:meth:`wdl_search` by the game's compiled search."""
+        return self._sliced(self.wdl.search, state, alpha, beta)  # type: ignore[attr-defined]
+
+    def _dist_compiled(self, state: int, alpha: int, beta: int) -> int:
+        """:meth:`dist_search` by the game's compiled search."""
+        before = self.nodes
+        try:
+            return self._sliced(self.wdl.distance_search, state, alpha, beta)  # type: ignore[attr-defined]
+        finally:
+            self.dist_nodes += self.nodes - before
+
+    def _sliced(self, search: Callable[[int, int, int, int], tuple[int | None, int]], state: int, alpha: int, beta: int) -> int:
+        """Run a compiled search in node budgets, looking at the clock between them (about 0.1 s of work each)."""
+        budget = COMPILED_BUDGET if self.deadline is None else COMPILED_BUDGET // 10
+        while True:
+            began = time.perf_counter()
+            value, nodes = search(state, alpha, beta, budget)
+            self.nodes += nodes
+            if value is not None:
+                return value
+            now = time.perf_counter()
+            if self.deadline is None:
+                budget *= 2
+                continue
+            if now > self.deadline:
+                raise _Timeout
+            budget = max(1000, min(2 * budget, COMPILED_CHUNK, int(nodes / max(now - began, 1e-6) / 10)))
 
     # -- step 2: distance ---------------------------------------------------------------
 
@@ -337,25 +416,24 @@ class _Searcher:
             if entry[1] < hi:
                 hi = entry[1]
             best_index = entry[2]
+        if lo == hi:
+            if entry is None or entry[0] != entry[1]:
+                self.dist[state] = (lo, hi, best_index)  # pinned down by the bounds alone: exact
+            return lo
         if lo >= beta:
             return lo
         if hi <= alpha:
             return hi
-        if lo == hi:
-            return lo
         if lo > alpha:
             alpha = lo
         if hi < beta:
             beta = hi
-        outcome = self.game.outcome
-        count = self.move_count
-        kids = self._children(state)
+        kids = self._successors(state)
         wdl = self.wdl
         dist = self.dist
-        order = []
+        order: list[tuple[int, int, int, int, int | None]] = []
         skipped = False
-        for i, (_move, child) in enumerate(kids):
-            result = outcome(child)
+        for i, (_move, child, result, replies) in enumerate(kids):
             if result is not None:
                 order.append((-3 * M, 0, 0, i, _shift(-_VALUE[result] * M)))
                 continue
@@ -375,7 +453,7 @@ class _Searcher:
                 clo, chi = max(clo, d[0]), min(chi, d[1])
             if i == best_index:
                 chi = -3 * M + 1
-            order.append((chi, clo, count(child), i, None))
+            order.append((chi, clo, replies, i, None))
         order.sort()
         alpha0 = alpha
         best = -INF
@@ -504,36 +582,65 @@ class _Searcher:
 
     # -- driver ---------------------------------------------------------------------
 
+    def seed(self, known: dict[int, tuple[str, int | None]]) -> None:
+        """Enter exact labels (of states in any orientation) into the tables, with their symmetric images."""
+        game = self.game
+        for state, (outcome, distance) in known.items():
+            if distance is None or game.outcome(state) is not None:
+                continue
+            for sym in range(game.num_symmetries):
+                image = game.transform(state, sym) if sym else state
+                if outcome == DRAW:
+                    self.wdl[image] = (0, 0, -1)
+                    self.draw_len[image] = self.draw_lb[image] = self.draw_ub[image] = distance
+                else:
+                    value = 1 if outcome == WIN else -1
+                    self.wdl[image] = (value, value, -1)
+                    score = value * (M - distance)
+                    self.dist[image] = (score, score, -1)
+
     def prove_one(self, state: int) -> tuple[str, int]:
-        result = self.game.outcome(state)
-        if result is not None:
-            return result, 0
+        known = self.exact(state)
+        if known is not None:
+            return known
         value = self.wdl_search(state, -1, 1)
         if value == 0:
-            return DRAW, self.draw_length(state)
-        return (WIN if value > 0 else LOSS), self.exact_distance(state)
+            label_ = DRAW, self.draw_length(state)
+        else:
+            label_ = (WIN if value > 0 else LOSS), self.exact_distance(state)
+        self.proved[state] = label_
+        return label_
 
-    def run(self, state: int, with_children: bool) -> SearchResult:
+    def expand(self, state: int) -> list[tuple[int, int, tuple[str, int]]]:
+        """Prove every child of ``state``: ``(move, child, label)`` for each."""
+        return [(move, child, self.prove_one(child)) for move, child in self._children(state)]
+
+    def run(self, state: int, with_children: bool, line: bool) -> SearchResult:
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(max(limit, 10_000))
         outcome: str | None = None
         distance: int | None = None
         complete = False
         timed_out = False
+        self.line = [state]
+        self.moves: dict[int, tuple[str, int]] = {}
         try:
-            terminal = self.game.outcome(state)
-            if terminal is not None:
-                outcome, distance = terminal, 0
-            else:
-                value = self.wdl_search(state, -1, 1)
-                outcome = WIN if value > 0 else LOSS if value < 0 else DRAW
-                distance = self.draw_length(state) if value == 0 else self.exact_distance(state)
+            outcome, distance = self.prove_one(state)
             if with_children:
-                for _move, child in self._children(state):
-                    self.prove_one(child)
+                kids = []
+                for move, child in self._children(state):
+                    label_ = self.prove_one(child)
+                    self.moves[move] = label_
+                    kids.append((move, child, label_))
+                complete = True
+                # the best line, each position on it with every child proved, while time allows
+                while line and kids:
+                    best = min(kids, key=lambda k: _rank(_flip(k[2])))
+                    self.line.append(best[1])
+                    kids = self.expand(best[1])
             complete = True
         except _Timeout:
-            timed_out = True
+            timed_out = not complete
         finally:
             sys.setrecursionlimit(limit)
         return SearchResult(
@@ -546,6 +653,7 @@ class _Searcher:
             method="search",
             nodes=self.nodes,
             seconds=time.perf_counter() - self.start,
+            moves=self.moves,
             stats={
                 "outcome_nodes": self.nodes - self.dist_nodes - self.draw_nodes,
                 "distance_nodes": self.dist_nodes,
@@ -554,7 +662,7 @@ class _Searcher:
                 "distance_table": len(self.dist),
                 "draw_table": len(self.draw_len),
             },
-            _collect=lambda: self._collect(state),
+            _collect=lambda deadline: self._collect(deadline),
         )
 
     def exact(self, state: int) -> tuple[str, int] | None:
@@ -562,6 +670,9 @@ class _Searcher:
         result = self.game.outcome(state)
         if result is not None:
             return result, 0
+        known = self.proved.get(state)
+        if known is not None:
+            return known
         d = self.draw_len.get(state)
         if d is not None:
             return DRAW, d
@@ -570,38 +681,69 @@ class _Searcher:
             return (WIN if e[0] > 0 else LOSS), M - abs(e[0])
         return None
 
-    def _collect(self, root: int) -> tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]]:
-        """Exact positions (canonical) and the moves between them."""
+    def _collect(self, deadline: float | None) -> _Collected:
+        """The positions to store: every proved position all of whose children are proved
+        (*expanded*, stored with all its moves), reached from the start through such
+        positions, and their children; canonical states.
+
+        The best line found by :meth:`run` comes first, then the rest breadth
+        first, so a caller that stops early still has the start and its line.
+        """
         game = self.game
-        raw: dict[int, tuple[str, int]] = {}
-        for s in [root, *self.draw_len, *self.dist]:
-            label_ = self.exact(s)
-            if label_ is not None:
-                raw[s] = label_
+        exact = self.exact
         positions: dict[int, tuple[str, int | None]] = {}
         edges: dict[tuple[int, int], int] = {}
-        canon_of: dict[int, tuple[int, int]] = {}
-
-        def canon(s: int) -> tuple[int, int]:
-            c = canon_of.get(s)
-            if c is None:
-                c = canon_of[s] = game.canonical(s)
-            return c
-
-        for s, label_ in raw.items():
-            cs, sym = canon(s)
+        expanded: list[int] = []
+        seen: set[int] = set()
+        done: set[int] = set()
+        queue = deque(self.line)
+        root_label = exact(self.line[0])
+        if root_label is not None:
+            positions[game.canonical(self.line[0])[0]] = root_label
+        count = 0
+        while queue:
+            s = queue.popleft()
+            if s in seen:
+                continue
+            seen.add(s)
+            if game.outcome(s) is not None:
+                continue
+            label_ = exact(s)
+            if label_ is None:
+                continue
+            kids = self._children(s)
+            labels = [exact(child) for _move, child in kids]
+            if None in labels:
+                continue
+            cs, sym = game.canonical(s)
+            if cs in done:
+                continue
+            done.add(cs)
             positions[cs] = label_
-            for move, child in game.children(s):
-                child_label = raw.get(child)
-                if child_label is None:
-                    result = game.outcome(child)
-                    if result is None:
-                        continue
-                    child_label = (result, 0)
-                cc = canon(child)[0]
-                positions[cc] = child_label
+            expanded.append(cs)
+            for (move, child), child_label in zip(kids, labels):
+                cc = game.canonical(child)[0]
+                positions.setdefault(cc, cast(tuple[str, int], child_label))
                 edges[(cs, game.transform_move(move, sym))] = cc
-        return positions, [(s, m, c) for (s, m), c in edges.items()]
+                queue.append(child)
+            count += 1
+            if deadline is not None and count & 63 == 0 and time.perf_counter() > deadline:
+                break
+        return positions, [(s, m, c) for (s, m), c in edges.items()], expanded
+
+
+def _flip(label: tuple[str, int]) -> tuple[str, int]:
+    """A child's label seen from its parent: the other side's outcome, one ply further."""
+    outcome, distance = label
+    return (LOSS if outcome == WIN else WIN if outcome == LOSS else DRAW), distance + 1
+
+
+def _rank(label: tuple[str, int]) -> tuple[int, int]:
+    """Sort key of a move's value for its mover: fastest win, then longest draw, then slowest loss."""
+    outcome, distance = label
+    if outcome == WIN:
+        return (0, distance)
+    return (1 if outcome == DRAW else 2, -distance)
 
 
 def _shift(score: int) -> int:
@@ -670,12 +812,12 @@ def _prove_retrograde(game: Game, state: int, time_limit: float | None, max_stat
         )  # fmt: skip
     n = len(states)
     outcome, distance = label(n, np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), np.asarray(terminal, dtype=np.int8))
-    positions = {
+    positions: dict[int, tuple[str, int | None]] = {
         s: (OUTCOME_NAMES[int(outcome[i])], None if int(distance[i]) == NO_DISTANCE else int(distance[i]))
         for i, s in enumerate(states)
     }
-    edges = list({(states[a], m): states[b] for a, m, b in zip(src, moves, dst)}.items())
-    edges = [(a, m, b) for (a, m), b in edges]
+    unique = {(states[a], m): states[b] for a, m, b in zip(src, moves, dst)}
+    edges = [(a, m, b) for (a, m), b in unique.items()]
     root_outcome, root_distance = positions[root]
     return SearchResult(
         game=game,
@@ -684,7 +826,7 @@ def _prove_retrograde(game: Game, state: int, time_limit: float | None, max_stat
         distance=root_distance,
         complete=True,
         timed_out=False,
-        _collected=(positions, edges),
+        _collected=(positions, edges, [s for s, t in zip(states, terminal) if t == UNKNOWN]),
         method="retrograde",
         nodes=n,
         seconds=time.perf_counter() - start,

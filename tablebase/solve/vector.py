@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Iterator
 import numpy as np
 
 from tablebase.games.kernels import UNKNOWN, VectorKernels
+from tablebase.solve.retrograde import sorted_unique
 
 if TYPE_CHECKING:
     from tablebase.solve import Progress
@@ -47,17 +48,6 @@ class Layer:
     src: np.ndarray
     move: np.ndarray
     dst: np.ndarray
-
-
-def sorted_unique(values: np.ndarray) -> np.ndarray:
-    """The distinct values, sorted (a plain sort, faster than :func:`np.unique` on large arrays)."""
-    if values.size == 0:
-        return values.copy()
-    ordered = np.sort(values)
-    keep = np.empty(ordered.size, dtype=bool)
-    keep[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
-    return ordered[keep]
 
 
 def _index_dtype(limit: int) -> type[np.signedinteger]:
@@ -170,11 +160,7 @@ def layers(
 
 
 def enumerate_vector(
-    game_kernels: VectorKernels,
-    start: int,
-    symmetry: bool,
-    progress: Progress | None = None,
-    chunk: int = CHUNK,
+    game_kernels: VectorKernels, start: int, symmetry: bool, progress: Progress | None = None, chunk: int = CHUNK
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every reachable state with its edges: ``(states, ply, terminal, src, move, dst)``.
 
@@ -215,11 +201,7 @@ class LayerCount:
 
 
 def count_layers(
-    kernels: VectorKernels,
-    start: int,
-    symmetry: bool,
-    progress: Progress | None = None,
-    chunk: int = CHUNK,
+    kernels: VectorKernels, start: int, symmetry: bool, progress: Progress | None = None, chunk: int = CHUNK
 ) -> list[LayerCount]:
     """Per-layer counts of positions and symmetry classes, without edges or labels.
 

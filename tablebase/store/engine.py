@@ -10,6 +10,7 @@ from sqlalchemy import create_engine, event, inspect
 from sqlalchemy.engine import Engine
 
 from tablebase.errors import DatabaseError, SchemaVersionError
+from tablebase.reader import one_line
 from tablebase.store.schema import HEAD, REVISIONS
 
 
@@ -65,7 +66,7 @@ def current_revision(engine: Engine) -> str | None:
     except DatabaseError:
         raise
     except Exception as exc:
-        raise DatabaseError(f"cannot read database {engine.url.database!r}: {exc}") from exc
+        raise DatabaseError(f"cannot read database {engine.url.database!r}: {one_line(exc)}") from exc
 
 
 def upgrade(engine: Engine) -> tuple[str | None, str]:

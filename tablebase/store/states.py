@@ -22,11 +22,9 @@ writer does.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, Protocol
 
@@ -34,14 +32,15 @@ import numpy as np
 
 from tablebase.store import bulk
 from tablebase.store.writer import (
-    BUILDER_VERSION,
     PlyTally,
-    delete_variant,
     drop_secondary_indexes,
+    insert_variant,
+    load_pragmas,
+    load_transaction,
     rebuild_indexes,
+    replace_variant,
     set_build_seconds,
     state_columns,
-    truncate_wal,
 )
 
 if TYPE_CHECKING:
@@ -170,27 +169,10 @@ def _load(
     n = sum(len(layers.states(d)) for d in layers.depths)
     root = np.asarray(layers.states(layers.depths[0]))[:1]
     root_key = game.format_position(int(root[0]))
-    cur.execute(
-        "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, storage, root_key,"
-        " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, 'states', ?, ?, ?, ?, 0, ?, ?, ?)",
-        (
-            variant_id,
-            game.name,
-            game.family,
-            game.rules,
-            json.dumps(game.parameters()),
-            layers.symmetry,
-            True,
-            root_key,
-            outcome,
-            distance,
-            n,
-            build_seconds,
-            BUILDER_VERSION,
-            datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
-        ),
-    )
+    insert_variant(
+        cur, variant_id, game, root_key, symmetry=layers.symmetry, storage="states",
+        outcome=outcome, distance=distance, states=n, build_seconds=build_seconds,
+    )  # fmt: skip
     others = cur.execute("SELECT COALESCE(SUM(states_count), 0) FROM variants WHERE id != ?", (variant_id,)).fetchone()[0]
     rebuilt = drop_secondary_indexes(cur, "states") if others <= n else []
     tally = PlyTally(layers.symmetry)
@@ -242,9 +224,7 @@ def write_states(
             cur.execute("PRAGMA journal_mode = OFF")
             cur.execute("PRAGMA synchronous = OFF")
             cur.execute("PRAGMA locking_mode = EXCLUSIVE")
-            cur.execute("PRAGMA foreign_keys = OFF")
-            cur.execute("PRAGMA ignore_check_constraints = ON")
-            cur.execute(f"PRAGMA cache_size = {-LOAD_CACHE_KIB}")
+            load_pragmas(cur, LOAD_CACHE_KIB)
             cur.execute("BEGIN")
             _load(cur, layers, 1, build_seconds, chunk, progress)
             cur.execute("COMMIT")
@@ -264,30 +244,8 @@ def write_states(
         return
     engine = make_engine(target)
     upgrade(engine)
-    raw = engine.raw_connection()
-    conn2: sqlite3.Connection = raw.driver_connection  # type: ignore[assignment]
-    conn2.isolation_level = None
-    cur = conn2.cursor()
     try:
-        cur.execute("PRAGMA foreign_keys = OFF")
-        cur.execute("PRAGMA ignore_check_constraints = ON")
-        cur.execute(f"PRAGMA cache_size = {-LOAD_CACHE_KIB}")
-        cur.execute("BEGIN IMMEDIATE")
-        try:
-            variant_id = delete_variant(cur, layers.game.name)
-            if variant_id is None:
-                variant_id = cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants").fetchone()[0]
-            _load(cur, layers, int(variant_id), build_seconds, chunk, progress)
-            cur.execute("COMMIT")
-        except BaseException:
-            if conn2.in_transaction:
-                cur.execute("ROLLBACK")
-            raise
-        truncate_wal(cur)
+        with load_transaction(engine, LOAD_CACHE_KIB) as cur:
+            _load(cur, layers, replace_variant(cur, layers.game.name), build_seconds, chunk, progress)
     finally:
-        bulk.finish(cur)
-        conn2.execute("PRAGMA ignore_check_constraints = OFF")
-        conn2.execute("PRAGMA foreign_keys = ON")
-        raw.close()
         engine.dispose()
-

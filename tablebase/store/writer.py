@@ -21,23 +21,26 @@ import json
 import os
 import sqlite3
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Iterator
 
 import numpy as np
 from sqlalchemy.engine import Engine
 
-from tablebase.solve import NO_DISTANCE, OUTCOME_NAMES, Progress, Solution
+from tablebase.outcome import NAMES, NO_DISTANCE, Code
+from tablebase.solve import Progress, Solution
 from tablebase.store import bulk
 
-BUILDER_VERSION = "tablebase 0.1.0"
 #: Rows per bulk insert.
 CHUNK = 100_000
+#: Positions with their moves written between two looks at the clock by :func:`write_proved`.
+GROUPS = 200
 #: Page cache for the load, in KiB (SQLite's negative ``cache_size``).
 LOAD_CACHE_KIB = 1 << 20
 
 #: Outcome codes to the texts stored (code 0, unknown, is never stored).
-OUTCOME_LABELS = [None, OUTCOME_NAMES[1], OUTCOME_NAMES[2], OUTCOME_NAMES[3]]
+OUTCOME_LABELS = [None, NAMES[Code.WIN], NAMES[Code.LOSS], NAMES[Code.DRAW]]
 
 
 def move_labels(game: Any, moves: np.ndarray) -> tuple[np.ndarray, list[str]]:
@@ -219,17 +222,61 @@ def rebuild_indexes(cur: sqlite3.Cursor, statements: list[str]) -> None:
         cur.execute(f"PRAGMA threads = {int(threads)}")
 
 
+def builder_version() -> str:
+    """What the ``builder_version`` column records: the package and its version."""
+    import tablebase
+
+    return f"tablebase {tablebase.__version__}"
+
+
+def insert_variant(
+    cur: sqlite3.Cursor,
+    variant_id: int,
+    game: Any,
+    root_key: str,
+    *,
+    symmetry: bool,
+    storage: str,
+    complete: bool = True,
+    outcome: str | None = None,
+    distance: int | None = None,
+    states: int = 0,
+    moves: int = 0,
+    build_seconds: float = 0.0,
+) -> None:
+    """Insert the ``variants`` row of a build (the builder version and time are filled in here)."""
+    cur.execute(
+        "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, storage, root_key,"
+        " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            variant_id,
+            game.name,
+            game.family,
+            game.rules,
+            json.dumps(game.parameters()),
+            symmetry,
+            complete,
+            storage,
+            root_key,
+            outcome,
+            distance,
+            states,
+            moves,
+            build_seconds,
+            builder_version(),
+            datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
+        ),
+    )
+
+
 def set_build_seconds(cur: sqlite3.Cursor, variant_id: int, seconds: float) -> None:
     """Record the whole build time (solving and writing) on the variant row."""
     cur.execute("UPDATE variants SET build_seconds = ? WHERE id = ?", (seconds, variant_id))
 
 
 def write_solution(
-    engine: Engine,
-    solution: Solution,
-    build_seconds: float,
-    progress: Progress | None = None,
-    complete: bool = True,
+    engine: Engine, solution: Solution, build_seconds: float, progress: Progress | None = None, complete: bool = True
 ) -> int:
     """Replace the variant's tables with ``solution`` in one transaction; returns the variant id.
 
@@ -241,75 +288,67 @@ def write_solution(
     outcome, distance = solution.result()
     root = solution.states[0]
     root_key = game.format_position(int(root))
+    with load_transaction(engine, LOAD_CACHE_KIB) as cur:
+        cur.execute(
+            "SELECT COALESCE(SUM(states_count), 0), COALESCE(SUM(moves_count), 0) FROM variants WHERE name != ?",
+            (game.name,),
+        )
+        other_states, other_moves = cur.fetchone()
+        rebuilt = []
+        for table, others, new in (("states", other_states, n), ("moves", other_moves, m)):
+            if others <= new:
+                rebuilt += drop_secondary_indexes(cur, table)
+        variant_id = replace_variant(cur, game.name)
+        insert_variant(
+            cur, variant_id, game, root_key, symmetry=solution.symmetry, storage="moves", complete=complete,
+            outcome=outcome, distance=distance, states=n, moves=m, build_seconds=build_seconds,
+        )  # fmt: skip
+        cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM states")
+        base = cur.fetchone()[0]
+        done = 0
+        total = n + m
+        tally = PlyTally(solution.symmetry)
+        chunks = (("states", state_chunks(solution, variant_id, base, tally)), ("moves", move_chunks(solution, base)))
+        for table, columns_of in chunks:
+            for columns in bulk.prefetch(columns_of):
+                done += bulk.insert(cur, table, columns)
+                if progress is not None:
+                    progress("write", done, total)
+        rebuild_indexes(cur, rebuilt)
+        tally.write(cur, variant_id)
+        set_build_seconds(cur, variant_id, build_seconds + time.perf_counter() - started)
+    return int(variant_id)
+
+
+def load_pragmas(cur: sqlite3.Cursor, cache_kib: int) -> None:
+    """Settings for a bulk load: no per-row foreign key checks (the loaders assign ids consistently),
+    no per-row ``CHECK`` (outcomes come from a fixed vocabulary, checked in :func:`state_columns`),
+    a page cache of ``cache_kib`` KiB."""
+    cur.execute("PRAGMA foreign_keys = OFF")
+    cur.execute("PRAGMA ignore_check_constraints = ON")
+    cur.execute(f"PRAGMA cache_size = {-cache_kib}")
+
+
+@contextmanager
+def load_transaction(engine: Engine, cache_kib: int) -> Iterator[sqlite3.Cursor]:
+    """A write transaction for a bulk load (:func:`load_pragmas`): committed when the block ends,
+    rolled back if it raises; the write-ahead log is truncated after the commit."""
     raw = engine.raw_connection()
     conn: sqlite3.Connection = raw.driver_connection  # type: ignore[assignment]
     conn.isolation_level = None
     cur = conn.cursor()
     cache_size = cur.execute("PRAGMA cache_size").fetchone()[0]
     try:
-        # ids are assigned consistently below; per-row foreign key checks only slow the load
-        cur.execute("PRAGMA foreign_keys = OFF")
-        # the loader writes outcomes from a fixed vocabulary (state_columns checks the codes)
-        cur.execute("PRAGMA ignore_check_constraints = ON")
-        cur.execute(f"PRAGMA cache_size = {-LOAD_CACHE_KIB}")
+        load_pragmas(cur, cache_kib)
         cur.execute("BEGIN IMMEDIATE")
         try:
-            cur.execute(
-                "SELECT COALESCE(SUM(states_count), 0), COALESCE(SUM(moves_count), 0) FROM variants WHERE name != ?",
-                (game.name,),
-            )
-            other_states, other_moves = cur.fetchone()
-            rebuilt = []
-            for table, others, new in (("states", other_states, n), ("moves", other_moves, m)):
-                if others <= new:
-                    rebuilt += drop_secondary_indexes(cur, table)
-            variant_id = delete_variant(cur, game.name)
-            if variant_id is None:
-                cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants")
-                variant_id = cur.fetchone()[0]
-            cur.execute(
-                "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, root_key,"
-                " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    variant_id,
-                    game.name,
-                    game.family,
-                    game.rules,
-                    json.dumps(game.parameters()),
-                    solution.symmetry,
-                    complete,
-                    root_key,
-                    outcome,
-                    distance,
-                    n,
-                    m,
-                    build_seconds,
-                    BUILDER_VERSION,
-                    datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
-                ),
-            )
-            cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM states")
-            base = cur.fetchone()[0]
-            done = 0
-            total = n + m
-            tally = PlyTally(solution.symmetry)
-            chunks = (("states", state_chunks(solution, variant_id, base, tally)), ("moves", move_chunks(solution, base)))
-            for table, columns_of in chunks:
-                for columns in bulk.prefetch(columns_of):
-                    done += bulk.insert(cur, table, columns)
-                    if progress is not None:
-                        progress("write", done, total)
-            rebuild_indexes(cur, rebuilt)
-            tally.write(cur, variant_id)
-            set_build_seconds(cur, variant_id, build_seconds + time.perf_counter() - started)
+            yield cur
             cur.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 cur.execute("ROLLBACK")
             raise
         truncate_wal(cur)
-        return int(variant_id)
     finally:
         bulk.finish(cur)
         conn.execute("PRAGMA ignore_check_constraints = OFF")
@@ -328,6 +367,14 @@ def truncate_wal(cur: sqlite3.Cursor) -> None:
         pass
     finally:
         cur.execute(f"PRAGMA busy_timeout = {int(timeout)}")
+
+
+def replace_variant(cur: sqlite3.Cursor, name: str) -> int:
+    """Delete the variant ``name`` if it exists; the id its new row takes (the old one, or a new one)."""
+    variant_id = delete_variant(cur, name)
+    if variant_id is None:
+        variant_id = int(cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants").fetchone()[0])
+    return variant_id
 
 
 def delete_variant(cur: sqlite3.Cursor, name: str) -> int | None:
@@ -351,13 +398,33 @@ def write_proved(
     positions: dict[int, tuple[str, int | None]],
     edges: list[tuple[int, int, int]],
     seconds: float,
+    deadline: float | None = None,
 ) -> int:
     """Add proved positions (canonical states) and the moves between them to a
     variant solved from positions, in one transaction; returns how many states were new.
 
-    The variant is created on first use with ``complete`` false; the start
-    position's value is filled in once it is proved.
+    ``edges`` come grouped by their first state, each group all the moves of
+    that position (a position stored with moves has every legal move); they
+    are written group by group with their children, in the order given, and
+    at ``deadline`` (a :func:`time.perf_counter` value) the rest is left out,
+    so every position written keeps a complete move list. Positions already
+    stored are not stored again. The variant is created on first use with
+    ``complete`` false; the start position's value is filled in once it is proved.
     """
+    started = time.perf_counter()
+    groups: dict[int, list[tuple[int, int]]] = {}
+    for a, m, b in edges:
+        groups.setdefault(a, []).append((m, b))
+    in_groups = set(groups).union(b for _, _, b in edges)
+    alone = [s for s in positions if s not in in_groups]
+    keys: dict[int, str] = {}
+
+    def key(state: int) -> str:
+        text = keys.get(state)
+        if text is None:
+            text = keys[state] = game.format_position(state)
+        return text
+
     raw = engine.raw_connection()
     conn: sqlite3.Connection = raw.driver_connection  # type: ignore[assignment]
     try:
@@ -371,57 +438,65 @@ def write_proved(
             if row is None:
                 cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants")
                 variant_id = cur.fetchone()[0]
-                cur.execute(
-                    "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, root_key,"
-                    " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
-                    " VALUES (?, ?, ?, ?, ?, 1, 0, ?, NULL, NULL, 0, 0, 0, ?, ?)",
-                    (
-                        variant_id,
-                        game.name,
-                        game.family,
-                        game.rules,
-                        json.dumps(game.parameters()),
-                        game.format_position(root),
-                        BUILDER_VERSION,
-                        datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
-                    ),
-                )
+                insert_variant(cur, variant_id, game, game.format_position(root), symmetry=True, storage="moves", complete=False)
             else:
                 variant_id = row[0]
             before = cur.execute("SELECT COUNT(*) FROM states WHERE variant_id = ?", (variant_id,)).fetchone()[0]
-            rows = []
-            for state, (outcome, distance) in positions.items():
-                ply = game.plies_played(state)
-                if ply is None:
-                    raise ValueError(f"{game.name} does not tell the ply of a position")
-                rows.append(
-                    (
-                        variant_id,
-                        game.format_position(state),
-                        game.to_move(state),
-                        ply,
-                        game.outcome(state) is not None,
-                        outcome,
-                        distance,
-                        game.orbit_size(state),
-                    )
-                )
-            cur.executemany(
-                "INSERT INTO states (variant_id, key, to_move, ply, terminal, outcome, distance, orbit, representative)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1) ON CONFLICT (variant_id, key) DO NOTHING",
-                rows,
-            )
             ids: dict[int, int] = {}
-            for state in {s for e in edges for s in (e[0], e[2])}:
-                found = cur.execute(
-                    "SELECT id FROM states WHERE variant_id = ? AND key = ?", (variant_id, game.format_position(state))
-                ).fetchone()
-                if found is not None:
-                    ids[state] = found[0]
-            cur.executemany(
-                "INSERT OR IGNORE INTO moves (from_state, move, to_state) VALUES (?, ?, ?)",
-                [(ids[a], game.format_move(m), ids[b]) for a, m, b in edges if a in ids and b in ids],
-            )
+
+            def store(states: list[int]) -> None:
+                """Insert the rows of ``states`` not stored yet, and learn the ids of all of them."""
+                states = [s for s in dict.fromkeys(states) if s not in ids]
+                known: dict[str, int] = {}
+                for lo in range(0, len(states), 500):
+                    part = [key(s) for s in states[lo : lo + 500]]
+                    known.update(
+                        cur.execute(
+                            f"SELECT key, id FROM states WHERE variant_id = ? AND key IN ({','.join('?' * len(part))})",
+                            (variant_id, *part),
+                        ).fetchall()
+                    )
+                rows = []
+                for state in states:
+                    if key(state) in known:
+                        continue
+                    ply = game.plies_played(state)
+                    if ply is None:
+                        raise ValueError(f"{game.name} does not tell the ply of a position")
+                    outcome, distance = positions[state]
+                    rows.append(
+                        (
+                            variant_id,
+                            key(state),
+                            game.to_move(state),
+                            ply,
+                            game.outcome(state) is not None,
+                            outcome,
+                            distance,
+                            game.orbit_size(state),
+                        )
+                    )
+                for r in rows:
+                    cur.execute(
+                        "INSERT INTO states (variant_id, key, to_move, ply, terminal, outcome, distance, orbit,"
+                        " representative) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                        r,
+                    )
+                    known[r[1]] = int(cur.lastrowid or 0)
+                for state in states:
+                    ids[state] = known[key(state)]
+
+            store(alone)
+            order = list(groups)
+            for lo in range(0, len(order), GROUPS):
+                if lo and deadline is not None and time.perf_counter() > deadline:
+                    break
+                part = order[lo : lo + GROUPS]
+                store([s for a in part for s in (a, *(b for _, b in groups[a]))])
+                cur.executemany(
+                    "INSERT OR IGNORE INTO moves (from_state, move, to_state) VALUES (?, ?, ?)",
+                    [(ids[a], game.format_move(m), ids[b]) for a in part for m, b in groups[a]],
+                )
             recount_plies(cur, variant_id)
             after = cur.execute("SELECT COUNT(*) FROM states WHERE variant_id = ?", (variant_id,)).fetchone()[0]
             moves = cur.execute(
@@ -435,7 +510,14 @@ def write_proved(
             cur.execute(
                 "UPDATE variants SET states_count = ?, moves_count = ?, build_seconds = build_seconds + ?,"
                 " outcome = ?, distance = ? WHERE id = ?",
-                (after, moves, seconds, start[0] if start else None, start[1] if start else None, variant_id),
+                (
+                    after,
+                    moves,
+                    seconds + time.perf_counter() - started,
+                    start[0] if start else None,
+                    start[1] if start else None,
+                    variant_id,
+                ),
             )
             cur.execute("COMMIT")
         except BaseException:
@@ -445,3 +527,25 @@ def write_proved(
         return int(after - before)
     finally:
         raw.close()
+
+
+def read_proved(
+    conn: sqlite3.Connection, game: Any, variant_id: int, state: int, seconds: float | None
+) -> dict[int, tuple[str, int | None]]:
+    """The stored labels of a variant solved from positions (by :func:`write_proved`) that are at
+    least as far into the game as ``state`` and match one of its key patterns, nearest first,
+    read for at most ``seconds``."""
+    stop = None if seconds is None else time.perf_counter() + seconds
+    ply = game.plies_played(state) or 0
+    patterns = game.key_patterns(state) or ["%"]
+    known: dict[int, tuple[str, int | None]] = {}
+    rows = conn.execute(
+        "SELECT key, outcome, distance FROM states WHERE variant_id = ? AND ply >= ? AND NOT terminal"
+        f" AND ({' OR '.join(['key LIKE ?'] * len(patterns))}) ORDER BY ply",
+        (variant_id, ply, *patterns),
+    )
+    for key, outcome, distance in rows:
+        known[game.parse_position(key)] = (outcome, distance)
+        if stop is not None and len(known) & 63 == 0 and time.perf_counter() > stop:
+            break
+    return known

@@ -1,0 +1,137 @@
+"""Build planning: which solver and which storage layout a build uses, and running it.
+
+A build names a layout or leaves the choice here. Without a name, a game
+whose size bound allows more than :data:`LARGE_ABOVE` classes and which has
+layered array kernels is solved out of core (:mod:`tablebase.solve.chunked`),
+and stored with :data:`LARGE_STORAGE` when the count confirms it is that
+large; everything else is solved in memory and stored with
+:data:`DEFAULT_STORAGE`. A named layout that can store an out-of-core build
+(:attr:`~tablebase.store.layouts.Storage.out_of_core`) gets one when the
+game has layered kernels, and an in-memory solve otherwise. A build on a
+Dask cluster (``scheduler``) is the out-of-core one whatever the size, stored
+with the layout named or else :data:`LARGE_STORAGE`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tablebase.errors import BuildError
+from tablebase.store.layouts import Storage, layout
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+    from tablebase.games.base import Game
+    from tablebase.solve import Progress
+
+#: Above this many classes a build that names no layout is solved out of core and stored with
+#: :data:`LARGE_STORAGE` (games with layered array kernels only).
+LARGE_ABOVE = 20_000_000
+#: The layout of builds that name none.
+DEFAULT_STORAGE = "moves"
+#: The layout of large out-of-core builds that name none.
+LARGE_STORAGE = "states"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one variant will be built."""
+
+    game: Game
+    symmetry: bool
+    #: The layout to store with; ``None``: decided by the size the out-of-core solve finds.
+    storage: type[Storage] | None
+    #: Whether the states are solved out of core, in layer files.
+    out_of_core: bool
+    #: The Dask scheduler the out-of-core build runs on (an address or ``local:N``); ``None``: local processes.
+    scheduler: str | None = None
+
+
+def plan(name: str, *, symmetry: bool, storage: str | None, path_known: bool, scheduler: str | None = None) -> Plan:
+    """The plan of a build of the variant ``name``; raises when it cannot be built so.
+
+    ``path_known`` is false when the tablebase wraps an engine it was given
+    (out-of-core builds write next to a database path). ``scheduler`` asks
+    for the out-of-core build on that Dask cluster.
+    """
+    from tablebase import games
+
+    chosen = None if storage is None else layout(storage)
+    game = games.get(name)
+    if not game.enumerable:
+        raise BuildError(
+            f"variant {game.name!r} is too large to enumerate; solve positions with: tablebase solve {game.name} POSITION"
+        )
+    if chosen is None and scheduler:
+        chosen = layout(LARGE_STORAGE)
+    if chosen is not None:
+        chosen.check_game(game)
+    kernels = game.vector
+    if chosen is not None:
+        wanted = chosen.out_of_core
+    else:
+        bound = game.size_bound(symmetry)
+        wanted = bound is not None and bound > LARGE_ABOVE
+    out_of_core = wanted and kernels is not None and kernels.layered and path_known
+    if scheduler and not out_of_core:
+        raise BuildError(
+            f"variant {game.name!r} cannot be built on a cluster: that takes a layered game,"
+            " a database file and a layout stored from layer files"
+        )
+    return Plan(game, symmetry, chosen, out_of_core, scheduler or None)
+
+
+def run(
+    build: Plan,
+    *,
+    engine: Engine,
+    path: Path | None,
+    progress: Progress | None = None,
+    build_dir: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
+) -> None:
+    """Solve and store the variant as planned, replacing an earlier build atomically.
+
+    An out-of-core build keeps its layer files in ``build_dir`` (default: a
+    folder next to the database, removed after the write; on a cluster, a
+    folder or fsspec URL every worker reaches), which an interrupted build
+    resumes from, and runs ``workers`` processes (default: one per core) or
+    the tasks on the plan's Dask scheduler.
+    """
+    from tablebase.solve import solve
+
+    game = build.game
+    chosen = build.storage
+    start = time.perf_counter()
+    if build.out_of_core and path is not None:
+        from tablebase.solve.chunked import solve_chunked
+
+        folder = build_dir if build_dir is not None else path.with_name(f"{path.name}.build-{game.name}")
+        if workers is None:
+            workers = os.cpu_count() or 1
+        layered = solve_chunked(
+            game, folder, symmetry=build.symmetry, progress=progress, workers=workers, scheduler=build.scheduler
+        )
+        if chosen is None and layered.num_states > LARGE_ABOVE:
+            chosen = layout(LARGE_STORAGE)
+        if chosen is not None:
+            chosen.write_layers(layered, path=path, seconds=time.perf_counter() - start, progress=progress)
+        if build_dir is None:
+            shutil.rmtree(folder, ignore_errors=True)
+        if chosen is not None:
+            return
+        start = time.perf_counter()
+    solution = solve(game, symmetry=build.symmetry, progress=progress)
+    writer = chosen if chosen is not None else layout(DEFAULT_STORAGE)
+    writer.write_solution(
+        solution, engine=engine, path=path, seconds=time.perf_counter() - start, progress=progress
+    )
+
+
+__all__ = ["DEFAULT_STORAGE", "LARGE_ABOVE", "LARGE_STORAGE", "Plan", "plan", "run"]

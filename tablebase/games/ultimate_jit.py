@@ -1,0 +1,747 @@
+"""The outcome search of Ultimate tic-tac-toe compiled with numba (an optional dependency).
+
+:class:`OutcomeTable` is what :meth:`tablebase.games.ultimate.Ultimate.outcome_table`
+returns when numba is installed: the win/draw/loss alpha-beta of
+:mod:`tablebase.solve.search` (same move ordering, same fail-soft bounds)
+run as machine code over the fields of the board, with its transposition
+table in numpy arrays. The table is a cache of proved bounds: an entry may be
+overwritten when its slots are taken, never made wrong.
+
+A state is kept as three 63-bit words: the x marks of fields 0-6; the x marks
+of fields 7-8 and the o marks of fields 0-4; the o marks of fields 5-8, the
+fields won by x and by o and the active field (the layout of
+:mod:`tablebase.games.ultimate` shifted to fit).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100)
+LINE = np.array([any(b & ln == ln for ln in _LINES) for b in range(512)], dtype=np.bool_)
+FREE = np.array([9 - bin(b).count("1") for b in range(512)], dtype=np.int64)
+
+#: Returned through the recursion when the node budget is spent.
+ABORT = 100
+#: A free slot of a table (zeroed memory: the pages are only touched when used) and the tag
+#: of a used one, set on the third word (whose bits 58 up are free).
+EMPTY = 0
+USED = 1 << 62
+PROBES = 16
+M63 = (1 << 63) - 1
+M45 = (1 << 45) - 1
+M81 = (1 << 81) - 1
+
+
+@njit(cache=True, inline="always")
+def _slot(w0: int, w1: int, w2: int, mask: int) -> int:
+    h = w0 ^ ((w1 << 3) & 0x7FFFFFFFFFFFFFFF) ^ ((w2 << 5) & 0x7FFFFFFFFFFFFFFF) ^ (w0 >> 31) ^ (w1 >> 29) ^ (w2 >> 23)
+    h ^= h >> 29
+    return h & mask
+
+
+@njit(cache=True)
+def _find(keys: np.ndarray, w0: int, w1: int, w2: int) -> int:
+    mask = keys.shape[0] - 1
+    i = _slot(w0, w1, w2, mask)
+    for _ in range(PROBES):
+        if keys[i, 2] == EMPTY:
+            return -1
+        if keys[i, 2] == (w2 | USED) and keys[i, 0] == w0 and keys[i, 1] == w1:
+            return i
+        i = (i + 1) & mask
+    return -1
+
+
+@njit(cache=True)
+def _get(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> int:
+    """The entry of a state packed in one int (-1 if absent): ``(lo + 1) * 1024 + (hi + 1) * 256 + best + 1``."""
+    at = _find(keys, w0, w1, w2)
+    if at < 0:
+        return -1
+    return int((vals[at, 0] + 1) * 1024 + (vals[at, 1] + 1) * 256 + vals[at, 2] + 1)
+
+
+@njit(cache=True)
+def _store(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: int, hi: int, best: int) -> None:
+    mask = keys.shape[0] - 1
+    first = _slot(w0, w1, w2, mask)
+    i = first
+    for _ in range(PROBES):
+        if keys[i, 2] == EMPTY or (keys[i, 2] == (w2 | USED) and keys[i, 0] == w0 and keys[i, 1] == w1):
+            break
+        i = (i + 1) & mask
+    else:
+        i = first  # every slot taken: forget the first one's entry
+    keys[i, 0] = w0
+    keys[i, 1] = w1
+    keys[i, 2] = w2 | USED
+    vals[i, 0] = lo
+    vals[i, 1] = hi
+    vals[i, 2] = best
+
+
+ENTER, NEXT, RETURN = 0, 1, 2
+DEPTH = 82
+#: How a move ends the game: it does not, the mover wins, a draw (every field closed).
+GOES_ON, WINS, DRAWS = 2, 1, 0
+
+
+@njit(cache=True, inline="always")
+def _moves(xf: np.ndarray, of: np.ndarray, won: int, active: int, classic: bool, out: np.ndarray) -> tuple[int, int, int]:
+    """The legal moves into ``out``: ``(how many, closed fields, free spots in open fields)``."""
+    closed = 0
+    free_open = 0
+    for f in range(9):
+        occ = xf[f] | of[f]
+        if occ == 511 or (classic and (won >> f) & 1):
+            closed |= 1 << f
+        else:
+            free_open += FREE[occ]
+    n = 0
+    if active != 9:
+        occ = xf[active] | of[active]
+        for s in range(9):
+            if not (occ >> s) & 1:
+                out[n] = 9 * active + s
+                n += 1
+    else:
+        for f in range(9):
+            if not (closed >> f) & 1:
+                occ = xf[f] | of[f]
+                for s in range(9):
+                    if not (occ >> s) & 1:
+                        out[n] = 9 * f + s
+                        n += 1
+    return n, closed, free_open
+
+
+@njit(cache=True, inline="always")
+def _child(
+    xf: np.ndarray, of: np.ndarray, w0: int, w1: int, w2: int, won: int, mine_won: int, mover: int,
+    closed: int, free_open: int, classic: bool, m: int,
+) -> tuple[int, bool, int, int, int, int]:
+    """Move ``m``: ``(GOES_ON/WINS/DRAWS, wins its field, the child's three words, its move count)``."""
+    f = m // 9
+    s = m % 9
+    bit = 1 << s
+    field_now = xf[f] | of[f] | bit
+    mine = (xf[f] if mover == 0 else of[f]) | bit
+    shut = closed
+    free = free_open - 1
+    if field_now == 511:
+        shut |= 1 << f
+    wins_field = not (won >> f) & 1 and LINE[mine]
+    ends = GOES_ON
+    if wins_field:
+        if LINE[mine_won | (1 << f)]:
+            ends = WINS
+        elif classic and field_now != 511:
+            shut |= 1 << f
+            free -= FREE[field_now]
+    a0, a1, a2 = w0, w1, w2
+    index = 9 * f + s
+    if mover == 0:
+        if index < 63:
+            a0 |= 1 << index
+        else:
+            a1 |= 1 << (index - 63)
+        if wins_field:
+            a2 |= 1 << (36 + f)
+    else:
+        if index < 45:
+            a1 |= 1 << (18 + index)
+        else:
+            a2 |= 1 << (index - 45)
+        if wins_field:
+            a2 |= 1 << (45 + f)
+    child_active = 9 if (shut >> s) & 1 else s
+    a2 = (a2 & ~(15 << 54)) | (child_active << 54)
+    if ends == GOES_ON and shut == 511:
+        ends = DRAWS
+    if child_active == 9:
+        replies = free
+    else:
+        replies = FREE[field_now if s == f else xf[s] | of[s]]
+    return ends, wins_field, a0, a1, a2, replies
+
+
+@njit(cache=True, inline="always")
+def _descend(
+    xf: np.ndarray, of: np.ndarray, d: int, i: int, moves: np.ndarray, newly: np.ndarray,
+    c0: np.ndarray, c1: np.ndarray, c2: np.ndarray, fw0: np.ndarray, fw1: np.ndarray, fw2: np.ndarray,
+    fwx: np.ndarray, fwo: np.ndarray, fact: np.ndarray, fmover: np.ndarray,
+) -> None:
+    """Play move ``i`` of frame ``d`` on the fields and fill frame ``d + 1`` (all but its window)."""
+    m = moves[d, i]
+    f = m // 9
+    bit = 1 << (m % 9)
+    e = d + 1
+    if fmover[d] == 0:
+        xf[f] |= bit
+        fwx[e] = fwx[d] | (1 << f) if newly[d, i] else fwx[d]
+        fwo[e] = fwo[d]
+    else:
+        of[f] |= bit
+        fwo[e] = fwo[d] | (1 << f) if newly[d, i] else fwo[d]
+        fwx[e] = fwx[d]
+    fw0[e], fw1[e], fw2[e] = c0[d, i], c1[d, i], c2[d, i]
+    fact[e] = (c2[d, i] >> 54) & 15
+    fmover[e] = 1 - fmover[d]
+
+
+@njit(cache=True, inline="always")
+def _undo(xf: np.ndarray, of: np.ndarray, m: int, mover: int) -> None:
+    """Take move ``m`` of ``mover`` back off the fields."""
+    if mover == 0:
+        xf[m // 9] ^= 1 << (m % 9)
+    else:
+        of[m // 9] ^= 1 << (m % 9)
+
+
+@njit(cache=True, inline="always")
+def _settle(best: int, lo: int, hi: int, alpha0: int, beta: int) -> tuple[int, int, int]:
+    """The fail-soft result of a node searched with window ``(alpha0, beta)``: ``(value, new lo, new hi)``."""
+    if best < lo:
+        best = lo
+    elif best > hi:
+        best = hi
+    if best <= alpha0:
+        hi = best
+    elif best >= beta:
+        lo = best
+    else:
+        lo = hi = best
+    return best, lo, hi
+
+
+@njit(cache=True, inline="always")
+def _frames() -> tuple:  # type: ignore[type-arg]
+    """The explicit stack: per ply, move lists (moves, order, known values, fields won, child words)
+    and the node's scalars."""
+    two = np.empty((6, DEPTH, 81), dtype=np.int64)
+    one = np.empty((17, DEPTH), dtype=np.int64)
+    return two, np.empty((DEPTH, 81), dtype=np.bool_), np.empty((DEPTH, 81), dtype=np.bool_), one
+
+
+@njit(cache=True)
+def _search(
+    xf: np.ndarray,
+    of: np.ndarray,
+    wx: int,
+    wo: int,
+    active: int,
+    w0: int,
+    w1: int,
+    w2: int,
+    mover: int,
+    classic: bool,
+    alpha: int,
+    beta: int,
+    keys: np.ndarray,
+    vals: np.ndarray,
+    history: np.ndarray,
+    counter: np.ndarray,
+) -> int:
+    """Fail-soft negamax in -1..1, depth first with an explicit stack (one frame a ply)."""
+    two, newly, isknown, one = _frames()
+    moves, order, known, c0, c1, c2 = two[0], two[1], two[2], two[3], two[4], two[5]
+    key = np.empty(81, dtype=np.int64)
+    fw0, fw1, fw2, fwx, fwo, fact, fmover, fa, fb = one[0], one[1], one[2], one[3], one[4], one[5], one[6], one[7], one[8]
+    fa0, flo, fhi, fbest, fbesti, fj, fn, fskip = one[9], one[10], one[11], one[12], one[13], one[14], one[15], one[16]
+    fw0[0], fw1[0], fw2[0], fwx[0], fwo[0], fact[0], fmover[0], fa[0], fb[0] = (
+        w0, w1, w2, wx, wo, active, mover, alpha, beta
+    )
+    depth = 0
+    mode = ENTER
+    ret = 0
+    have = False
+    value = 0
+    while True:
+        d = depth
+        if mode == ENTER:
+            counter[0] += 1
+            if counter[0] > counter[1]:
+                return ABORT
+            w0, w1, w2 = fw0[d], fw1[d], fw2[d]
+            alpha, beta = fa[d], fb[d]
+            lo, hi, best_index = -1, 1, -1
+            at = _find(keys, w0, w1, w2)
+            if at >= 0:
+                lo, hi, best_index = vals[at, 0], vals[at, 1], vals[at, 2]
+                if lo >= beta or lo == hi:
+                    ret = lo
+                    mode = RETURN
+                    continue
+                if hi <= alpha:
+                    ret = hi
+                    mode = RETURN
+                    continue
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+            fa[d], fb[d], fa0[d], flo[d], fhi[d] = alpha, beta, alpha, lo, hi
+            wx, wo, active, mover = fwx[d], fwo[d], fact[d], fmover[d]
+            won = wx | wo
+            n, closed, free_open = _moves(xf, of, won, active, classic, moves[d])
+            mine_won = wx if mover == 0 else wo
+            immediate = False
+            for i in range(n):
+                m = moves[d, i]
+                ends, wins_field, a0, a1, a2, replies = _child(
+                    xf, of, w0, w1, w2, won, mine_won, mover, closed, free_open, classic, m
+                )
+                if ends == WINS:
+                    _store(keys, vals, w0, w1, w2, 1, 1, i)
+                    immediate = True
+                    break
+                newly[d, i] = wins_field
+                c0[d, i], c1[d, i], c2[d, i] = a0, a1, a2
+                order[d, i] = i
+                if ends == DRAWS:
+                    known[d, i] = 0
+                    key[i] = -(10**9)
+                    continue
+                known[d, i] = 2
+                k = 0
+                e = _find(keys, a0, a1, a2)
+                if e >= 0:
+                    if vals[e, 1] == -1:
+                        _store(keys, vals, w0, w1, w2, 1, 1, i)
+                        immediate = True
+                        break
+                    k = (vals[e, 0] + vals[e, 1]) * 10**6
+                if i == best_index:
+                    k = -(10**8)
+                key[i] = k + replies * 1000 - history[m]
+            if immediate:
+                ret = 1
+                mode = RETURN
+                continue
+            for i in range(1, n):  # insertion sort by key, stable like Python's sort
+                j = i
+                item = order[d, i]
+                while j > 0 and key[order[d, j - 1]] > key[item]:
+                    order[d, j] = order[d, j - 1]
+                    j -= 1
+                order[d, j] = item
+            fn[d], fj[d], fbest[d], fbesti[d] = n, 0, -2, -1
+            have = False
+            mode = NEXT
+            continue
+        if mode == NEXT:
+            cut = False
+            descended = False
+            while True:
+                if have:
+                    have = False
+                    v = value
+                elif fj[d] < fn[d] and known[d, order[d, fj[d]]] != 2:
+                    v = known[d, order[d, fj[d]]]
+                elif fj[d] < fn[d]:
+                    i = order[d, fj[d]]
+                    _descend(xf, of, d, i, moves, newly, c0, c1, c2, fw0, fw1, fw2, fwx, fwo, fact, fmover)
+                    e = d + 1
+                    fa[e] = -fb[d]
+                    fb[e] = -fa[d]
+                    depth = e
+                    mode = ENTER
+                    descended = True
+                    break
+                else:
+                    break
+                i = order[d, fj[d]]
+                if v > fbest[d]:
+                    fbest[d] = v
+                    fbesti[d] = i
+                    if v > fa[d]:
+                        fa[d] = v
+                        if v >= fb[d]:
+                            history[moves[d, i]] += 1
+                            cut = True
+                fj[d] += 1
+                if cut:
+                    break
+            if descended:
+                continue
+            best, lo, hi = _settle(fbest[d], flo[d], fhi[d], fa0[d], fb[d])
+            _store(keys, vals, fw0[d], fw1[d], fw2[d], lo, hi, fbesti[d])
+            ret = best
+            mode = RETURN
+            continue
+        # RETURN: hand the value to the parent frame
+        if depth == 0:
+            return ret
+        depth -= 1
+        d = depth
+        _undo(xf, of, moves[d, order[d, fj[d]]], fmover[d])
+        value = -ret
+        have = True
+        mode = NEXT
+
+
+#: Distance scores as in :mod:`tablebase.solve.search`: ``M - d`` a win in ``d`` plies.
+M = 1 << 20
+INF = M + 1
+DIST_ABORT = 1 << 40
+
+
+@njit(cache=True)
+def _dget(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> tuple[bool, int, int, int]:
+    at = _find(keys, w0, w1, w2)
+    if at < 0:
+        return False, 0, 0, -1
+    return True, vals[at, 0], vals[at, 1], vals[at, 2]
+
+
+@njit(cache=True, inline="always")
+def _shift(score: int) -> int:
+    if score > 0:
+        return score - 1
+    if score < 0:
+        return score + 1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _unshift(bound: int) -> int:
+    if bound > 0:
+        return bound + 1
+    if bound < 0:
+        return bound - 1
+    return 0
+
+
+@njit(cache=True)
+def _dist(
+    xf: np.ndarray,
+    of: np.ndarray,
+    wx: int,
+    wo: int,
+    active: int,
+    w0: int,
+    w1: int,
+    w2: int,
+    mover: int,
+    classic: bool,
+    alpha: int,
+    beta: int,
+    keys: np.ndarray,
+    vals: np.ndarray,
+    dkeys: np.ndarray,
+    dvals: np.ndarray,
+    counter: np.ndarray,
+) -> int:
+    """The distance search of :meth:`tablebase.solve.search._Searcher.dist_search`, with an explicit stack."""
+    two, newly, isknown, one = _frames()
+    moves, order, known, c0, c1, c2 = two[0], two[1], two[2], two[3], two[4], two[5]
+    key = np.empty(81, dtype=np.int64)
+    fw0, fw1, fw2, fwx, fwo, fact, fmover, fa, fb = one[0], one[1], one[2], one[3], one[4], one[5], one[6], one[7], one[8]
+    fa0, flo, fhi, fbest, fbesti, fj, fn, fskip = one[9], one[10], one[11], one[12], one[13], one[14], one[15], one[16]
+    fw0[0], fw1[0], fw2[0], fwx[0], fwo[0], fact[0], fmover[0], fa[0], fb[0] = (
+        w0, w1, w2, wx, wo, active, mover, alpha, beta
+    )
+    depth = 0
+    mode = ENTER
+    ret = 0
+    have = False
+    value = 0
+    while True:
+        d = depth
+        if mode == ENTER:
+            alpha, beta = fa[d], fb[d]
+            if alpha >= M - 1:
+                ret = M - 1
+                mode = RETURN
+                continue
+            if beta <= 1 - M:
+                ret = 1 - M
+                mode = RETURN
+                continue
+            counter[0] += 1
+            if counter[0] > counter[1]:
+                return DIST_ABORT
+            w0, w1, w2 = fw0[d], fw1[d], fw2[d]
+            wx, wo, active, mover = fwx[d], fwo[d], fact[d], fmover[d]
+            won = wx | wo
+            n, closed, free_open = _moves(xf, of, won, active, classic, moves[d])
+            plies = free_open
+            lo, hi = 1 - M, M - 1
+            at = _find(keys, w0, w1, w2)
+            if at >= 0:
+                if vals[at, 0] == 1:
+                    lo = M - plies
+                elif vals[at, 0] == 0:
+                    lo = 0
+                if vals[at, 1] == -1:
+                    hi = -(M - plies)
+                elif vals[at, 1] == 0:
+                    hi = 0
+            best_index = -1
+            found, elo, ehi, eb = _dget(dkeys, dvals, w0, w1, w2)
+            if found:
+                if elo > lo:
+                    lo = elo
+                if ehi < hi:
+                    hi = ehi
+                best_index = eb
+            if lo == hi:
+                if not found or elo != ehi:
+                    _store(dkeys, dvals, w0, w1, w2, lo, hi, best_index)
+                ret = lo
+                mode = RETURN
+                continue
+            if lo >= beta:
+                ret = lo
+                mode = RETURN
+                continue
+            if hi <= alpha:
+                ret = hi
+                mode = RETURN
+                continue
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+            fa[d], fb[d], fa0[d], flo[d], fhi[d] = alpha, beta, alpha, lo, hi
+            mine_won = wx if mover == 0 else wo
+            skipped = False
+            count = 0
+            for i in range(n):
+                m = moves[d, i]
+                ends, wins_field, a0, a1, a2, replies = _child(
+                    xf, of, w0, w1, w2, won, mine_won, mover, closed, free_open, classic, m
+                )
+                newly[d, i] = wins_field
+                c0[d, i], c1[d, i], c2[d, i] = a0, a1, a2
+                if ends != GOES_ON:
+                    isknown[d, i] = True
+                    known[d, i] = M - 1 if ends == WINS else 0
+                    key[i] = (((-3 * M + 4 * M) * (1 << 23) + 2 * M) * 128) * 128 + i
+                    order[d, count] = i
+                    count += 1
+                    continue
+                clo, chi = 1 - M, M - 1
+                e = _find(keys, a0, a1, a2)
+                if e >= 0:
+                    if vals[e, 0] >= 0:
+                        if alpha >= 0:
+                            skipped = True
+                            continue
+                        clo = 0 if vals[e, 0] == 0 else 1
+                    if vals[e, 1] <= 0:
+                        chi = 0 if vals[e, 1] == 0 else -1
+                cf, cl, ch, cb = _dget(dkeys, dvals, a0, a1, a2)
+                if cf:
+                    if cl > clo:
+                        clo = cl
+                    if ch < chi:
+                        chi = ch
+                if i == best_index:
+                    chi = -3 * M + 1
+                isknown[d, i] = False
+                key[i] = (((chi + 4 * M) * (1 << 23) + (clo + 2 * M)) * 128 + replies) * 128 + i
+                order[d, count] = i
+                count += 1
+            n = count
+            for i in range(1, n):  # insertion sort by key
+                j = i
+                item = order[d, i]
+                while j > 0 and key[order[d, j - 1]] > key[item]:
+                    order[d, j] = order[d, j - 1]
+                    j -= 1
+                order[d, j] = item
+            fn[d], fj[d], fbest[d], fbesti[d], fskip[d] = n, 0, -INF, -1, 1 if skipped else 0
+            have = False
+            mode = NEXT
+            continue
+        if mode == NEXT:
+            descended = False
+            cut = False
+            while True:
+                if have:
+                    have = False
+                    v = value
+                elif fj[d] < fn[d] and isknown[d, order[d, fj[d]]]:
+                    v = known[d, order[d, fj[d]]]
+                elif fj[d] < fn[d]:
+                    i = order[d, fj[d]]
+                    _descend(xf, of, d, i, moves, newly, c0, c1, c2, fw0, fw1, fw2, fwx, fwo, fact, fmover)
+                    e = d + 1
+                    fa[e] = -_unshift(fb[d])
+                    fb[e] = -_unshift(fa[d])
+                    depth = e
+                    mode = ENTER
+                    descended = True
+                    break
+                else:
+                    break
+                i = order[d, fj[d]]
+                if v > fbest[d]:
+                    fbest[d] = v
+                    fbesti[d] = i
+                    if v > fa[d]:
+                        fa[d] = v
+                        if v >= fb[d]:
+                            cut = True
+                fj[d] += 1
+                if cut:
+                    break
+            if descended:
+                continue
+            best = 0 if fskip[d] != 0 and fbest[d] < 0 else fbest[d]  # the skipped moves are worth at most 0
+            best, lo, hi = _settle(best, flo[d], fhi[d], fa0[d], fb[d])
+            _store(dkeys, dvals, fw0[d], fw1[d], fw2[d], lo, hi, fbesti[d])
+            ret = best
+            mode = RETURN
+            continue
+        if depth == 0:
+            return ret
+        depth -= 1
+        d = depth
+        _undo(xf, of, moves[d, order[d, fj[d]]], fmover[d])
+        value = _shift(-ret)
+        have = True
+        mode = NEXT
+
+
+def words(state: int) -> tuple[int, int, int]:
+    """The three words of a state of :mod:`tablebase.games.ultimate`."""
+    x = state & M81
+    o = (state >> 81) & M81
+    high = state >> 162
+    return x & M63, (x >> 63) | ((o & M45) << 18), (o >> 45) | (high << 36)
+
+
+@njit(cache=True)
+def _rehash(keys: np.ndarray, vals: np.ndarray, new_keys: np.ndarray, new_vals: np.ndarray) -> None:
+    for i in range(keys.shape[0]):
+        if keys[i, 2] != EMPTY:
+            _store(new_keys, new_vals, keys[i, 0], keys[i, 1], keys[i, 2] ^ USED, vals[i, 0], vals[i, 1], vals[i, 2])
+
+
+#: Slots of a new table (as a power of two); it grows fourfold when half full, up to its limit.
+START_BITS = 16
+
+
+class _Table:
+    """A table of bounds ``{state: (lo, hi, best move index)}`` that grows as it fills."""
+
+    def __init__(self, max_bits: int, dtype: type):
+        self.bits = min(START_BITS, max_bits)
+        self.max_bits = max_bits
+        self.keys: np.ndarray = np.zeros((1 << self.bits, 3), dtype=np.int64)
+        self.vals: np.ndarray = np.zeros((1 << self.bits, 3), dtype=dtype)
+        self.work = 0
+
+    def get(self, state: int) -> tuple[int, int, int] | None:
+        found, lo, hi, best = _dget(self.keys, self.vals, *words(state))
+        return (int(lo), int(hi), int(best)) if found else None
+
+    def __setitem__(self, state: int, entry: tuple[int, int, int]) -> None:
+        _store(self.keys, self.vals, *words(state), *entry)
+
+    def __len__(self) -> int:
+        return int(np.count_nonzero(self.keys[:, 2]))
+
+    def note(self, nodes: int) -> None:
+        """Count ``nodes`` of search; grow the table when they may have filled half of it."""
+        self.work += nodes
+        if self.bits < self.max_bits and self.work > (1 << self.bits) // 4:
+            self.work = 0
+            if len(self) > (1 << self.bits) // 2:
+                bits = min(self.bits + 2, self.max_bits)
+                keys = np.zeros((1 << bits, 3), dtype=np.int64)
+                vals = np.zeros((1 << bits, 3), dtype=self.vals.dtype)
+                _rehash(self.keys, self.vals, keys, vals)
+                self.bits, self.keys, self.vals = bits, keys, vals
+
+
+class DistanceTable(_Table):
+    """The distance bounds of :meth:`OutcomeTable.distance_search`."""
+
+    def __init__(self, max_bits: int):
+        super().__init__(max_bits, np.int64)
+
+
+class OutcomeTable(_Table):
+    """The compiled outcome search and its table of bounds, keyed by state, at most
+    ``2 ** max_bits`` entries (a table of up to a quarter of that for the distances).
+
+    Reads and writes like the ``{state: (lo, hi, best move index)}`` dict of
+    the Python search; :meth:`search` runs the negamax of a non-terminal
+    state, :meth:`distance_search` the distance search, within a node budget.
+    """
+
+    def __init__(self, classic: bool, max_bits: int = 22):
+        super().__init__(max_bits, np.int8)
+        self.classic = classic
+        self.history = np.zeros(81, dtype=np.int64)
+        self.counter = np.zeros(2, dtype=np.int64)
+        #: The bounds of the distance search, a table of its own.
+        self.distances = DistanceTable(max(4, max_bits - 2))
+
+    def get(self, state: int) -> tuple[int, int, int] | None:
+        x = state & M81
+        o = (state >> 81) & M81
+        code = _get(self.keys, self.vals, x & M63, (x >> 63) | ((o & M45) << 18), (o >> 45) | (state >> 162 << 36))
+        if code < 0:
+            return None
+        return code // 1024 - 1, code // 256 % 4 - 1, code % 256 - 1
+
+    def _start(self, state: int, budget: int) -> tuple[np.ndarray, np.ndarray, int, int, int, int, int, int, int]:
+        """The arguments of a compiled search that describe ``state``, with the budget set."""
+        x = state & M81
+        o = (state >> 81) & M81
+        high = state >> 162
+        self.counter[0] = 0
+        self.counter[1] = budget
+        return (
+            np.array([(x >> (9 * f)) & 511 for f in range(9)], dtype=np.int64),
+            np.array([(o >> (9 * f)) & 511 for f in range(9)], dtype=np.int64),
+            high & 511,
+            (high >> 9) & 511,
+            (high >> 18) & 15,
+            *words(state),
+            (x.bit_count() + o.bit_count()) & 1,
+        )
+
+    def distance_search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:
+        """``(fail-soft distance score, nodes)`` of the non-terminal ``state`` (scores of
+        :mod:`tablebase.solve.search`; its outcome bounds come from this table); score
+        ``None`` when ``budget`` nodes were not enough."""
+        value = _dist(
+            *self._start(state, budget), self.classic, alpha, beta, self.keys, self.vals,
+            self.distances.keys, self.distances.vals, self.counter,
+        )
+        nodes = int(min(self.counter[0], budget))
+        self.distances.note(nodes)
+        return (None if value == DIST_ABORT else int(value)), nodes
+
+    def search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:
+        """``(fail-soft value in -1..1, nodes)`` of the non-terminal ``state``; value ``None``
+        when ``budget`` nodes were not enough (what was proved stays in the table)."""
+        value = _search(
+            *self._start(state, budget), self.classic, alpha, beta, self.keys, self.vals, self.history, self.counter
+        )
+        nodes = int(min(self.counter[0], budget))
+        self.note(nodes)
+        return (None if value == ABORT else int(value)), nodes
+
+
+def _load() -> None:
+    """Run the compiled functions once on a tiny table: numba loads (or compiles) the machine
+    code at the first call, so that is done on import, not inside a timed search."""
+    table = OutcomeTable(classic=False, max_bits=6)
+    table.search(9 << 180, -1, 1, 1)
+    table.distance_search(9 << 180, 0, 1, 1)
+    table.get(0)
+    table.distances[0] = (0, 0, -1)
+    table.distances.get(0)
+    _rehash(table.keys, table.vals, np.zeros((64, 3), dtype=np.int64), np.zeros((64, 3), dtype=np.int8))
+    _rehash(table.distances.keys, table.distances.vals, np.zeros((16, 3), dtype=np.int64), np.zeros((16, 3), dtype=np.int64))
+
+
+_load()

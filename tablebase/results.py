@@ -1,0 +1,309 @@
+"""What queries return: small frozen value types, each with the one ``to_dict`` that is its JSON.
+
+These dictionaries are the JSON contract: ``tablebase ... --json`` prints
+them and the HTTP API (:mod:`tablebase.serve`) replies with them, so the two
+cannot drift apart (a test checks each against the HTTP reply model).
+Outcomes are for the side to move (for a move: for the player making it);
+distances are plies to the end under perfect play, ``None`` for a draw that
+can go on for ever.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tablebase.games.base import Game
+
+
+def _pick(value: object, *names: str) -> dict[str, Any]:
+    """The named attributes of ``value``, in that order."""
+    return {name: getattr(value, name) for name in names}
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """A legal move and what it achieves for the player making it."""
+
+    move: str
+    #: The position after the move.
+    position: str
+    #: ``None`` only for a move of a position stored by ``solve`` with its value alone
+    #: that a probe could not prove within :data:`tablebase.query.PROBE_BUDGET` seconds.
+    outcome: str | None
+    #: Plies to the end counted from the position before the move.
+    distance: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return _pick(self, "move", "position", "outcome", "distance")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The value of a position and of every legal move, best first."""
+
+    variant: str
+    position: str
+    to_move: str
+    outcome: str
+    distance: int | None
+    terminal: bool
+    moves: tuple[MoveValue, ...]
+
+    @property
+    def best_move(self) -> MoveValue | None:
+        """The best move, or ``None`` when the game is over."""
+        return self.moves[0] if self.moves else None
+
+    def _head(self) -> dict[str, Any]:
+        return _pick(self, "variant", "position", "to_move", "outcome", "distance")
+
+    def to_dict(self) -> dict[str, Any]:
+        """``tablebase probe --json`` and ``GET /api/{variant}``."""
+        return {**self._head(), "moves": [m.to_dict() for m in self.moves]}
+
+    def best_dict(self) -> dict[str, Any]:
+        """``tablebase best --json``: the probe with only the best move (``None`` at the end)."""
+        best = self.best_move
+        return {**self._head(), "best": None if best is None else best.to_dict()}
+
+
+@dataclass(frozen=True)
+class Line:
+    """The principal variation from a position: best moves to the end."""
+
+    variant: str
+    position: str
+    outcome: str
+    moves: tuple[str, ...]
+    #: The position after each move.
+    positions: tuple[str, ...]
+    #: True when the line stopped at a repeated position (perpetual draw).
+    repeats: bool = False
+
+    def to_dict(self, positions: bool = True) -> dict[str, Any]:
+        """``GET /api/{variant}/line``; ``positions=False``: the shorter ``tablebase line --json``."""
+        data = {**_pick(self, "variant", "position", "outcome"), "moves": list(self.moves)}
+        if positions:
+            data.update(positions=list(self.positions), repeats=self.repeats)
+        return data
+
+
+@dataclass(frozen=True)
+class Predecessor:
+    """A position one move before the given one, and the move that leads from it."""
+
+    position: str
+    move: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"position": self.position, "move": self.move}
+
+
+class Predecessors(list[Predecessor]):
+    """The positions one move before ``position`` (a list of :class:`Predecessor`, sorted)."""
+
+    def __init__(self, variant: str, position: str, items: list[Predecessor]):
+        super().__init__(items)
+        self.variant = variant
+        #: The queried position, normalised.
+        self.position = position
+
+    def to_dict(self) -> dict[str, Any]:
+        """``tablebase predecessors --json`` and ``GET /api/{variant}/predecessors``."""
+        return {"variant": self.variant, "position": self.position, "predecessors": [p.to_dict() for p in self]}
+
+
+@dataclass(frozen=True)
+class PlyCount:
+    """Positions and symmetry classes after ``ply`` moves."""
+
+    ply: int
+    positions: int
+    classes: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return _pick(self, "ply", "positions", "classes")
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Per-ply counts of positions and symmetry classes, and label totals."""
+
+    variant: str
+    plies: tuple[PlyCount, ...]
+    outcomes: dict[str, int]
+    terminal: int
+
+    @property
+    def positions(self) -> int:
+        return sum(p.positions for p in self.plies)
+
+    @property
+    def classes(self) -> int:
+        return sum(p.classes for p in self.plies)
+
+    def to_dict(self) -> dict[str, Any]:
+        """``tablebase stats --json``."""
+        return {
+            "variant": self.variant,
+            "plies": [p.to_dict() for p in self.plies],
+            **_pick(self, "positions", "classes"),
+            "outcomes": dict(self.outcomes),
+            "terminal": self.terminal,
+        }
+
+
+@dataclass(frozen=True)
+class VariantInfo:
+    """What the ``variants`` table says about one built variant."""
+
+    name: str
+    family: str
+    rules: str
+    parameters: dict[str, Any]
+    symmetry: bool
+    complete: bool
+    states: int
+    moves: int
+    outcome: str | None
+    distance: int | None
+    build_seconds: float
+    builder_version: str
+    built_at: str
+    #: The storage layout (:mod:`tablebase.store.layouts`): ``"moves"`` when the moves table holds the
+    #: variant's moves, ``"states"`` when they come from the rules.
+    storage: str = "moves"
+
+    @property
+    def moves_stored(self) -> bool:
+        """Whether the file holds the variant's moves (else they are derived from the rules)."""
+        from tablebase.store.layouts import layout_info
+
+        return layout_info(self.storage).stores_moves
+
+    @property
+    def storage_label(self) -> str:
+        """How listings name the layout of a variant whose moves are not stored (``"states only"``)."""
+        from tablebase.store.layouts import layout_info
+
+        return layout_info(self.storage).label
+
+    @classmethod
+    def unbuilt(cls, game: Game) -> VariantInfo:
+        """The entry of a variant with nothing built (one explored position by position by search)."""
+        return cls(
+            name=game.name,
+            family=game.family,
+            rules=game.rules,
+            parameters=game.parameters(),
+            symmetry=True,
+            complete=False,
+            states=0,
+            moves=0,
+            outcome=None,
+            distance=None,
+            build_seconds=0.0,
+            builder_version="",
+            built_at="",
+        )
+
+    def to_dict(self, game: Game | None = None) -> dict[str, Any]:
+        """``tablebase list --json``; with the variant's ``game``, ``GET /api/variants`` (adds the
+        rules, the players and the start position)."""
+        data = {
+            "variant": self.name,
+            **_pick(self, "states", "moves", "storage", "symmetry", "complete", "outcome", "distance"),
+        }
+        if game is not None:
+            data.update(
+                family=self.family,
+                rules=self.rules,
+                parameters=self.parameters,
+                players=list(game.players),
+                start=game.format_position(game.initial_state()),
+            )
+        return data
+
+
+@dataclass
+class VerifyReport:
+    """What ``verify`` found: counts checked and every disagreement (the first :data:`SHOWN` in full)."""
+
+    SHOWN = 50
+
+    variant: str
+    states: int = 0
+    moves: int = 0
+    errors: list[str] = field(default_factory=list)
+    error_count: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.error_count == 0
+
+    def add(self, message: str) -> None:
+        self.error_count += 1
+        if len(self.errors) < self.SHOWN:
+            self.errors.append(message)
+
+    def to_dict(self) -> dict[str, Any]:
+        """One entry of ``tablebase verify --json``."""
+        return {**_pick(self, "variant", "states", "moves", "ok", "error_count"), "errors": list(self.errors)}
+
+
+@dataclass(frozen=True)
+class SolveReport:
+    """What ``solve`` proved about one position and how many positions it stored."""
+
+    variant: str
+    position: str
+    outcome: str | None
+    distance: int | None
+    proved: bool
+    timed_out: bool
+    stored: int
+    nodes: int
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """``tablebase solve --json``."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class StoredKey:
+    """A position, the key it is stored under, and how the two correspond."""
+
+    variant: str
+    position: str
+    key: str
+    #: The symmetry that maps the position onto the key (0: the identity, the position is its own key).
+    symmetry: int
+    #: How many symmetries the variant has (1 without symmetry reduction).
+    symmetries: int
+    #: ``(move here, the same move in the key's orientation)`` for every legal move.
+    moves: tuple[tuple[str, str], ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``tablebase key --json``."""
+        return {
+            **_pick(self, "variant", "position", "key", "symmetry", "symmetries"),
+            "moves": [{"move": here, "stored": there} for here, there in self.moves],
+        }
+
+
+__all__ = [
+    "Line",
+    "MoveValue",
+    "PlyCount",
+    "Predecessor",
+    "Predecessors",
+    "Probe",
+    "SolveReport",
+    "Stats",
+    "StoredKey",
+    "VariantInfo",
+    "VerifyReport",
+]

@@ -1,0 +1,152 @@
+"""Proving positions on request, for a server that only reads its tablebase file.
+
+Variants too large to build (Ultimate tic-tac-toe) are explored position by
+position: ``GET /api/{variant}/solve`` answers from the tablebase file when it
+holds the position with all its moves, else from what this process proved
+earlier, else by a search bounded in time. What a search proves is kept in
+memory, never written to the file being served. One search runs at a time per
+process; a second request meanwhile is told the server is busy.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from tablebase.errors import TablebaseError
+from tablebase.games.base import Game
+from tablebase.outcome import move_value, rank
+from tablebase.query import Tablebase
+from tablebase.results import MoveValue, Probe
+
+#: Longest search a request may ask for, in seconds.
+MAX_SECONDS = 30.0
+#: Proved positions kept in memory (canonical states, all variants); the store is emptied when full.
+MAX_POSITIONS = 2_000_000
+
+class NotProvedError(TablebaseError):
+    """The search did not prove the position within its time limit."""
+
+
+class BusyError(TablebaseError):
+    """Another search is running in this server process."""
+
+
+class Analysis:
+    """Known and newly proved values of positions, for one server process.
+
+    ``prover(game, state, seconds)`` returns ``(proved, positions)``:
+    whether the position and each of its children were proved, and the
+    canonical states proved with their ``(outcome, distance)``; the default
+    is :func:`tablebase.solve.search.prove`.
+    """
+
+    def __init__(
+        self,
+        tb: Tablebase,
+        max_seconds: float = MAX_SECONDS,
+        max_positions: int = MAX_POSITIONS,
+        prover: Callable[[Game, int, float], tuple[bool, dict[int, tuple[str, int | None]]]] | None = None,
+    ):
+        self.tb = tb
+        self.max_seconds = max_seconds
+        self.max_positions = max_positions
+        self.prover = prover or _search
+        self._proved: dict[str, dict[int, tuple[str, int | None]]] = {}
+        self._count = 0
+        self._running = threading.Lock()
+        self._store = threading.Lock()
+
+    def known(self, game: Game, state: int) -> Probe | None:
+        """The probe of ``state`` from the tablebase file or from earlier searches; ``None`` if unknown."""
+        table = self.tb.get_variant(game.name)
+        if table is not None:
+            probe = table.get_probe(game.format_position(state))
+            if probe is not None and (
+                probe.terminal
+                or (len(probe.moves) == game.move_count(state) and all(m.outcome is not None for m in probe.moves))
+            ):
+                return probe
+        return self._from_memory(game, state)
+
+    def _value(self, game: Game, state: int) -> tuple[str, int | None] | None:
+        result = game.outcome(state)
+        if result is not None:
+            return result, 0
+        return self._proved.get(game.name, {}).get(game.canonical(state)[0])
+
+    def _from_memory(self, game: Game, state: int) -> Probe | None:
+        with self._store:
+            value = self._value(game, state)
+            if value is None:
+                return None
+            children = game.children(state)
+            values = [self._value(game, child) for _, child in children]
+        if any(v is None for v in values):
+            return None
+        moves = []
+        for (move, child), child_value in zip(children, values):
+            assert child_value is not None
+            outcome, distance = move_value(*child_value)
+            moves.append(
+                MoveValue(
+                    move=game.format_move(move), position=game.format_position(child), outcome=outcome, distance=distance
+                )
+            )
+        moves.sort(key=lambda m: rank(m.outcome, m.distance))
+        return Probe(
+            variant=game.name,
+            position=game.format_position(state),
+            to_move=game.to_move(state),
+            outcome=value[0],
+            distance=value[1],
+            terminal=not children,
+            moves=tuple(moves),
+        )
+
+    def limit(self, time_limit: float | None) -> float:
+        """The search time a request gets: ``time_limit`` capped at :attr:`max_seconds`."""
+        return self.max_seconds if time_limit is None else min(time_limit, self.max_seconds)
+
+    def solve(self, game: Game, state: int, time_limit: float) -> Probe:
+        """Prove ``state`` and each of its moves within ``time_limit`` seconds (already capped).
+
+        Raises :class:`BusyError` when another search runs and
+        :class:`NotProvedError` when the time runs out; call :meth:`known` first.
+        """
+        shown = game.format_position(state)
+        if time_limit <= 0:
+            raise NotProvedError(f"position {shown!r} of {game.name} is not proved yet; solve it with a time limit")
+        if not self._running.acquire(blocking=False):
+            raise BusyError(
+                f"another position is being solved; try again in a moment (searches last at most {self.max_seconds:g} s)"
+            )
+        try:
+            proved, positions = self.prover(game, state, time_limit)
+        finally:
+            self._running.release()
+        with self._store:
+            if self._count + len(positions) > self.max_positions:
+                self._proved.clear()
+                self._count = 0
+            table = self._proved.setdefault(game.name, {})
+            before = len(table)
+            table.update(positions)
+            self._count += len(table) - before
+        probe = self._from_memory(game, state) if proved else None
+        if probe is None:
+            raise NotProvedError(
+                f"position {shown!r} of {game.name} not proved within {time_limit:g} s;"
+                " try a later position or a longer time limit"
+            )
+        return probe
+
+
+def _search(game: Game, state: int, seconds: float) -> tuple[bool, dict[int, tuple[str, int | None]]]:
+    from tablebase.solve.search import prove
+
+    result = prove(game, state, seconds, children=True)
+    return result.complete, result.positions if result.complete else {}
+
+
+__all__ = ["MAX_SECONDS", "Analysis", "BusyError", "NotProvedError"]

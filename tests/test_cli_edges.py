@@ -1,0 +1,194 @@
+"""What a new user meets at the command line: hints, refusals, help, the play loop, stored keys."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import tablebase
+from cli.main import BuildProgress, app
+
+ROOT = Path(__file__).resolve().parents[1]
+runner = CliRunner()
+
+
+def run(*args: str, db: Path | None = None, input: str | None = None):  # noqa: A002
+    argv = list(args) + (["--db", str(db)] if db is not None else [])
+    return runner.invoke(app, argv, input=input)
+
+
+def one_line_error(result, *needles: str) -> str:
+    assert result.exit_code == 1, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert "Traceback" not in result.output and "sqlalche.me" not in result.output
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def test_probe_of_a_variant_too_large_to_build_says_solve(built_db: Path) -> None:
+    line = one_line_error(run("probe", "ultimate", db=built_db), "run: tablebase solve ultimate POSITION")
+    assert "build" not in line.split("run:")[1]
+    # the library says the same
+    with tablebase.open(built_db) as tb, pytest.raises(tablebase.VariantNotBuiltError, match="tablebase solve"):
+        tb.variant("ultimate-classic")
+
+
+def test_stats_count_refuses_variants_that_cannot_be_counted() -> None:
+    one_line_error(run("stats", "ultimate-classic", "--count"), "'ultimate-classic'", "too large to count")
+    with pytest.raises(tablebase.TablebaseError, match="too large to count"):
+        tablebase.count("ultimate")
+
+
+@pytest.mark.parametrize("command", [["db", "upgrade"], ["build", "tictactoe"], ["solve", "ultimate"]])
+def test_a_file_that_is_not_sqlite_is_refused_before_any_work(tmp_path: Path, command: list[str]) -> None:
+    bad = tmp_path / "notes.db"
+    bad.write_text("my notes, not a database\n")
+    result = run(*command, db=bad)
+    one_line_error(result, "notes.db", "not a SQLite database file")
+    assert "enumerate" not in result.output and "label" not in result.output  # nothing was solved
+    assert bad.read_text() == "my notes, not a database\n"
+
+
+def test_a_sqlite_file_of_another_program_is_refused(tmp_path: Path) -> None:
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE notes (text)")
+    one_line_error(run("build", "tictactoe", "-q", db=other), "not a tablebase")
+    with sqlite3.connect(other) as conn:
+        assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["notes"]
+
+
+@pytest.mark.parametrize("command", [["build", "tictactoe", "-q"], ["db", "upgrade"], ["probe", "tictactoe"]])
+def test_a_folder_as_database_is_named_as_such(tmp_path: Path, command: list[str]) -> None:
+    one_line_error(run(*command, db=tmp_path), "is a folder")
+
+
+def test_solve_refuses_a_time_limit_that_is_not_positive(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    for limit in ("-1", "0"):
+        one_line_error(run("solve", "ultimate", "--time-limit", limit, db=db), "time limit must be a positive")
+    assert not db.exists()
+
+
+def test_explicit_empty_position_is_malformed(built_db: Path) -> None:
+    one_line_error(run("probe", "tictactoe", "", db=built_db), "empty position")
+    # the fast path of the console script too
+    out = subprocess.run(
+        [sys.executable, "-m", "cli.fast", "probe", "tictactoe", "", "--db", str(built_db)],
+        cwd=ROOT, capture_output=True, text=True,
+    )
+    assert out.returncode == 1 and "empty position" in out.stderr
+    with tablebase.open(built_db) as tb, pytest.raises(tablebase.MalformedPositionError):
+        tb.variant("tictactoe").probe("")
+
+
+def test_long_input_is_quoted_only_in_part(built_db: Path) -> None:
+    huge = "x" * 5000
+    line = one_line_error(run("probe", "tictactoe", huge, db=built_db), "5,000 characters")
+    assert len(line) < 400
+    line = one_line_error(run("play", "tictactoe", "--as", "y" * 500, db=built_db), "500 characters")
+    assert len(line) < 400
+    line = one_line_error(run("probe", "z" * 3000, db=built_db), "3,000 characters")
+    assert len(line) < 600
+
+
+def test_version() -> None:
+    result = run("--version")
+    assert result.exit_code == 0 and result.output.strip() == f"tablebase {tablebase.__version__}"
+
+
+def test_help_shows_flags_without_a_type() -> None:
+    result = run("probe", "--help")
+    assert result.exit_code == 0
+    assert "<bool>" not in result.output
+    flags = [line.split()[0] for line in result.output.splitlines() if line.strip().startswith("--")]
+    assert {"--json", "--db", "--help"} <= set(flags)
+    assert run().exit_code == 0 and "Commands" in run().output
+
+
+def test_play_ends_quietly_at_end_of_input(built_db: Path) -> None:
+    result = run("play", "tictactoe", db=built_db, input="")
+    assert result.exit_code == 0, result.output
+    assert "error" not in result.output and "Aborted" not in result.output
+
+
+def test_play_accepts_either_case_prompts_again_and_cannot_undo_at_the_start(built_db: Path) -> None:
+    result = run("play", "tictactoe", db=built_db, input="undo\n\nB2\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "nothing to undo" in result.output
+    assert "illegal" not in result.output and "invalid" not in result.output
+    assert ".../.x./...: o to move" in result.output  # B2 was played
+
+
+def test_play_side_must_be_one_of_the_variants_players(tmp_path: Path) -> None:
+    db = tmp_path / "wild.db"
+    assert run("build", "wild", "-q", db=db).exit_code == 0
+    one_line_error(run("play", "wild", "--as", "x", db=db), "invalid side 'x'", "first", "second")
+    result = run("play", "wild", "--as", "second", db=db, input="quit\n")
+    assert result.exit_code == 0 and "you play second" in result.output
+
+
+def test_build_phases_add_up_to_the_total(tmp_path: Path) -> None:
+    result = run("build", "tictactoe", "mnk-3-3-2", db=tmp_path / "t.db")
+    assert result.exit_code == 0, result.output
+    for name in ("tictactoe", "mnk-3-3-2"):
+        final = next(line for line in result.output.splitlines() if line.startswith(f"{name}: ") and "states" in line)
+        total = float(final.split("(")[1].split(" s")[0])
+        parts = final.split(": ", 2)[2].rstrip(")").split(" + ")
+        seconds = [float(p.split()[-1]) for p in parts]
+        assert [p.split()[0] for p in parts] == ["enumerate", "label", "write", "other"]
+        assert abs(sum(seconds) - total) <= 0.011 * len(seconds)
+        # each phase's own line says the same time as the total line
+        for phase, value in zip(("enumerate", "label", "write"), seconds):
+            line = next(line for line in result.output.splitlines() if line.startswith(f"{name}: {phase}"))
+            assert f"done in {value:.2f} s" in line
+
+
+def test_progress_phase_ends_with_its_last_item() -> None:
+    stream = io.StringIO()
+    progress = BuildProgress("toy", stream)
+    progress("label", 5, 10)
+    progress("label", 10, 10)
+    first = progress.seconds["label"]
+    progress("label", 10, 10)  # repeated last report: no new phase
+    progress("write", 1, 1)
+    assert progress.seconds["label"] == first and set(progress.seconds) == {"label", "write"}
+    assert stream.getvalue().count("done in") == 2
+
+
+def test_key_prints_the_stored_key_and_the_moves_in_its_orientation(built_db: Path) -> None:
+    # xx./oo./... is stored as its mirror image in the main diagonal, xo./xo./... (a known tic-tac-toe symmetry)
+    result = run("key", "tictactoe", "xx./oo./...", "--json", db=built_db)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert (data["position"], data["key"], data["symmetries"]) == ("xx./oo./...", "xo./xo./...", 8)
+    assert data["symmetry"] != 0
+    stored = {m["move"]: m["stored"] for m in data["moves"]}
+    # c1 completes x's top row here; in the key x's column is a, so the same move is a3
+    assert stored["c1"] == "a3" and stored["c3"] == "c3" and len(stored) == 5
+    with sqlite3.connect(built_db) as conn:
+        row = conn.execute(
+            "SELECT move, outcome, distance FROM best_moves WHERE variant = 'tictactoe' AND position = ?", (data["key"],)
+        ).fetchone()
+    assert row == (stored["c1"], "win", 1)
+    text = run("key", "tictactoe", ".../.../...", db=built_db).output
+    assert "stored as  .../.../..." in text and "identity" in text
+
+
+def test_probe_shows_the_stored_key(built_db: Path) -> None:
+    result = run("probe", "tictactoe", "xx./oo./...", db=built_db)
+    assert result.exit_code == 0
+    assert "stored as xo./xo./..." in result.output
+    assert "stored as" not in run("probe", "tictactoe", "xo./xo./...", db=built_db).output
+    with tablebase.open(built_db) as tb:
+        assert tb.variant("tictactoe").key("xx./oo./...").key == "xo./xo./..."
+        assert tb.variant("mnk-3-3-3").key("xx./oo./...").key == "xx./oo./..."  # built without symmetry
