@@ -182,7 +182,7 @@ class BuildDir:
     def count(self, name: str, dtype: Any) -> int:
         """The number of values of ``dtype`` in a file."""
         size = self.fs.size(self._at(name)) if self.fs is not None else os.path.getsize(self._at(name))
-        return int(size) // np.dtype(dtype).itemsize
+        return int(size) // int(np.dtype(dtype).itemsize)
 
     def read(self, name: str, dtype: Any, lo: int = 0, hi: int | None = None) -> np.ndarray:
         """Values ``lo`` to ``hi`` of a file (all of it by default), as a writable array."""

@@ -20,6 +20,7 @@ backend:
 from __future__ import annotations
 
 from multiprocessing import get_context
+from multiprocessing.pool import Pool
 from typing import Any, Callable, Iterator, Protocol, Sequence
 
 from tablebase.errors import BuildError
@@ -55,7 +56,7 @@ class ProcessPool:
     def __init__(self, workers: int = 1, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()):
         self.workers = max(1, workers)
         self.initializer, self.initargs = initializer, initargs
-        self.pool: Any = None
+        self.pool: Pool | None = None
         self.description = f"{self.workers} local process{'es' if self.workers > 1 else ''}"
         if initializer is not None:
             initializer(*initargs)
@@ -97,19 +98,22 @@ class DaskExecutor:
             count = scheduler[len("local:") :]
             if not count.isdigit() or int(count) < 1:
                 raise BuildError(f"invalid scheduler {scheduler[:80]!r}: use local:N (N workers) or an address like tcp://host:8786")
-            self.cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True)
+            self.cluster = LocalCluster(  # type: ignore[no-untyped-call]
+                n_workers=int(count), threads_per_worker=1, processes=True
+            )
             target: Any = self.cluster
         else:
             target = scheduler
         try:
-            self.client = Client(target, timeout="30s")
+            self.client = Client(target, timeout="30s")  # type: ignore[no-untyped-call]
         except (OSError, TimeoutError) as exc:
             if self.cluster is not None:
                 self.cluster.close()
             raise BuildError(f"cannot reach the dask scheduler {scheduler[:80]!r}: {exc}") from exc
-        workers = len(self.client.scheduler_info().get("workers", {}))
+        info = self.client.scheduler_info()
         self.description = (
-            f"dask scheduler {self.client.scheduler.address} ({workers} workers connected), dashboard {self.client.dashboard_link}"
+            f"dask scheduler {info['address']} ({len(info.get('workers', {}))} workers connected),"
+            f" dashboard {self.client.dashboard_link}"
         )
 
     def map(self, fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
@@ -130,7 +134,7 @@ class DaskExecutor:
                     future.cancel()
 
     def close(self) -> None:
-        self.client.close()
+        self.client.close()  # type: ignore[no-untyped-call]
         if self.cluster is not None:
             self.cluster.close()
 
