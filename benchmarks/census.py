@@ -9,15 +9,15 @@ A board with ``a`` x marks and ``b`` o marks (x moves first, so ``a - b`` is
 0 or 1) arises in play exactly when the player who did not move last has no
 line of ``k`` and the last mover's lines, if any, share a cell: placing that
 cell last completes them all at once, and every earlier board has no line, so
-the game was still on. Every such board is counted by splitting each set of
-``a + b`` occupied cells into x and o cells, and looking the two halves up in
-tables over all ``2**(m*n)`` cell sets. Classes come from Burnside's lemma:
-the average over the board's symmetries of the number of boards each one
-fixes. A board is terminal when the last mover has a line or the board is full.
-
-This is the check the tablebase's own counts (``tablebase stats --count``,
-the builder's per-ply table) are compared with, in the tests for boards up to
-4x4 and in ``benchmarks/mnk544.py`` for the 5x4 board.
+the game was still on. Over tables of all ``2**(m*n)`` cell sets, the boards
+of a ply are counted without listing them: for each set of the last mover's
+cells that qualifies, the number of subsets of the remaining cells that the
+other player may hold comes from a subset-sum (zeta) transform of the sets
+without a line of that size. Classes come from Burnside's lemma: the average
+over the board's symmetries of the number of boards each one fixes; a board
+fixed by a symmetry is a choice of empty, x or o per orbit of cells, few
+enough to list. A board is terminal when the last mover has a line or the
+board is full. The 5x5 board takes about two minutes and 1 GB.
 """
 
 from __future__ import annotations
@@ -25,14 +25,8 @@ from __future__ import annotations
 import argparse
 import time
 from dataclasses import dataclass
-from itertools import combinations
-from math import comb
 
 import numpy as np
-
-#: Boards split at once (occupied sets times x/o splits).
-BLOCK = 1 << 22
-
 
 @dataclass(frozen=True)
 class PlyCensus:
@@ -83,7 +77,8 @@ def symmetries(m: int, n: int) -> list[list[int]]:
     return perms
 
 
-def _tables(cells: int, masks_of_lines: list[int], perms: list[list[int]]) -> tuple[np.ndarray, ...]:
+def _tables(cells: int, masks_of_lines: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Over all ``2**cells`` cell sets: has a line; may be the last mover's cells; number of cells."""
     everything = np.arange(1 << cells, dtype=np.uint32)
     has_line = np.zeros(everything.size, dtype=bool)
     common = np.full(everything.size, (1 << cells) - 1, dtype=np.uint32)
@@ -91,18 +86,44 @@ def _tables(cells: int, masks_of_lines: list[int], perms: list[list[int]]) -> tu
         hit = (everything & np.uint32(line)) == np.uint32(line)
         has_line |= hit
         common[hit] &= np.uint32(line)
-    images = []
-    for perm in perms[1:]:
-        image = np.zeros(everything.size, dtype=np.uint32)
-        for cell, to in enumerate(perm):
-            image |= ((everything >> np.uint32(cell)) & np.uint32(1)) << np.uint32(to)
-        images.append(image)
-    popcount = np.zeros(everything.size, dtype=np.uint8)
-    for cell in range(cells):
-        popcount += ((everything >> np.uint32(cell)) & np.uint32(1)).astype(np.uint8)
+    del everything
     # a last mover's cells may hold lines only when they share a cell
     mover_ok = ~has_line | (common != 0)
-    return has_line, mover_ok, popcount, *images
+    del common
+    popcount = np.zeros(1 << cells, dtype=np.uint8)
+    for cell in range(cells):
+        popcount.reshape(-1, 2, 1 << cell)[:, 1, :] += 1
+    return has_line, mover_ok, popcount
+
+
+def _subsets_without_line(no_line: np.ndarray, popcount: np.ndarray, size: int, cells: int) -> np.ndarray:
+    """For every cell set S, the number of subsets of S with ``size`` cells and no line (a subset-sum transform)."""
+    table = (no_line & (popcount == size)).astype(np.int32)
+    for cell in range(cells):
+        view = table.reshape(-1, 2, 1 << cell)
+        view[:, 1, :] += view[:, 0, :]
+    return table
+
+
+def _invariant_boards(perm: list[int], cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """The x and o cell sets of every board that the cell permutation ``perm`` maps onto itself."""
+    seen: set[int] = set()
+    orbits = []
+    for start in range(cells):
+        if start in seen:
+            continue
+        orbit, cell = 0, start
+        while cell not in seen:
+            seen.add(cell)
+            orbit |= 1 << cell
+            cell = perm[cell]
+        orbits.append(orbit)
+    x = np.zeros(1, dtype=np.uint32)
+    o = np.zeros(1, dtype=np.uint32)
+    for orbit in orbits:
+        mask = np.uint32(orbit)
+        x, o = np.concatenate([x, x | mask, x]), np.concatenate([o, o, o | mask])
+    return x, o
 
 
 def census(m: int, n: int, k: int) -> list[PlyCensus]:
@@ -111,47 +132,49 @@ def census(m: int, n: int, k: int) -> list[PlyCensus]:
     if cells > 25:
         raise ValueError(f"{m}x{n} has {cells} cells; the tables cover at most 25")
     perms = symmetries(m, n)
-    has_line, mover_ok, popcount, *images = _tables(cells, lines(m, n, k), perms)
+    has_line, mover_ok, popcount = _tables(cells, lines(m, n, k))
     no_line = ~has_line
-    bit = np.uint64(1) << np.arange(cells, dtype=np.uint64)
+    full = np.uint32((1 << cells) - 1)
+    plies = range(cells + 1)
+    positions = dict.fromkeys(plies, 0)
+    terminal = dict.fromkeys(plies, 0)
+    # positions: the last mover's cells M (no line, or lines sharing a cell) times the
+    # subsets of the other cells that the other player may hold (no line)
+    for other in range(cells // 2 + 1):
+        count = _subsets_without_line(no_line, popcount, other, cells)
+        for ply in (2 * other, 2 * other + 1):
+            if ply > cells:
+                continue
+            mover = np.flatnonzero((popcount == ply - other) & mover_ok).astype(np.uint32)
+            rest = count[mover ^ full].astype(np.int64)
+            positions[ply] = int(rest.sum())
+            terminal[ply] = int(rest.sum()) if ply == cells else int(rest[has_line[mover]].sum())
+        del count
+    # classes by Burnside's lemma: each symmetry's fixed boards, counted one by one
+    fixed = dict.fromkeys(plies, 0)
+    fixed_terminal = dict.fromkeys(plies, 0)
+    for perm in perms[1:]:
+        x, o = _invariant_boards(perm, cells)
+        nx, no = popcount[x].astype(np.int64), popcount[o].astype(np.int64)
+        ply = nx + no
+        odd = (ply % 2) == 1
+        legal = (nx - no) == odd
+        mover, other = np.where(odd, x, o), np.where(odd, o, x)
+        arises = legal & mover_ok[mover] & no_line[other]
+        ends = arises & (has_line[mover] | (ply == cells))
+        for p, c in enumerate(np.bincount(ply[arises], minlength=cells + 1)):
+            fixed[p] += int(c)
+        for p, c in enumerate(np.bincount(ply[ends], minlength=cells + 1)):
+            fixed_terminal[p] += int(c)
+    group = len(perms)
     result = []
-    for ply in range(cells + 1):
-        xs = (ply + 1) // 2
-        occupied = np.flatnonzero(popcount == ply).astype(np.uint32)
-        split = np.zeros((comb(ply, xs), ply), dtype=np.float64)
-        for i, chosen in enumerate(combinations(range(ply), xs)):
-            split[i, list(chosen)] = 1.0
-        positions = terminal = 0
-        fixed = np.zeros(len(images), dtype=np.int64)
-        fixed_terminal = np.zeros(len(images), dtype=np.int64)
-        rows = max(1, BLOCK // max(1, split.shape[0]))
-        for lo in range(0, occupied.size, rows):
-            sets = occupied[lo : lo + rows]
-            on = (sets[:, None].astype(np.uint64) & bit) != 0
-            # the cells of each set in increasing order, as powers of two (exact in float64)
-            weights = np.where(on, bit.astype(np.float64), np.inf)
-            weights.sort(axis=1)
-            weights = weights[:, :ply] if ply else np.zeros((sets.size, 0))
-            x = (weights @ split.T).astype(np.uint32)
-            o = sets[:, None] ^ x
-            mover, other = (x, o) if ply % 2 else (o, x)
-            arises = mover_ok[mover] & no_line[other]
-            ends = arises & (has_line[mover] | (ply == cells))
-            positions += int(np.count_nonzero(arises))
-            terminal += int(np.count_nonzero(ends))
-            for g, image in enumerate(images):
-                still = np.flatnonzero(image[sets] == sets)
-                if still.size:
-                    same = image[x[still]] == x[still]
-                    fixed[g] += int(np.count_nonzero(same & arises[still]))
-                    fixed_terminal[g] += int(np.count_nonzero(same & ends[still]))
-        group = len(perms)
-        classes, rest = divmod(positions + int(fixed.sum()), group)
-        terminal_classes, rest2 = divmod(terminal + int(fixed_terminal.sum()), group)
+    for ply in plies:
+        classes, rest = divmod(positions[ply] + fixed[ply], group)
+        terminal_classes, rest2 = divmod(terminal[ply] + fixed_terminal[ply], group)
         if rest or rest2:
             raise ArithmeticError(f"ply {ply}: orbit counts do not divide by {group}")
-        if positions:
-            result.append(PlyCensus(ply, positions, classes, terminal, terminal_classes))
+        if positions[ply]:
+            result.append(PlyCensus(ply, positions[ply], classes, terminal[ply], terminal_classes))
     return result
 
 
@@ -163,9 +186,9 @@ def main() -> None:
     args = parser.parse_args()
     t0 = time.perf_counter()
     rows = census(args.m, args.n, args.k)
-    print(f"{'ply':>3} {'positions':>13} {'classes':>12} {'terminal classes':>17}")
+    print(f"{'ply':>3} {'positions':>14} {'classes':>13} {'terminal classes':>17}")
     for row in rows:
-        print(f"{row.ply:>3} {row.positions:>13,} {row.classes:>12,} {row.terminal_classes:>17,}")
+        print(f"{row.ply:>3} {row.positions:>14,} {row.classes:>13,} {row.terminal_classes:>17,}")
     print(f"total {sum(r.positions for r in rows):,} positions, {sum(r.classes for r in rows):,} classes"
           f" ({time.perf_counter() - t0:.1f} s)")
 

@@ -11,7 +11,6 @@ import functools
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Annotated, Any, Callable, NoReturn, Optional, TypeVar, cast
 
 import typer
@@ -167,7 +166,9 @@ class BuildProgress:
                 return
             self.close()
             self.phase, self.started, self.shown = phase, now, 0.0
-        if total:
+        if total is None and not done:
+            text = f"{self.name}: {phase}"
+        elif total:
             pct = 100.0 * done / total
             rate = done / max(now - self.started, 1e-9)
             eta = (total - done) / rate if rate > 0 else 0.0
@@ -229,10 +230,22 @@ def build(
         ),
     ] = None,
     build_dir: Annotated[
-        Optional[Path], typer.Option("--build-dir", help="Folder for the layer files of an out-of-core build (resumable).")
+        Optional[str],
+        typer.Option(
+            "--build-dir",
+            help="Folder or fsspec URL (s3://bucket/dir) for the layer files of an out-of-core build (resumable).",
+        ),
     ] = None,
     workers: Annotated[
         Optional[int], typer.Option("--workers", min=1, help="Processes for an out-of-core build [default: one per core].")
+    ] = None,
+    scheduler: Annotated[
+        Optional[str],
+        typer.Option(
+            "--scheduler",
+            envvar="TABLEBASE_SCHEDULER",
+            help="Dask scheduler address (tcp://host:8786), or local:N for N local dask workers: out-of-core build there.",
+        ),
     ] = None,
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
@@ -251,7 +264,13 @@ def build(
             started = time.perf_counter()
             try:
                 info = tb.build(
-                    name, symmetry=symmetry, progress=progress, storage=storage, build_dir=build_dir, workers=workers
+                    name,
+                    symmetry=symmetry,
+                    progress=progress,
+                    storage=storage,
+                    build_dir=build_dir,
+                    workers=workers,
+                    scheduler=scheduler,
                 )
             finally:
                 if progress is not None:

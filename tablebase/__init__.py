@@ -14,7 +14,8 @@ The package:
 * :mod:`tablebase.build` — which solver and storage layout a build uses;
 * :mod:`tablebase.verify` — the independent audit of a built variant;
 * :mod:`tablebase.games` — the rules, one module per game family;
-* :mod:`tablebase.solve` — enumeration and retrograde labelling;
+* :mod:`tablebase.solve` — enumeration and retrograde labelling (out of core: local processes or a
+  Dask cluster, the ``cluster`` extra);
 * :mod:`tablebase.store` — schema, migrations, writers and the storage layouts;
 * :mod:`tablebase.serve` — the HTTP API and web board (the ``serve`` extra).
 

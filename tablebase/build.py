@@ -7,7 +7,9 @@ and stored with :data:`LARGE_STORAGE` when the count confirms it is that
 large; everything else is solved in memory and stored with
 :data:`DEFAULT_STORAGE`. A named layout that can store an out-of-core build
 (:attr:`~tablebase.store.layouts.Storage.out_of_core`) gets one when the
-game has layered kernels, and an in-memory solve otherwise.
+game has layered kernels, and an in-memory solve otherwise. A build on a
+Dask cluster (``scheduler``) is the out-of-core one whatever the size, stored
+with the layout named or else :data:`LARGE_STORAGE`.
 """
 
 from __future__ import annotations
@@ -47,13 +49,16 @@ class Plan:
     storage: type[Storage] | None
     #: Whether the states are solved out of core, in layer files.
     out_of_core: bool
+    #: The Dask scheduler the out-of-core build runs on (an address or ``local:N``); ``None``: local processes.
+    scheduler: str | None = None
 
 
-def plan(name: str, *, symmetry: bool, storage: str | None, path_known: bool) -> Plan:
+def plan(name: str, *, symmetry: bool, storage: str | None, path_known: bool, scheduler: str | None = None) -> Plan:
     """The plan of a build of the variant ``name``; raises when it cannot be built so.
 
     ``path_known`` is false when the tablebase wraps an engine it was given
-    (out-of-core builds write next to a database path).
+    (out-of-core builds write next to a database path). ``scheduler`` asks
+    for the out-of-core build on that Dask cluster.
     """
     from tablebase import games
 
@@ -63,6 +68,8 @@ def plan(name: str, *, symmetry: bool, storage: str | None, path_known: bool) ->
         raise BuildError(
             f"variant {game.name!r} is too large to enumerate; solve positions with: tablebase solve {game.name} POSITION"
         )
+    if chosen is None and scheduler:
+        chosen = layout(LARGE_STORAGE)
     if chosen is not None:
         chosen.check_game(game)
     kernels = game.vector
@@ -72,7 +79,12 @@ def plan(name: str, *, symmetry: bool, storage: str | None, path_known: bool) ->
         bound = game.size_bound(symmetry)
         wanted = bound is not None and bound > LARGE_ABOVE
     out_of_core = wanted and kernels is not None and kernels.layered and path_known
-    return Plan(game, symmetry, chosen, out_of_core)
+    if scheduler and not out_of_core:
+        raise BuildError(
+            f"variant {game.name!r} cannot be built on a cluster: that takes a layered game,"
+            " a database file and a layout stored from layer files"
+        )
+    return Plan(game, symmetry, chosen, out_of_core, scheduler or None)
 
 
 def run(
@@ -87,9 +99,10 @@ def run(
     """Solve and store the variant as planned, replacing an earlier build atomically.
 
     An out-of-core build keeps its layer files in ``build_dir`` (default: a
-    folder next to the database, removed after the write), which an
-    interrupted build resumes from, and runs ``workers`` processes (default:
-    one per core).
+    folder next to the database, removed after the write; on a cluster, a
+    folder or fsspec URL every worker reaches), which an interrupted build
+    resumes from, and runs ``workers`` processes (default: one per core) or
+    the tasks on the plan's Dask scheduler.
     """
     from tablebase.solve import solve
 
@@ -99,10 +112,12 @@ def run(
     if build.out_of_core and path is not None:
         from tablebase.solve.chunked import solve_chunked
 
-        folder = Path(build_dir) if build_dir is not None else path.with_name(f"{path.name}.build-{game.name}")
+        folder = build_dir if build_dir is not None else path.with_name(f"{path.name}.build-{game.name}")
         if workers is None:
             workers = os.cpu_count() or 1
-        layered = solve_chunked(game, folder, symmetry=build.symmetry, progress=progress, workers=workers)
+        layered = solve_chunked(
+            game, folder, symmetry=build.symmetry, progress=progress, workers=workers, scheduler=build.scheduler
+        )
         if chosen is None and layered.num_states > LARGE_ABOVE:
             chosen = layout(LARGE_STORAGE)
         if chosen is not None:

@@ -185,6 +185,7 @@ class Tablebase:
         storage: str | None = None,
         build_dir: str | os.PathLike[str] | None = None,
         workers: int | None = None,
+        scheduler: str | None = None,
     ) -> VariantInfo:
         """Solve ``name`` and store it, replacing an earlier build atomically.
 
@@ -192,12 +193,16 @@ class Tablebase:
         ``"moves"``, states and moves tables; ``"states"``, states only, moves
         come from the rules at query time) or is ``None`` to let
         :func:`tablebase.build.plan` choose by size. Out-of-core builds keep
-        their layer files in ``build_dir`` and run ``workers`` processes
-        (:func:`tablebase.build.run`).
+        their layer files in ``build_dir`` (a folder, or an fsspec URL) and run
+        ``workers`` processes, or their tasks on the Dask cluster ``scheduler``
+        (an address such as ``tcp://host:8786``, or ``local:N``) whatever the
+        size (:func:`tablebase.build.run`).
         """
         from tablebase import build
 
-        planned = build.plan(name, symmetry=symmetry, storage=storage, path_known=self._owns_engine)
+        planned = build.plan(
+            name, symmetry=symmetry, storage=storage, path_known=self._owns_engine, scheduler=scheduler
+        )
         self._check_writable()
         self._drop_reader()
         if self._owns_engine and self._engine is not None:

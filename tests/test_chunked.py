@@ -19,10 +19,21 @@ from tablebase.solve.chunked import BuildDir, solve_chunked
 from tablebase.store.states import SolutionLayers, write_states
 
 
-def assert_same(name: str, tmp_path: Path, symmetry: bool = True, chunk: int = 97, bucket: int = 500, workers: int = 1) -> None:
+def assert_same(
+    name: str,
+    tmp_path: Path,
+    symmetry: bool = True,
+    chunk: int = 97,
+    bucket: int = 500,
+    workers: int = 1,
+    scheduler: str | None = None,
+    location: str | None = None,
+) -> None:
     game = games.get(name)
     reference = solve(game, symmetry=symmetry)
-    layered = solve_chunked(game, tmp_path / name, symmetry=symmetry, chunk=chunk, bucket=bucket, workers=workers)
+    layered = solve_chunked(
+        game, location or tmp_path / name, symmetry=symmetry, chunk=chunk, bucket=bucket, workers=workers, scheduler=scheduler
+    )
     states, ply, outcome, distance = layered.arrays()
     np.testing.assert_array_equal(states, np.asarray(reference.states, dtype=np.uint64))
     np.testing.assert_array_equal(ply, reference.ply)

@@ -123,17 +123,42 @@ def test_file_of_one_variant_killed_in_the_write_keeps_the_old_file(tmp_path: Pa
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("alone.db.build")]
 
 
+# the command line, held in the middle of the write (rows inserted, transaction open) until Ctrl-C
+# arrives: otherwise a loaded machine can let the build finish before the signal is sent
+CTRL_C = """
+import sys, time
+from cli import main
+
+progress = main.BuildProgress.__call__
+held = []
+
+def hold(self, phase, done, total):
+    progress(self, phase, done, total)
+    if phase == "write" and done and not held:
+        held.append(done)
+        print("holding", file=sys.stderr, flush=True)
+        time.sleep(120)
+
+main.BuildProgress.__call__ = hold
+main.main()
+"""
+
+
 def test_ctrl_c_stops_cleanly_with_one_line(db_copy: Path) -> None:
     before = snapshot(db_copy)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "build", "mnk-4-3-3", "--no-symmetry", "--db", str(db_copy)],
+        [sys.executable, "-c", CTRL_C, "build", "mnk-4-3-3", "--no-symmetry", "--db", str(db_copy)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         cwd=ROOT,
     )
+    assert proc.stderr is not None
     line = proc.stderr.readline()
     assert "enumerate" in line  # the first phase has finished
+    while line and line.strip() != "holding":
+        line = proc.stderr.readline()
+    assert line.strip() == "holding"  # rows of the new build are in the open transaction
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 1

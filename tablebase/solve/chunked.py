@@ -7,9 +7,9 @@ adds one to the layer, so the children of layer ``d`` all lie in layer
 * **forward**: layer ``d + 1`` is the set of canonical children of the live
   states of layer ``d``. Parents are expanded in chunks; each chunk's
   children are canonicalised, sorted, deduplicated and cut by value ranges
-  (splitters sampled from the layer) into bucket files. Each bucket is then
-  deduplicated in memory and appended to the layer file, so the layer comes
-  out sorted without ever holding all of its children at once.
+  (splitters sampled from the layer) into one file per bucket. Each bucket is
+  then deduplicated on its own into a part of the layer; the parts, in
+  order, are the sorted layer, without ever holding all of its children at once.
 * **backward**: the labels of layer ``d`` depend only on layer ``d + 1``.
   Children are recomputed (never stored), canonicalised and looked up with
   :func:`numpy.searchsorted` in the next layer's sorted keys (memory-mapped);
@@ -21,9 +21,13 @@ adds one to the layer, so the children of layer ``d`` all lie in layer
 Finished layers live in the build directory as raw little-endian files
 (``states-D.u64``, ``outcome-D.i8``, ``distance-D.i16``) next to a
 ``manifest.json`` that records what is finished; a build started again on
-the same directory resumes after the last finished layer. Chunks can be
-spread over worker processes (``workers``); the results do not depend on the
-chunk size or the number of workers.
+the same directory resumes after the last finished layer. Expanding a chunk,
+merging a bucket and labelling a chunk are tasks that read and write their
+own files and return only counts, run by an executor
+(:mod:`tablebase.solve.executor`): this process, local worker processes, or
+the workers of a Dask cluster, given a build directory they all reach (a
+shared folder, or an fsspec URL such as ``s3://bucket/dir``). The results do
+not depend on the chunk size, the executor or the number of workers.
 """
 
 from __future__ import annotations
@@ -33,13 +37,14 @@ import os
 import shutil
 import time
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tablebase.errors import BuildError
 from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, WIN, VectorKernels
+from tablebase.solve.executor import Executor, executor_for
 from tablebase.solve.retrograde import OUTCOME_NAMES, sorted_unique
 
 if TYPE_CHECKING:
@@ -51,6 +56,9 @@ CHUNK = 1 << 20
 #: Largest bucket merged in memory, in children (before deduplication across chunks).
 BUCKET = 1 << 26
 FORMAT = 1
+MANIFEST = "manifest.json"
+#: Bytes copied at once when the parts of a layer are joined.
+COPY_BLOCK = 1 << 24
 
 # Scores of a child for the parent's choice, distances below 2**15: a lost child at
 # distance d scores _WIN_BASE - d, a drawn one _DRAW_BASE + d, a won one d.
@@ -79,6 +87,8 @@ class Manifest:
     forward_done: bool = False
     labelled: list[int] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
+    #: per layer, the children written to bucket files (each chunk's distinct children): the forward shuffle
+    spilled: dict[int, int] = field(default_factory=dict)
     format: int = FORMAT
 
     def to_json(self) -> dict[str, Any]:
@@ -90,6 +100,7 @@ class Manifest:
             "forward_done": self.forward_done,
             "labelled": sorted(self.labelled),
             "seconds": self.seconds,
+            "spilled": {str(depth): count for depth, count in self.spilled.items()},
         }
 
     @classmethod
@@ -101,74 +112,188 @@ class Manifest:
             forward_done=data["forward_done"],
             labelled=list(data["labelled"]),
             seconds=dict(data.get("seconds", {})),
+            spilled={int(depth): count for depth, count in data.get("spilled", {}).items()},
             format=data.get("format", 0),
         )
 
 
 class BuildDir:
-    """The files of one chunked build."""
+    """The files of one chunked build: a local folder, or an fsspec URL (``s3://bucket/dir``).
 
-    def __init__(self, path: str | os.PathLike[str]):
-        self.path = Path(path)
+    A plain path or a ``file://`` URL is read and written with the operating
+    system's calls and memory maps; any other URL goes through :mod:`fsspec`,
+    and a whole file that is mapped is first copied to a local cache of this
+    process. Names are relative to the build directory (``states-3.u64``,
+    ``spill-4/part-0.u64``); every write is atomic.
+    """
 
-    def states_path(self, depth: int) -> Path:
-        return self.path / f"states-{depth}.u64"
-
-    def outcome_path(self, depth: int) -> Path:
-        return self.path / f"outcome-{depth}.i8"
-
-    def distance_path(self, depth: int) -> Path:
-        return self.path / f"distance-{depth}.i16"
+    def __init__(self, location: str | os.PathLike[str]):
+        text = os.fspath(location)
+        self.fs: Any = None
+        if "://" in text and not text.startswith("file://"):
+            try:
+                from fsspec.core import url_to_fs
+            except ImportError as exc:
+                raise BuildError(f"build directory {text[:80]!r} needs fsspec: pip install 'tablebase[cluster]'") from exc
+            try:
+                self.fs, root = url_to_fs(text)
+            except (ImportError, ValueError) as exc:
+                raise BuildError(f"build directory {text[:80]!r}: {exc}") from exc
+            self.root = root.rstrip("/")
+            self.location = text.rstrip("/")
+        else:
+            self.root = str(Path(text[len("file://") :] if text.startswith("file://") else text).absolute())
+            self.location = self.root
 
     @property
-    def manifest_path(self) -> Path:
-        return self.path / "manifest.json"
+    def path(self) -> Path:
+        """The folder, when the build directory is local."""
+        if self.fs is not None:
+            raise ValueError(f"build directory {self.location[:80]!r} is not a local folder")
+        return Path(self.root)
+
+    def _at(self, name: str) -> str:
+        return f"{self.root}/{name}" if name else self.root
+
+    def _url(self, name: str) -> str:
+        return f"{self.location}/{name}"
+
+    def exists(self, name: str) -> bool:
+        return bool(self.fs.exists(self._at(name))) if self.fs is not None else os.path.exists(self._at(name))
+
+    def makedirs(self, name: str = "") -> None:
+        if self.fs is not None:
+            self.fs.makedirs(self._at(name), exist_ok=True)
+        else:
+            os.makedirs(self._at(name), exist_ok=True)
+
+    def remove(self, name: str) -> None:
+        """Delete a file, or a folder with its files, if present."""
+        at = self._at(name)
+        _forget(self._url(name))
+        if self.fs is not None:
+            if self.fs.exists(at):
+                self.fs.rm(at, recursive=True)
+        elif os.path.isdir(at):
+            shutil.rmtree(at)
+        elif os.path.exists(at):
+            os.unlink(at)
+
+    def count(self, name: str, dtype: Any) -> int:
+        """The number of values of ``dtype`` in a file."""
+        size = self.fs.size(self._at(name)) if self.fs is not None else os.path.getsize(self._at(name))
+        return int(size) // int(np.dtype(dtype).itemsize)
+
+    def read(self, name: str, dtype: Any, lo: int = 0, hi: int | None = None) -> np.ndarray:
+        """Values ``lo`` to ``hi`` of a file (all of it by default), as a writable array."""
+        item = np.dtype(dtype).itemsize
+        if hi is None:
+            hi = self.count(name, dtype)
+        if hi <= lo:
+            return np.empty(0, dtype=dtype)
+        if self.fs is not None:
+            data = self.fs.cat_file(self._at(name), start=lo * item, end=hi * item)
+            return np.frombuffer(bytearray(data), dtype=dtype)
+        with open(self._at(name), "rb") as f:
+            f.seek(lo * item)
+            return np.fromfile(f, dtype=dtype, count=hi - lo)
+
+    def map(self, name: str, dtype: Any) -> np.ndarray:
+        """A whole file, memory-mapped (from a local copy when the directory is remote)."""
+        path = self._at(name) if self.fs is None else _local_copy(self.fs, self._at(name), self._url(name))
+        if os.path.getsize(path) == 0:
+            return np.empty(0, dtype=dtype)
+        return np.memmap(path, dtype=dtype, mode="r")
+
+    def write(self, name: str, values: np.ndarray) -> None:
+        """Write ``values`` raw, atomically (a temporary file renamed into place)."""
+        values = np.ascontiguousarray(values)
+        _forget(self._url(name))
+        if self.fs is not None:
+            self.fs.pipe_file(self._at(name), values.tobytes())
+            return
+        at = self._at(name)
+        tmp = f"{at}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            values.tofile(f)
+        os.replace(tmp, at)
+
+    def concat(self, names: list[str], target: str) -> None:
+        """Write the files ``names`` one after the other into ``target``, atomically."""
+        _forget(self._url(target))
+        if self.fs is not None:
+            with self.fs.open(self._at(target), "wb") as out:
+                for name in names:
+                    with self.fs.open(self._at(name), "rb") as part:
+                        shutil.copyfileobj(part, out, COPY_BLOCK)
+            return
+        at = self._at(target)
+        tmp = f"{at}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as out:
+            for name in names:
+                with open(self._at(name), "rb") as part:
+                    shutil.copyfileobj(part, out, COPY_BLOCK)
+        os.replace(tmp, at)
 
     def load_manifest(self) -> Manifest | None:
-        if not self.manifest_path.exists():
+        if not self.exists(MANIFEST):
             return None
-        return Manifest.from_json(json.loads(self.manifest_path.read_text()))
+        return Manifest.from_json(json.loads(self.read(MANIFEST, np.uint8).tobytes().decode()))
 
     def save_manifest(self, manifest: Manifest) -> None:
-        tmp = self.manifest_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(manifest.to_json(), indent=1))
-        os.replace(tmp, self.manifest_path)
+        self.write(MANIFEST, np.frombuffer(json.dumps(manifest.to_json(), indent=1).encode(), dtype=np.uint8))
 
     def states(self, depth: int) -> np.ndarray:
         """The sorted states of a finished layer (memory-mapped)."""
-        return _map(self.states_path(depth), np.uint64)
+        return self.map(_states(depth), np.uint64)
 
     def outcome(self, depth: int) -> np.ndarray:
-        return _map(self.outcome_path(depth), np.int8)
+        return self.map(_outcome(depth), np.int8)
 
     def distance(self, depth: int) -> np.ndarray:
-        return _map(self.distance_path(depth), np.int16)
+        return self.map(_distance(depth), np.int16)
 
 
-def _map(path: Path, dtype: Any) -> np.ndarray:
-    if path.stat().st_size == 0:
-        return np.empty(0, dtype=dtype)
-    return np.memmap(path, dtype=dtype, mode="r")
+def _states(depth: int) -> str:
+    return f"states-{depth}.u64"
 
 
-def _save(path: Path, values: np.ndarray) -> None:
-    """Write ``values`` raw, atomically (a temporary file renamed into place)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        np.ascontiguousarray(values).tofile(f)
-    os.replace(tmp, path)
+def _outcome(depth: int) -> str:
+    return f"outcome-{depth}.i8"
 
 
-# -- per-chunk work (runs in worker processes) ----------------------------------
-
-_KERNELS: VectorKernels | None = None
-_SYMMETRY = True
-_DIR: BuildDir | None = None
+def _distance(depth: int) -> str:
+    return f"distance-{depth}.i16"
 
 
-def _init(kernels: VectorKernels, symmetry: bool, build_dir: str) -> None:
-    global _KERNELS, _SYMMETRY, _DIR
-    _KERNELS, _SYMMETRY, _DIR = kernels, symmetry, BuildDir(build_dir)
+# local copies of the remote files this process has mapped: URL -> path (ending in the file's fsspec ukey)
+_COPIES: dict[str, str] = {}
+_COPY_DIR: list[str] = []
+
+
+def _local_copy(fs: Any, path: str, url: str) -> str:
+    if url in _COPIES and not _COPIES[url].endswith(fs.ukey(path)):
+        _forget(url)
+    if url not in _COPIES:
+        if not _COPY_DIR:
+            import atexit
+            import tempfile
+
+            folder = tempfile.mkdtemp(prefix="tablebase-layers-")
+            atexit.register(shutil.rmtree, folder, True)
+            _COPY_DIR.append(folder)
+        target = os.path.join(_COPY_DIR[0], f"{os.urandom(6).hex()}-{fs.ukey(path)}")
+        fs.get_file(path, target)
+        _COPIES[url] = target
+    return _COPIES[url]
+
+
+def _forget(url: str) -> None:
+    """Drop this process's local copies of ``url`` (a file, or a folder's files)."""
+    for key in [k for k in _COPIES if k == url or k.startswith(url + "/")]:
+        path = _COPIES.pop(key)
+        if os.path.exists(path):
+            os.unlink(path)
 
 
 def _canon(kernels: VectorKernels, states: np.ndarray, symmetry: bool) -> np.ndarray:
@@ -230,52 +355,106 @@ def label_chunk(
     return outcome, distance
 
 
-def _expand_task(task: tuple[int, int, int]) -> np.ndarray:
-    depth, lo, hi = task
-    assert _KERNELS is not None and _DIR is not None
-    return expand_chunk(_KERNELS, np.array(_DIR.states(depth)[lo:hi]), _SYMMETRY)
+# -- tasks (run by the executor: here, in worker processes or on cluster workers) ----------
 
 
-_NEXT: tuple[int, np.ndarray, np.ndarray, np.ndarray] | None = None
+@dataclass(frozen=True)
+class Job:
+    """What every task of one build needs: the game's name, symmetry, where the files are,
+    and a token naming the build (so that workers never reuse another build's cached layer)."""
+
+    game: str
+    symmetry: bool
+    location: str
+    token: str
+
+    def kernels(self) -> VectorKernels:
+        found = _KERNELS.get(self.game)
+        if found is None:
+            from tablebase import games
+
+            vector = games.get(self.game).vector
+            assert vector is not None
+            found = _KERNELS[self.game] = vector
+        return found
 
 
-def _label_task(task: tuple[int, int, int]) -> tuple[int, np.ndarray, np.ndarray]:
+_KERNELS: dict[str, VectorKernels] = {}
+
+
+def _remember(name: str, kernels: VectorKernels) -> None:
+    _KERNELS[name] = kernels
+
+
+def _spill(depth: int) -> str:
+    return f"spill-{depth}"
+
+
+def _labels(depth: int) -> str:
+    return f"labels-{depth}"
+
+
+def _expand_task(job: Job, depth: int, index: int, lo: int, hi: int) -> list[int]:
+    """Expand parents ``lo:hi`` of layer ``depth`` into one file per bucket; the count per bucket."""
+    bdir = BuildDir(job.location)
+    found = expand_chunk(job.kernels(), bdir.read(_states(depth), np.uint64, lo, hi), job.symmetry)
+    spill = _spill(depth + 1)
+    splitters = bdir.read(f"{spill}/splitters.u64", np.uint64)
+    counts = []
+    for b, piece in enumerate(np.split(found, np.searchsorted(found, splitters))):
+        if piece.size:
+            bdir.write(f"{spill}/{index}-{b}.u64", piece)
+        counts.append(int(piece.size))
+    return counts
+
+
+def _merge_task(job: Job, depth: int, bucket: int, chunks: list[int]) -> tuple[int, int, int, int]:
+    """Merge the pieces of one bucket into a sorted part of layer ``depth``; its counts."""
+    bdir = BuildDir(job.location)
+    spill = _spill(depth)
+    pieces = [bdir.read(f"{spill}/{i}-{bucket}.u64", np.uint64) for i in chunks]
+    values = sorted_unique(np.concatenate(pieces), in_place=True) if pieces else np.empty(0, dtype=np.uint64)
+    del pieces
+    bdir.write(f"{spill}/part-{bucket}.u64", values)
+    info = _counts(job.kernels(), depth, values, job.symmetry, CHUNK)
+    return info.states, info.positions, info.classes, info.terminal
+
+
+_NEXT: tuple[str, int, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+
+def _next_layer(job: Job, bdir: BuildDir, depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """States (mapped), outcome codes and distances of layer ``depth``, kept for the next task."""
     global _NEXT
-    depth, lo, hi = task
-    assert _KERNELS is not None and _DIR is not None
-    if _NEXT is None or _NEXT[0] != depth + 1:
+    if _NEXT is None or _NEXT[:2] != (job.token, depth):
+        if _NEXT is not None and bdir.fs is not None:
+            for name in (_states(_NEXT[1]), _outcome(_NEXT[1]), _distance(_NEXT[1])):
+                _forget(bdir._url(name))
         _NEXT = None
-        nxt = depth + 1
-        _NEXT = (nxt, _DIR.states(nxt), np.array(_DIR.outcome(nxt)), np.array(_DIR.distance(nxt)))
-    _, states, outcome, distance = _NEXT
-    out, dist = label_chunk(_KERNELS, np.array(_DIR.states(depth)[lo:hi]), _SYMMETRY, states, outcome, distance)
-    return lo, out, dist
+        _NEXT = (job.token, depth, bdir.states(depth), np.array(bdir.outcome(depth)), np.array(bdir.distance(depth)))
+    return _NEXT[2], _NEXT[3], _NEXT[4]
+
+
+def _label_task(job: Job, depth: int, index: int, lo: int, hi: int, last: bool) -> int:
+    """Label parents ``lo:hi`` of layer ``depth`` from the labels of the next layer into two files."""
+    bdir = BuildDir(job.location)
+    kernels = job.kernels()
+    parents = bdir.read(_states(depth), np.uint64, lo, hi)
+    if last:
+        # nothing follows: every state is terminal
+        outcome = kernels.outcome(parents).astype(np.int8)
+        if np.any(outcome == UNKNOWN):
+            raise RuntimeError(f"layer {depth} is the last but has states with moves")
+        distance = np.zeros(parents.size, dtype=np.int16)
+    else:
+        outcome, distance = label_chunk(kernels, parents, job.symmetry, *_next_layer(job, bdir, depth + 1))
+    folder = _labels(depth)
+    bdir.write(f"{folder}/{index}.i8", outcome)
+    bdir.write(f"{folder}/{index}.i16", distance)
+    return int(parents.size)
 
 
 # -- the build -------------------------------------------------------------------
-
-
-class _Runner:
-    """Maps chunk tasks over worker processes (or in this process when ``workers`` is 1)."""
-
-    def __init__(self, kernels: VectorKernels, symmetry: bool, build_dir: BuildDir, workers: int):
-        self.args = (kernels, symmetry, str(build_dir.path))
-        self.pool = None
-        if workers > 1:
-            self.pool = get_context("fork").Pool(workers, initializer=_init, initargs=self.args)
-        _init(*self.args)
-
-    def map(self, fn: Any, tasks: list[Any]) -> Iterator[Any]:
-        global _NEXT
-        _NEXT = None
-        if self.pool is None:
-            return map(fn, tasks)
-        return self.pool.imap(fn, tasks)
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.close()
-            self.pool.join()
 
 
 def _chunks(n: int, chunk: int) -> list[tuple[int, int]]:
@@ -299,104 +478,84 @@ def _counts(kernels: VectorKernels, depth: int, states: np.ndarray, symmetry: bo
     return LayerInfo(depth, n, positions, classes, terminal)
 
 
+#: Parents sampled to choose the buckets of the next layer, in blocks spread over the layer.
+SAMPLE = 1 << 14
+SAMPLE_BLOCKS = 64
+
+
+def _sample(bdir: BuildDir, depth: int, n: int) -> np.ndarray:
+    if n <= SAMPLE:
+        return bdir.read(_states(depth), np.uint64)
+    width = SAMPLE // SAMPLE_BLOCKS
+    starts = np.linspace(0, n - width, SAMPLE_BLOCKS).astype(np.int64)
+    return np.concatenate([bdir.read(_states(depth), np.uint64, int(s), int(s) + width) for s in starts])
+
+
 def _forward_layer(
-    kernels: VectorKernels,
-    bdir: BuildDir,
-    runner: _Runner,
-    depth: int,
-    symmetry: bool,
-    chunk: int,
-    bucket: int,
-    progress: Progress | None,
-) -> int:
-    """Write layer ``depth + 1`` from layer ``depth``; returns its size."""
-    states = bdir.states(depth)
-    n = int(states.size)
-    tasks = [(depth, lo, hi) for lo, hi in _chunks(n, chunk)]
+    job: Job, bdir: BuildDir, executor: Executor, depth: int, chunk: int, bucket: int, progress: Progress | None
+) -> tuple[LayerInfo | None, int]:
+    """Write layer ``depth + 1`` from layer ``depth``; its counts (None when it is empty) and the
+    number of children spilled to bucket files."""
+    kernels = job.kernels()
+    n = bdir.count(_states(depth), np.uint64)
     # the number of buckets from a sample's children per parent; splitters from its children
-    step = max(1, n // 20_000)
-    sample = np.array(states[::step])
-    sample_children = expand_chunk(kernels, sample, symmetry)
+    sample = _sample(bdir, depth, n)
+    sample_children = expand_chunk(kernels, sample, job.symmetry)
     per_parent = (kernels.children(sample[kernels.outcome(sample) == UNKNOWN])[0].size + 1) / max(1, sample.size)
-    estimate = int(per_parent * n) + 1
-    buckets = max(1, -(-estimate // bucket))
+    buckets = max(1, -(-(int(per_parent * n) + 1) // bucket))
     if buckets > 1 and sample_children.size:
         splitters = np.quantile(sample_children, np.linspace(0, 1, buckets + 1)[1:-1], method="nearest")
         splitters = np.unique(splitters.astype(np.uint64))
     else:
         splitters = np.empty(0, dtype=np.uint64)
-    spill = bdir.path / f"spill-{depth + 1}"
-    if spill.exists():
-        shutil.rmtree(spill)
-    out_path = bdir.states_path(depth + 1)
+    spill = _spill(depth + 1)
+    bdir.remove(spill)
+    bdir.makedirs(spill)
+    bdir.write(f"{spill}/splitters.u64", splitters)
+    tasks = [(job, depth, i, lo, hi) for i, (lo, hi) in enumerate(_chunks(n, chunk))]
+    holders: list[list[int]] = [[] for _ in range(splitters.size + 1)]
     phase = f"layer {depth + 1} enumerate"
-    if splitters.size == 0:
-        parts = []
-        for i, found in enumerate(runner.map(_expand_task, tasks)):
-            parts.append(found)
-            if progress is not None:
-                progress(phase, tasks[i][2], n)
-        layer = sorted_unique(np.concatenate(parts), in_place=True) if parts else np.empty(0, dtype=np.uint64)
-        del parts
-        _save(out_path, layer)
-        return int(layer.size)
-    spill.mkdir(parents=True)
-    files = [open(spill / f"bucket-{b}.u64", "wb") for b in range(splitters.size + 1)]
-    try:
-        for i, found in enumerate(runner.map(_expand_task, tasks)):
-            cuts = np.searchsorted(found, splitters)
-            for b, piece in enumerate(np.split(found, cuts)):
-                if piece.size:
-                    piece.tofile(files[b])
-            if progress is not None:
-                progress(phase, tasks[i][2], n)
-    finally:
-        for f in files:
-            f.close()
-    tmp = out_path.with_name(out_path.name + ".tmp")
-    total = 0
+    done = spilled = 0
+    for task, counts in zip(tasks, executor.map(_expand_task, tasks)):
+        spilled += sum(counts)
+        for b, found in enumerate(counts):
+            if found:
+                holders[b].append(task[2])
+        done += task[4] - task[3]
+        if progress is not None:
+            progress(phase, done, n)
+    merges = [(job, depth + 1, b, chunks) for b, chunks in enumerate(holders)]
+    total = np.zeros(4, dtype=np.int64)
     merge = f"layer {depth + 1} merge"
-    with open(tmp, "wb") as out:
-        for b in range(splitters.size + 1):
-            path = spill / f"bucket-{b}.u64"
-            values = sorted_unique(np.fromfile(path, dtype=np.uint64), in_place=True)
-            values.tofile(out)
-            total += int(values.size)
-            del values
-            path.unlink()
-            if progress is not None:
-                progress(merge, b + 1, splitters.size + 1)
-    os.replace(tmp, out_path)
-    shutil.rmtree(spill)
-    return total
+    for b, counts in enumerate(executor.map(_merge_task, merges)):
+        total += counts
+        if progress is not None:
+            progress(merge, b + 1, len(merges))
+    if total[0] == 0:
+        bdir.remove(spill)
+        return None, spilled
+    bdir.concat([f"{spill}/part-{b}.u64" for b in range(len(merges))], _states(depth + 1))
+    bdir.remove(spill)
+    return LayerInfo(depth + 1, *(int(t) for t in total)), spilled
 
 
 def _label_layer(
-    kernels: VectorKernels, bdir: BuildDir, runner: _Runner, depth: int, last: bool, chunk: int, progress: Progress | None
+    job: Job, bdir: BuildDir, executor: Executor, depth: int, last: bool, chunk: int, progress: Progress | None
 ) -> None:
-    states = bdir.states(depth)
-    n = int(states.size)
-    outcome = np.empty(n, dtype=np.int8)
-    distance = np.empty(n, dtype=np.int16)
+    n = bdir.count(_states(depth), np.uint64)
+    folder = _labels(depth)
+    bdir.remove(folder)
+    bdir.makedirs(folder)
+    tasks = [(job, depth, i, lo, hi, last) for i, (lo, hi) in enumerate(_chunks(n, chunk))]
     phase = f"layer {depth} label"
-    if last:
-        # nothing follows: every state is terminal
-        for lo, hi in _chunks(n, chunk):
-            codes = kernels.outcome(np.array(states[lo:hi]))
-            if np.any(codes == UNKNOWN):
-                raise RuntimeError(f"layer {depth} is the last but has states with moves")
-            outcome[lo:hi] = codes
-            distance[lo:hi] = 0
-    else:
-        done = 0
-        for lo, out, dist in runner.map(_label_task, [(depth, lo, hi) for lo, hi in _chunks(n, chunk)]):
-            outcome[lo : lo + out.size] = out
-            distance[lo : lo + out.size] = dist
-            done += out.size
-            if progress is not None:
-                progress(phase, done, n)
-    _save(bdir.distance_path(depth), distance)
-    _save(bdir.outcome_path(depth), outcome)
+    done = 0
+    for labelled in executor.map(_label_task, tasks):
+        done += labelled
+        if progress is not None:
+            progress(phase, done, n)
+    bdir.concat([f"{folder}/{i}.i16" for i in range(len(tasks))], _distance(depth))
+    bdir.concat([f"{folder}/{i}.i8" for i in range(len(tasks))], _outcome(depth))
+    bdir.remove(folder)
 
 
 def build_layers(
@@ -407,41 +566,47 @@ def build_layers(
     chunk: int = CHUNK,
     bucket: int = BUCKET,
     workers: int = 1,
+    scheduler: str | None = None,
 ) -> Manifest:
     """Enumerate and label every layer of ``game`` into ``build_dir``, resuming a finished part.
 
     ``chunk`` is the number of parents expanded at once, ``bucket`` the
     number of children merged at once in the forward pass; together they bound
-    the memory of the build. Returns the manifest (per-layer counts, timings).
+    the memory of a task. The tasks run in ``workers`` local processes, or on
+    the Dask cluster at ``scheduler`` (an address such as ``tcp://host:8786``,
+    or ``local:N`` for ``N`` worker processes started here); cluster workers
+    must all reach ``build_dir`` (a shared folder or an fsspec URL). Returns
+    the manifest (per-layer counts, timings).
     """
     kernels = game.vector
     if kernels is None or not kernels.layered:
         raise ValueError(f"{game.name} is not a layered game with array kernels")
     bdir = BuildDir(build_dir)
-    bdir.path.mkdir(parents=True, exist_ok=True)
-    manifest = bdir.load_manifest()
-    if manifest is not None and (
-        manifest.format != FORMAT or manifest.game != game.name or manifest.symmetry != symmetry
-    ):
-        raise ValueError(f"build directory {str(bdir.path)!r} holds another build ({manifest.game})")
-    if manifest is None:
-        manifest = Manifest(game=game.name, symmetry=symmetry)
-    runner = _Runner(kernels, symmetry, bdir, workers)
-    try:
+    with executor_for(scheduler, workers, _remember, (game.name, kernels)) as executor:
+        bdir.makedirs()
+        manifest = bdir.load_manifest()
+        if manifest is not None and (
+            manifest.format != FORMAT or manifest.game != game.name or manifest.symmetry != symmetry
+        ):
+            raise BuildError(f"build directory {bdir.location[:80]!r} holds another build ({manifest.game})")
+        if manifest is None:
+            manifest = Manifest(game=game.name, symmetry=symmetry)
+        job = Job(game.name, symmetry, bdir.location, os.urandom(8).hex())
+        if scheduler and progress is not None:
+            progress(f"on {executor.description}", 0, None)
         t0 = time.perf_counter()
         if not manifest.layers:
             start = _canon(kernels, np.array([game.initial_state()], dtype=np.uint64), symmetry)
-            _save(bdir.states_path(0), start)
+            bdir.write(_states(0), start)
             manifest.layers.append(_counts(kernels, 0, start, symmetry, chunk))
             bdir.save_manifest(manifest)
         while not manifest.forward_done:
-            depth = manifest.layers[-1].depth
-            size = _forward_layer(kernels, bdir, runner, depth, symmetry, chunk, bucket, progress)
-            if size == 0:
-                bdir.states_path(depth + 1).unlink()
+            info, spilled = _forward_layer(job, bdir, executor, manifest.layers[-1].depth, chunk, bucket, progress)
+            if info is None:
                 manifest.forward_done = True
             else:
-                manifest.layers.append(_counts(kernels, depth + 1, bdir.states(depth + 1), symmetry, chunk))
+                manifest.layers.append(info)
+                manifest.spilled[info.depth] = spilled
             manifest.seconds["enumerate"] = manifest.seconds.get("enumerate", 0.0) + time.perf_counter() - t0
             t0 = time.perf_counter()
             bdir.save_manifest(manifest)
@@ -449,13 +614,11 @@ def build_layers(
         for depth in range(last, -1, -1):
             if depth in manifest.labelled:
                 continue
-            _label_layer(kernels, bdir, runner, depth, depth == last, chunk, progress)
+            _label_layer(job, bdir, executor, depth, depth == last, chunk, progress)
             manifest.labelled.append(depth)
             manifest.seconds["label"] = manifest.seconds.get("label", 0.0) + time.perf_counter() - t0
             t0 = time.perf_counter()
             bdir.save_manifest(manifest)
-    finally:
-        runner.close()
     return manifest
 
 
@@ -511,7 +674,11 @@ def solve_chunked(
     chunk: int = CHUNK,
     bucket: int = BUCKET,
     workers: int = 1,
+    scheduler: str | None = None,
 ) -> LayeredSolution:
-    """Solve ``game`` layer by layer on disk (see the module notes); resumes an interrupted build."""
-    manifest = build_layers(game, build_dir, symmetry, progress, chunk=chunk, bucket=bucket, workers=workers)
+    """Solve ``game`` layer by layer on disk (see the module notes and :func:`build_layers`);
+    resumes an interrupted build."""
+    manifest = build_layers(
+        game, build_dir, symmetry, progress, chunk=chunk, bucket=bucket, workers=workers, scheduler=scheduler
+    )
     return LayeredSolution(game, BuildDir(build_dir), manifest)

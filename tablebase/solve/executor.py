@@ -1,0 +1,159 @@
+"""Where the tasks of an out-of-core build run: local worker processes, or a Dask cluster.
+
+An executor maps a module-level function over a list of argument tuples and
+yields the results in the order of the tasks. The tasks of
+:mod:`tablebase.solve.chunked` read and write their own files in the build
+directory and return only counts, so the same layer loop runs on either
+backend:
+
+* :class:`ProcessPool` (the default): forked worker processes on this
+  machine, or the calling process itself for one worker. No dependency.
+* :class:`DaskExecutor`: the workers of a ``dask.distributed`` scheduler
+  (``pip install 'tablebase[cluster]'``). A task lost with its worker is
+  run again by the scheduler on another worker.
+
+>>> with executor_for("local:2") as ex:          # doctest: +SKIP
+...     list(ex.map(pow, [(2, 3), (3, 2)]))
+[8, 9]
+"""
+
+from __future__ import annotations
+
+from multiprocessing import get_context
+from multiprocessing.pool import Pool
+from typing import Any, Callable, Iterator, Protocol, Sequence
+
+from tablebase.errors import BuildError
+
+
+class Executor(Protocol):
+    """Runs ``fn(*task)`` for each task, anywhere; results come back in task order."""
+
+    #: One line naming where the tasks run (shown by the build's progress).
+    description: str
+
+    def map(self, fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]]) -> Iterator[Any]: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Executor: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+def _star(call: tuple[Callable[..., Any], tuple[Any, ...]]) -> Any:
+    fn, args = call
+    return fn(*args)
+
+
+class ProcessPool:
+    """``workers`` forked processes of this machine (none for one worker: the tasks run here).
+
+    ``initializer(*initargs)`` runs in every worker first (and here), so that
+    objects which do not pickle reach the tasks through module globals.
+    """
+
+    def __init__(self, workers: int = 1, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()):
+        self.workers = max(1, workers)
+        self.initializer, self.initargs = initializer, initargs
+        self.pool: Pool | None = None
+        self.description = f"{self.workers} local process{'es' if self.workers > 1 else ''}"
+        if initializer is not None:
+            initializer(*initargs)
+
+    def map(self, fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
+        if self.workers == 1:
+            return (fn(*task) for task in tasks)
+        if self.pool is None:
+            self.pool = get_context("fork").Pool(self.workers, initializer=self.initializer, initargs=self.initargs)
+        return self.pool.imap(_star, [(fn, task) for task in tasks])
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool.join()
+            self.pool = None
+
+    def __enter__(self) -> ProcessPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class DaskExecutor:
+    """The workers of a Dask scheduler: ``tcp://host:8786``, or ``local:N`` for a
+    :class:`~dask.distributed.LocalCluster` of ``N`` single-threaded worker processes
+    started (and stopped) here."""
+
+    def __init__(self, scheduler: str):
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError as exc:
+            raise BuildError(
+                f"scheduler {scheduler[:80]!r} needs dask.distributed: pip install 'tablebase[cluster]'"
+            ) from exc
+        self.cluster: Any = None
+        if scheduler.startswith("local:"):
+            count = scheduler[len("local:") :]
+            if not count.isdigit() or int(count) < 1:
+                raise BuildError(f"invalid scheduler {scheduler[:80]!r}: use local:N (N workers) or an address like tcp://host:8786")
+            self.cluster = LocalCluster(  # type: ignore[no-untyped-call]
+                n_workers=int(count), threads_per_worker=1, processes=True
+            )
+            target: Any = self.cluster
+        else:
+            target = scheduler
+        try:
+            self.client = Client(target, timeout="30s")  # type: ignore[no-untyped-call]
+        except (OSError, TimeoutError) as exc:
+            if self.cluster is not None:
+                self.cluster.close()
+            raise BuildError(f"cannot reach the dask scheduler {scheduler[:80]!r}: {exc}") from exc
+        info = self.client.scheduler_info()
+        self.description = (
+            f"dask scheduler {info['address']} ({len(info.get('workers', {}))} workers connected),"
+            f" dashboard {self.client.dashboard_link}"
+        )
+
+    def map(self, fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
+        if not tasks:
+            return iter(())
+        futures: list[Any] = self.client.map(fn, *zip(*tasks), pure=False)
+        return self._results(futures)
+
+    @staticmethod
+    def _results(futures: list[Any]) -> Iterator[Any]:
+        try:
+            for i, future in enumerate(futures):
+                yield future.result()
+                futures[i] = None
+        finally:
+            for future in futures:
+                if future is not None:
+                    future.cancel()
+
+    def close(self) -> None:
+        self.client.close()  # type: ignore[no-untyped-call]
+        if self.cluster is not None:
+            self.cluster.close()
+
+    def __enter__(self) -> DaskExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def executor_for(
+    scheduler: str | None = None,
+    workers: int = 1,
+    initializer: Callable[..., None] | None = None,
+    initargs: tuple[Any, ...] = (),
+) -> ProcessPool | DaskExecutor:
+    """A :class:`DaskExecutor` for ``scheduler`` (an address or ``local:N``), else a
+    :class:`ProcessPool` of ``workers`` processes started with ``initializer``."""
+    if scheduler:
+        return DaskExecutor(scheduler)
+    return ProcessPool(workers, initializer, initargs)
+
