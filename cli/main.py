@@ -11,6 +11,7 @@ import functools
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Annotated, Any, Callable, NoReturn, Optional, TypeVar, cast
 
 import typer
