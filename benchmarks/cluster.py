@@ -36,45 +36,17 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablebase import games  # noqa: E402
+from phases import Phases  # noqa: E402
 from tablebase.games.kernels import UNKNOWN  # noqa: E402
 from tablebase.solve.chunked import CHUNK, LayeredSolution, expand_chunk, solve_chunked  # noqa: E402
 
 TARGET_RATIO = 1.15
 
 
-class Phases:
-    """Progress callback: a line per phase on stderr, and the seconds per kind of phase."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.phase: str | None = None
-        self.t0 = 0.0
-        self.seconds: dict[str, float] = {}
-
-    def __call__(self, phase: str, done: int, total: int | None) -> None:
-        now = time.perf_counter()
-        if phase != self.phase:
-            self.close(now)
-            self.phase, self.t0 = phase, now
-            if total is None:
-                sys.stderr.write(f"{self.label}: {phase}\n")
-
-    def close(self, now: float | None = None) -> None:
-        if self.phase is None:
-            return
-        now = time.perf_counter() if now is None else now
-        kind = self.phase.split()[-1]
-        if self.phase.startswith("layer"):
-            self.seconds[kind] = self.seconds.get(kind, 0.0) + now - self.t0
-            sys.stderr.write(f"{self.label}: {self.phase} {now - self.t0:.1f} s\n")
-        sys.stderr.flush()
-        self.phase = None
-
-
 def run(label: str, args: argparse.Namespace, **where: object) -> tuple[float, LayeredSolution, dict[str, float]]:
     folder = Path(args.build_dir) / label
     shutil.rmtree(folder, ignore_errors=True)
-    phases = Phases(label)
+    phases = Phases(label, only="layer")
     t0 = time.perf_counter()
     layered = solve_chunked(games.get(args.variant), folder, progress=phases, chunk=args.chunk, **where)  # type: ignore[arg-type]
     wall = time.perf_counter() - t0

@@ -31,39 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import tablebase  # noqa: E402
+from phases import Phases  # noqa: E402
 
 TARGET_BUILD_S = 30 * 60
 TARGET_RSS_GB = 16.0
 TARGET_PROBE_MS = 1.0
-
-
-class Phases:
-    """Progress callback: one line per phase on stderr, and the seconds spent per kind of phase."""
-
-    def __init__(self) -> None:
-        self.phase: str | None = None
-        self.t0 = self.shown = 0.0
-        self.seconds: dict[str, float] = {}
-
-    def __call__(self, phase: str, done: int, total: int | None) -> None:
-        now = time.perf_counter()
-        if phase != self.phase:
-            self.close(now)
-            self.phase, self.t0, self.shown = phase, now, 0.0
-        if now - self.shown > 5 or (total and done == total):
-            self.shown = now
-            shown = f"{done:,}/{total:,}" if total else f"{done:,}"
-            sys.stderr.write(f"\r{phase}: {shown}   ")
-            sys.stderr.flush()
-
-    def close(self, now: float | None = None) -> None:
-        if self.phase is None:
-            return
-        now = time.perf_counter() if now is None else now
-        kind = self.phase.split()[-1]
-        self.seconds[kind] = self.seconds.get(kind, 0.0) + now - self.t0
-        sys.stderr.write(f"  ({now - self.t0:.1f} s)\n")
-        self.phase = None
 
 
 def peak_rss_gb() -> tuple[float, float]:

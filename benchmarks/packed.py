@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 import tablebase  # noqa: E402
+from phases import Phases  # noqa: E402
 from tablebase.solve.chunked import BuildDir  # noqa: E402
 from tablebase.store.packed import decode_block, encode_block, pack_values  # noqa: E402
 
@@ -131,27 +132,6 @@ def codecs(args: argparse.Namespace) -> None:
             )
 
 
-class Phases:
-    """Progress callback: seconds per kind of phase (the last word of its name)."""
-
-    def __init__(self) -> None:
-        self.phase: str | None = None
-        self.t0 = 0.0
-        self.seconds: dict[str, float] = {}
-
-    def __call__(self, phase: str, done: int, total: int | None) -> None:
-        now = time.perf_counter()
-        if phase != self.phase:
-            self.close(now)
-            self.phase, self.t0 = phase, now
-
-    def close(self, now: float | None = None) -> None:
-        if self.phase is not None:
-            kind = self.phase.split()[-1]
-            self.seconds[kind] = self.seconds.get(kind, 0.0) + (now or time.perf_counter()) - self.t0
-            self.phase = None
-
-
 def percentiles(times: list[float]) -> tuple[float, float]:
     times = sorted(times)
     return 1e6 * times[len(times) // 2], 1e6 * times[int(len(times) * 0.99)]
@@ -167,7 +147,7 @@ def layouts(args: argparse.Namespace) -> None:
         db = out / f"{args.variant}-{storage}.db"
         for stale in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
             stale.unlink(missing_ok=True)
-        phases = Phases()
+        phases = Phases(show=False)
         t0 = time.perf_counter()
         with tablebase.open(db) as tb:
             info = tb.build(args.variant, storage=storage, build_dir=args.build_dir, progress=phases)
