@@ -520,6 +520,10 @@ class StatesOnly(RulesMoves, StatesTable):
         write_states(path, layers, seconds, progress=progress)
 
 
+#: How many states :meth:`Packed._canonical_all` needs before it maps them on the array kernels.
+ARRAY_CANONICAL_FROM = 12
+
+
 @register
 class Packed(StatesOnly):
     """Compressed blocks of sorted states per ply, one indexed read per lookup (:mod:`tablebase.store.packed`).
@@ -567,9 +571,10 @@ class Packed(StatesOnly):
         return [None if v is None else _unpack(v) for v in self.reader.values(conn, states)]
 
     def _canonical_all(self, states: list[int]) -> list[int]:
-        """:meth:`canonical` of each state, on the array kernels when the game has them."""
+        """:meth:`canonical` of each state, on the array kernels when the game has them and the
+        states are many (below :data:`ARRAY_CANONICAL_FROM` one at a time is quicker)."""
         kernels = self.game.vector
-        if not self.symmetry or kernels is None or not states:
+        if not self.symmetry or kernels is None or len(states) < ARRAY_CANONICAL_FROM:
             return [self.canonical(s) for s in states]
         import numpy as np
 

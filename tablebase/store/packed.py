@@ -34,7 +34,6 @@ import threading
 import zlib
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
@@ -129,21 +128,20 @@ def decode_block(
     return keys, vwide.view("<u2").ravel().astype(np.uint16)
 
 
-@dataclass
 class Block:
-    """A decoded block: its ply, sorted keys and packed values."""
+    """A decoded block: its ply, sorted keys and packed values (``np.uint64`` and ``np.uint16`` arrays)."""
 
-    ply: int
-    keys: np.ndarray
-    values: np.ndarray
+    __slots__ = ("ply", "keys", "values", "first", "last", "_keys", "_values")
 
-    @property
-    def first(self) -> int:
-        return int(self.keys[0])
-
-    @property
-    def last(self) -> int:
-        return int(self.keys[-1])
+    def __init__(self, ply: int, keys: np.ndarray, values: np.ndarray):
+        self.ply = ply
+        self.keys = keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        self.values = values = np.ascontiguousarray(values, dtype=np.uint16)
+        self.first = int(keys[0])
+        self.last = int(keys[-1])
+        # the same memory seen as sequences of Python ints, for bisect
+        self._keys = keys.data.cast("B").cast("Q")
+        self._values = values.data.cast("B").cast("H")
 
     @property
     def nbytes(self) -> int:
@@ -151,10 +149,10 @@ class Block:
 
     def find(self, key: int) -> int | None:
         """The packed value of ``key``, ``None`` if the block does not hold it."""
-        keys = self.keys
-        at = int(keys.searchsorted(key))
-        if at < keys.size and int(keys[at]) == key:
-            return int(self.values[at])
+        keys = self._keys
+        at = bisect.bisect_left(keys, key)
+        if at < len(keys) and keys[at] == key:
+            return self._values[at]
         return None
 
 
