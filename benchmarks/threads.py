@@ -1,12 +1,15 @@
 """Probes per second from threads sharing one Tablebase, next to one object per thread.
 
     python benchmarks/threads.py [--db FILE] [--variant mnk-4-3-3] [--seconds 2] [--repeat 5]
+        [--turns 0.005,0]
 
 Builds the variant into FILE if it is not there, then walks random games with
 ``probe`` for a fixed time: from 1, 2 and 8 threads sharing one object, and
 from 2 and 8 threads with an object each, each configuration run
-``--repeat`` times interleaved with the others (medians). Also prints single-thread probe
-latency (p50, p99) over a fixed set of positions. Errors are counted, not
+``--repeat`` times interleaved with the others (medians), once for each
+length of the read side's turns (``tablebase.reader.TURNS.seconds``; 0 turns
+them off: every thread reads whenever it likes). Also prints single-thread probe
+latency (p50, p99) over a fixed set of positions, with each turn length. Errors are counted, not
 raised, so the script also runs on versions of the library that fail here.
 """
 
@@ -21,6 +24,7 @@ import time
 from pathlib import Path
 
 import tablebase
+import tablebase.reader
 
 
 def walk_for(table: tablebase.VariantTable, seconds: float, seed: int) -> tuple[int, int]:
@@ -88,29 +92,38 @@ def main() -> None:
     parser.add_argument("--variant", default="mnk-4-3-3")
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--repeat", type=int, default=5, help="interleaved runs of every configuration")
+    parser.add_argument("--turns", default="0.005,0", help="turn lengths of the read side to compare, in seconds")
     args = parser.parse_args()
     with tablebase.open(args.db) as tb:
         if not args.db.exists() or tb.get_variant(args.variant) is None:
             tb.build(args.variant)
     print(f"tablebase from {Path(tablebase.__file__).parent}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
-    p50, p99 = latency(args.db, args.variant, 5000)
-    print(f"single-thread probe: p50 {p50:.0f} us, p99 {p99:.0f} us")
-    configs = [(1, True), (2, True), (2, False), (8, True), (8, False)]
-    rates: dict[tuple[int, bool], list[float]] = {c: [] for c in configs}
+    turns = [float(t) for t in args.turns.split(",")]
+    for turn in turns:
+        tablebase.reader.TURNS.seconds = turn
+        p50, p99 = latency(args.db, args.variant, 5000)
+        print(f"turns {turn * 1000:g} ms: single-thread probe p50 {p50:.0f} us, p99 {p99:.0f} us")
+    configs = [(turn, threads, shared) for turn in turns for threads, shared in CONFIGS]
+    rates: dict[tuple[float, int, bool], list[float]] = {c: [] for c in configs}
     errors = dict.fromkeys(configs, 0)
     for _ in range(args.repeat):
-        for threads, shared in configs:
+        for turn, threads, shared in configs:
+            tablebase.reader.TURNS.seconds = turn
             rate, failed = throughput(args.db, args.variant, threads, shared, args.seconds)
-            rates[threads, shared].append(rate)
-            errors[threads, shared] += failed
-    base = statistics.median(rates[1, True])
-    print(f"median of {args.repeat} interleaved runs of {args.seconds:g} s each")
-    print(f"{'threads':>7}  {'objects':<10} {'probes/s':>9}  {'vs 1':>5}  errors")
-    for threads, shared in configs:
-        rate = statistics.median(rates[threads, shared])
+            rates[turn, threads, shared].append(rate)
+            errors[turn, threads, shared] += failed
+    base = statistics.median(rates[turns[0], 1, True])
+    print(f"median of {args.repeat} interleaved runs of {args.seconds:g} s each; 'vs 1': against one thread, turns {turns[0] * 1000:g} ms")
+    print(f"{'turns':>8} {'threads':>7}  {'objects':<10} {'probes/s':>9}  {'vs 1':>5}  errors")
+    for turn, threads, shared in configs:
+        rate = statistics.median(rates[turn, threads, shared])
         label = "one" if threads == 1 else "one shared" if shared else "one each"
-        print(f"{threads:>7}  {label:<10} {rate:>9,.0f}  {rate / base:>5.2f}  {errors[threads, shared]}")
+        print(f"{turn * 1000:>5g} ms {threads:>7}  {label:<10} {rate:>9,.0f}  {rate / base:>5.2f}  {errors[turn, threads, shared]}")
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
+
+
+CONFIGS = [(1, True), (2, True), (2, False), (8, True), (8, False)]
+
 
 if __name__ == "__main__":
     main()

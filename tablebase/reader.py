@@ -16,6 +16,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 import weakref
 from contextlib import contextmanager
 from pathlib import Path
@@ -65,6 +66,68 @@ def read_variant(conn: sqlite3.Connection, name: str) -> tuple[int, VariantInfo]
     """``(variant id, info)`` of the variant ``name``, ``None`` if it is not in the file."""
     row = conn.execute(f"SELECT {_VARIANT_COLUMNS} FROM variants WHERE name = ?", (name,)).fetchone()
     return None if row is None else (int(row[0]), _info(row))
+
+
+#: Seconds a thread keeps its turn on the read side while other threads wait (see :class:`Turns`).
+TURN_SECONDS = 0.005
+
+
+class Turns:
+    """Turns of the threads of one process at reading, each at most :data:`TURN_SECONDS` long while others wait.
+
+    One object serves every :class:`Reader` of the process.
+
+    Every SQLite call lets go of the interpreter lock, so threads that read at
+    the same time hand it to each other several times a query, and that costs
+    more than the reading. A thread that starts a snapshot waits while another
+    thread's turn lasts (the other threads sleep instead of taking the lock
+    from it); a thread keeps its turn across its snapshots until its time is
+    up and someone waits. Waiting is bounded by the turn's length, so a turn
+    never blocks anyone for longer (a thread whose turn ended in the middle of
+    a long read goes on reading alongside the next one): it orders threads,
+    it guards nothing.
+    """
+
+    __slots__ = ("_cond", "_owner", "_since", "_waiting", "seconds")
+
+    def __init__(self, seconds: float = TURN_SECONDS):
+        #: The length of a turn; 0 turns them off (every thread reads whenever it likes).
+        self.seconds = seconds
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every turn (in a child process after fork, whose other threads are gone)."""
+        self._cond = threading.Condition(threading.Lock())
+        self._owner = 0
+        self._since = 0.0
+        self._waiting = 0
+
+    def enter(self) -> None:
+        """Wait for this thread's turn (at most one turn's length)."""
+        me = threading.get_ident()
+        if self._owner == me:
+            return
+        with self._cond:
+            self._waiting += 1
+            try:
+                while self._owner not in (0, me):
+                    left = self._since + self.seconds - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._cond.wait(left)
+            finally:
+                self._waiting -= 1
+            self._owner = me
+            self._since = time.monotonic()
+
+    def leave(self) -> None:
+        """End this thread's turn if its time is up and another thread waits."""
+        if not self._waiting:
+            return
+        with self._cond:
+            if self._owner == threading.get_ident() and time.monotonic() - self._since >= self.seconds:
+                self._owner = 0
+                self._cond.notify()
 
 
 def _file_id(path: Path) -> tuple[int, int]:
@@ -207,6 +270,7 @@ class Reader:
         Errors of the database layer come out as :class:`DatabaseError`.
         """
         serial = self._serial
+        turns = None
         if serial is not None:
             serial.acquire()
         try:
@@ -219,6 +283,9 @@ class Reader:
                 finally:
                     opened.depth -= 1
                 return
+            if serial is None:
+                turns = TURNS
+                turns.enter()
             while True:
                 if opened is not None and (opened.generation != self._generation or self._replaced(opened)):
                     self._retire(opened)
@@ -251,6 +318,8 @@ class Reader:
                 if closing:
                     opened.close()
         finally:
+            if turns is not None:
+                turns.leave()
             if serial is not None:
                 serial.release()
 
@@ -298,9 +367,12 @@ class Reader:
 
 
 _READERS: weakref.WeakSet[Reader] = weakref.WeakSet()
+#: The turns of every reader of this process (the interpreter lock they share is the process's).
+TURNS = Turns()
 
 
 def _after_fork_in_child() -> None:
+    TURNS.reset()
     for reader in list(_READERS):
         reader._forked()
 
@@ -363,7 +435,10 @@ def check_not_folder(path: Path) -> None:
 
 __all__ = [
     "READ_MMAP_BYTES",
+    "TURNS",
+    "TURN_SECONDS",
     "Reader",
+    "Turns",
     "check_file",
     "check_not_folder",
     "database_errors",

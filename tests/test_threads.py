@@ -220,3 +220,60 @@ def test_database_layer_errors_are_the_library_s_own(tmp_path: Path) -> None:
         for position in sample_positions(table, 500, seed=1):
             table.line(position)
     assert "\n" not in str(info.value)
+
+
+def test_a_long_read_in_one_thread_does_not_hold_up_the_others(shared_db: Path, reference: dict) -> None:
+    """A thread inside a snapshot keeps its turn only for a turn's length: others read meanwhile."""
+    name = LAYOUTS[0][0]
+    inside, release = threading.Event(), threading.Event()
+    with tablebase.open(shared_db) as tb:
+        table = tb.variant(name)
+
+        def hold() -> None:
+            with table.snapshot():
+                inside.set()
+                release.wait(30)
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        try:
+            assert inside.wait(30)
+            got: list[tuple[Any, ...]] = []
+            reader = threading.Thread(target=lambda: got.extend(answers(table, p) for p in reference[name]))
+            reader.start()
+            reader.join(60)
+            assert not reader.is_alive()
+            assert got == list(reference[name].values())
+        finally:
+            release.set()
+            holder.join()
+
+
+def test_turns_pass_from_thread_to_thread() -> None:
+    """Threads that keep asking for turns all get them; one that asks again right away keeps its own."""
+    from tablebase.reader import Turns
+
+    turns = Turns(0.001)
+    me = threading.get_ident()
+    turns.enter()
+    turns.leave()
+    turns.enter()
+    assert turns._owner == me
+    turns.leave()
+    counts = [0, 0, 0]
+    stop = threading.Event()
+
+    def run(i: int) -> None:
+        while not stop.is_set():
+            turns.enter()
+            counts[i] += 1
+            turns.leave()
+
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(3)]
+    for w in workers:
+        w.start()
+    threading.Event().wait(0.3)
+    stop.set()
+    for w in workers:
+        w.join(10)
+    assert all(counts), counts
