@@ -191,8 +191,13 @@ class BuildProgress:
             self.close()
 
     def summary(self, wall: float) -> str:
-        """``wall`` seconds split into the phases and the rest (schema, setup), which add up to it."""
-        parts = [f"{phase} {seconds:.2f}" for phase, seconds in self.seconds.items()]
+        """``wall`` seconds split into the phases and the rest (schema, setup), which add up to it;
+        the phases of a layered build (``layer N enumerate``, ...) summed by their kind."""
+        kinds: dict[str, float] = {}
+        for phase, seconds in self.seconds.items():
+            kind = phase.split()[-1] if phase.startswith("layer ") else phase
+            kinds[kind] = kinds.get(kind, 0.0) + seconds
+        parts = [f"{kind} {seconds:.2f}" for kind, seconds in kinds.items()]
         rest = wall - sum(self.seconds.values())
         return " + ".join([*parts, f"other {max(rest, 0.0):.2f}"])
 

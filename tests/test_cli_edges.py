@@ -153,6 +153,19 @@ def test_build_phases_add_up_to_the_total(tmp_path: Path) -> None:
             assert f"done in {value:.2f} s" in line
 
 
+def test_layered_build_phases_are_summed_by_kind(tmp_path: Path) -> None:
+    result = run("build", "mnk-4-3-3", "--storage", "packed", db=tmp_path / "p.db")
+    assert result.exit_code == 0, result.output
+    final = next(line for line in result.output.splitlines() if line.startswith("mnk-4-3-3: ") and "states" in line)
+    total = float(final.rsplit(" (", 1)[1].split(" s")[0])
+    parts = final.rsplit(" s: ", 1)[1].rstrip(")").split(" + ")
+    assert [p.split()[0] for p in parts] == ["enumerate", "merge", "label", "pack", "analyze", "other"]
+    seconds = [float(p.split()[-1]) for p in parts]
+    assert abs(sum(seconds) - total) <= 0.011 * len(parts)
+    # each layer's steps are timed from their start (a one-chunk layer used to count as 0.00)
+    assert seconds[0] > 0 and seconds[2] > 0
+
+
 def test_progress_phase_ends_with_its_last_item() -> None:
     stream = io.StringIO()
     progress = BuildProgress("toy", stream)

@@ -516,6 +516,8 @@ def _forward_layer(
     holders: list[list[int]] = [[] for _ in range(splitters.size + 1)]
     phase = f"layer {depth + 1} enumerate"
     done = spilled = 0
+    if progress is not None:
+        progress(phase, 0, n)
     for task, counts in zip(tasks, executor.map(_expand_task, tasks)):
         spilled += sum(counts)
         for b, found in enumerate(counts):
@@ -527,6 +529,8 @@ def _forward_layer(
     merges = [(job, depth + 1, b, chunks) for b, chunks in enumerate(holders)]
     total = np.zeros(4, dtype=np.int64)
     merge = f"layer {depth + 1} merge"
+    if progress is not None:
+        progress(merge, 0, len(merges))
     for b, counts in enumerate(executor.map(_merge_task, merges)):
         total += counts
         if progress is not None:
@@ -549,6 +553,8 @@ def _label_layer(
     tasks = [(job, depth, i, lo, hi, last) for i, (lo, hi) in enumerate(_chunks(n, chunk))]
     phase = f"layer {depth} label"
     done = 0
+    if progress is not None:
+        progress(phase, 0, n)
     for labelled in executor.map(_label_task, tasks):
         done += labelled
         if progress is not None:
