@@ -1,4 +1,4 @@
-"""Entry point of the ``tablebase`` console script, and the plain-text helpers of the CLI.
+"""Entry point of the ``tablebase`` console script, and the fast path of ``tablebase probe``.
 
 ``tablebase probe`` is the command scripts run in loops, so it is answered
 here without importing the command-line framework: typer (and the pydantic

@@ -11,6 +11,7 @@ import functools
 import json
 import sys
 import time
+from operator import methodcaller
 from pathlib import Path
 from typing import Annotated, Any, Callable, NoReturn, Optional, TypeVar, cast
 
@@ -18,7 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 import tablebase
-from cli.render import moves_text, probe_text, show_distance, table
+from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, show_distance, table
 from tablebase.errors import TablebaseError, shorten_quotes
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
@@ -81,7 +82,7 @@ db_app = typer.Typer(help="Database maintenance.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 
 F = TypeVar("F", bound=Callable[..., Any])
-T = TypeVar("T")
+R = TypeVar("R")
 
 DbOption = Annotated[
     str,
@@ -124,12 +125,6 @@ def command(group: typer.Typer = app, **kwargs: Any) -> Callable[[F], F]:
         return func
 
     return decorate
-
-
-def ask(db: str, variant: str, query: Callable[[tablebase.VariantTable], T]) -> T:
-    """Open the database, run one query on a built variant, close the database."""
-    with tablebase.open(db) as tb:
-        return query(tb.variant(variant))
 
 
 def emit_json(data: Any) -> None:
@@ -373,76 +368,55 @@ def list_(
         typer.echo(table(["variant", "states", "moves", "symmetry", "start", "distance", "rules"], rows))
 
 
-@command(help="Value of a position and of every legal move, best first.")
-def probe(
-    variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
+def position_command(
+    name: str,
+    summary: str,
+    query: Callable[[tablebase.VariantTable, Optional[str]], R],
+    text: Callable[[tablebase.VariantTable, R], str],
+    as_json: Callable[[R], Any] = methodcaller("to_dict"),
 ) -> None:
-    with tablebase.open(db) as tb:
-        vt = tb.variant(variant)
-        result = vt.probe(position)
-        if json_:
-            emit_json(result.to_dict())
-            return
-        typer.echo(probe_text(vt, result))
+    """Register ``tablebase NAME VARIANT [POSITION] [--json] [--db PATH]``: one query about a
+    position of a built variant, printed as ``text`` or, with ``--json``, as its ``to_dict()``."""
+
+    def run(
+        variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
+    ) -> None:
+        with tablebase.open(db) as tb:
+            vt = tb.variant(variant)
+            result = query(vt, position)
+            if json_:
+                emit_json(as_json(result))
+            else:
+                typer.echo(text(vt, result))
+
+    command(name=name, help=summary)(run)
 
 
-@command(help="The best move in a position.")
-def best(
-    variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
-) -> None:
-    result = ask(db, variant, lambda table: table.probe(position))
-    move = result.best_move
-    if json_:
-        emit_json(result.best_dict())
-    elif move is None:
-        typer.echo(f"{result.position}: the game is over ({result.to_move} to move: {result.outcome})")
-    else:
-        typer.echo(f"{move.move}  {move.outcome} in {show_distance(move.distance)}  -> {move.position}")
-
-
-@command(help="The perfect line from a position to the end.")
-def line(
-    variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
-) -> None:
-    result = ask(db, variant, lambda table: table.line(position))
-    if json_:
-        emit_json(result.to_dict(positions=False))
-        return
-    typer.echo(f"{result.position}: {result.outcome}")
-    for i, (move, pos) in enumerate(zip(result.moves, result.positions), start=1):
-        typer.echo(f"{i:>3}. {move:<8} {pos}")
-    if result.repeats:
-        typer.echo("     (position repeats: perpetual play)")
-
-
-@command(help="Positions one move before the given one.")
-def predecessors(
-    variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
-) -> None:
-    preds = ask(db, variant, lambda table: table.predecessors(position))
-    if json_:
-        emit_json(preds.to_dict())
-        return
-    if not preds:
-        typer.echo(f"{preds.position}: no predecessors (the start position)")
-    for p in preds:
-        typer.echo(f"{p.position}  {p.move}")
-
-
-@command(help="The key a position is stored under (its canonical form) and how its moves are named there.")
-def key(
-    variant: VariantArg, position: PositionArg = None, json_: JsonOption = False, db: DbOption = tablebase.DEFAULT_DB
-) -> None:
-    stored = ask(db, variant, lambda table: table.key(position))
-    if json_:
-        emit_json(stored.to_dict())
-        return
-    same = " (the identity: the position is its own key)" if stored.symmetry == 0 else ""
-    typer.echo(f"position   {stored.position}")
-    typer.echo(f"stored as  {stored.key}")
-    typer.echo(f"symmetry   {stored.symmetry} of {stored.symmetries}{same}")
-    if stored.moves:
-        typer.echo(table(["move", "stored as"], [list(pair) for pair in stored.moves]))
+position_command(
+    "probe", "Value of a position and of every legal move, best first.", lambda vt, p: vt.probe(p), probe_text
+)
+position_command(
+    "best",
+    "The best move in a position.",
+    lambda vt, p: vt.probe(p),
+    lambda vt, result: best_text(result),
+    lambda result: result.best_dict(),
+)
+position_command(
+    "line", "The perfect line from a position to the end.", lambda vt, p: vt.line(p), lambda vt, r: line_text(r)
+)
+position_command(
+    "predecessors",
+    "Positions one move before the given one.",
+    lambda vt, p: vt.predecessors(p),
+    lambda vt, preds: predecessors_text(preds),
+)
+position_command(
+    "key",
+    "The key a position is stored under (its canonical form) and how its moves are named there.",
+    lambda vt, p: vt.key(p),
+    lambda vt, stored: key_text(stored),
+)
 
 
 @command(help="Positions and symmetry classes per ply, and outcome totals.")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
     from tablebase.query import VariantTable
-    from tablebase.results import Probe, VariantInfo
+    from tablebase.results import Line, Predecessors, Probe, StoredKey, VariantInfo
 
 
 def show_distance(distance: Optional[int]) -> str:
@@ -39,6 +39,43 @@ def probe_text(vt: VariantTable, result: Probe) -> str:
     if result.moves:
         rows = [[m.move, m.outcome or "unproved", show_distance(m.distance), m.position] for m in result.moves]
         lines.append(table(["move", "outcome", "distance", "position"], rows))
+    return "\n".join(lines)
+
+
+def best_text(result: Probe) -> str:
+    """What ``tablebase best`` prints: the best move, or that the game is over."""
+    move = result.best_move
+    if move is None:
+        return f"{result.position}: the game is over ({result.to_move} to move: {result.outcome})"
+    return f"{move.move}  {move.outcome} in {show_distance(move.distance)}  -> {move.position}"
+
+
+def line_text(result: Line) -> str:
+    """What ``tablebase line`` prints: a numbered move and the position after it, a line each."""
+    lines = [f"{result.position}: {result.outcome}"]
+    lines += [f"{i:>3}. {move:<8} {pos}" for i, (move, pos) in enumerate(zip(result.moves, result.positions), start=1)]
+    if result.repeats:
+        lines.append("     (position repeats: perpetual play)")
+    return "\n".join(lines)
+
+
+def predecessors_text(preds: Predecessors) -> str:
+    """What ``tablebase predecessors`` prints: each position one move before, and the move."""
+    if not preds:
+        return f"{preds.position}: no predecessors (the start position)"
+    return "\n".join(f"{p.position}  {p.move}" for p in preds)
+
+
+def key_text(stored: StoredKey) -> str:
+    """What ``tablebase key`` prints: the stored key, the symmetry that maps to it, the moves renamed."""
+    same = " (the identity: the position is its own key)" if stored.symmetry == 0 else ""
+    lines = [
+        f"position   {stored.position}",
+        f"stored as  {stored.key}",
+        f"symmetry   {stored.symmetry} of {stored.symmetries}{same}",
+    ]
+    if stored.moves:
+        lines.append(table(["move", "stored as"], [list(pair) for pair in stored.moves]))
     return "\n".join(lines)
 
 

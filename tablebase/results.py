@@ -82,12 +82,14 @@ class Line:
     #: True when the line stopped at a repeated position (perpetual draw).
     repeats: bool = False
 
-    def to_dict(self, positions: bool = True) -> dict[str, Any]:
-        """``GET /api/{variant}/line``; ``positions=False``: the shorter ``tablebase line --json``."""
-        data = {**_pick(self, "variant", "position", "outcome"), "moves": list(self.moves)}
-        if positions:
-            data.update(positions=list(self.positions), repeats=self.repeats)
-        return data
+    def to_dict(self) -> dict[str, Any]:
+        """``tablebase line --json`` and ``GET /api/{variant}/line``."""
+        return {
+            **_pick(self, "variant", "position", "outcome"),
+            "moves": list(self.moves),
+            "positions": list(self.positions),
+            "repeats": self.repeats,
+        }
 
 
 @dataclass(frozen=True)

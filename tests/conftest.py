@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from serve_support import build_database
@@ -39,3 +40,20 @@ def tb(built_db: Path) -> tablebase.Tablebase:
 @pytest.fixture
 def ttt(tb: tablebase.Tablebase) -> tablebase.VariantTable:
     return tb.variant("tictactoe")
+
+
+class Solutions(dict[str, tuple[Any, Any]]):
+    """Variants solved in memory with and without symmetry reduction, each solved on first use."""
+
+    def __missing__(self, name: str) -> tuple[Any, Any]:
+        from tablebase.games import get
+        from tablebase.solve import solve
+
+        self[name] = solved = (solve(get(name)), solve(get(name), symmetry=False))
+        return solved
+
+
+@pytest.fixture(scope="session")
+def solved() -> Solutions:
+    """``solved[name]`` is ``(reduced, full)``, the solutions of a small variant (treat as read-only)."""
+    return Solutions()

@@ -51,7 +51,9 @@ def test_best_line_predecessors_stats_list_json(built_db: Path) -> None:
     assert best["best"] == {"move": "c1", "position": "xxx/oo./...", "outcome": "win", "distance": 1}
     assert best["outcome"] == "win"
     line = ok_json("line", "tictactoe", db=built_db)
-    assert set(line) == {"variant", "position", "outcome", "moves"} and len(line["moves"]) == 9
+    assert list(line) == ["variant", "position", "outcome", "moves", "positions", "repeats"]
+    assert len(line["moves"]) == len(line["positions"]) == 9 and line["positions"][-1].count(".") == 0
+    assert line["repeats"] is False
     preds = ok_json("predecessors", "tictactoe", "x.o/.x./...", db=built_db)
     assert preds == {
         "variant": "tictactoe",

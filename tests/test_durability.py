@@ -86,22 +86,25 @@ def test_killed_then_rebuilt_is_complete(db_copy: Path) -> None:
         assert tb.verify("mnk-4-3-3").ok
 
 
-@pytest.mark.parametrize("phase, at", [("layer 6 label", 1), ("write", 1)])
-def test_states_only_build_killed_then_resumed(db_copy: Path, phase: str, at: int) -> None:
+@pytest.mark.parametrize(
+    "storage, phase",
+    [("states", "layer 6 label"), ("states", "write"), ("packed", "layer 6 label"), ("packed", "pack")],
+)
+def test_layered_build_killed_then_resumed(db_copy: Path, storage: str, phase: str) -> None:
     before = snapshot(db_copy)
-    result = kill_build(db_copy, "mnk-4-3-3", phase, at, storage="states")
+    result = kill_build(db_copy, "mnk-4-3-3", phase, 1, storage=storage)
     assert result.returncode == -signal.SIGKILL, result.stderr
     assert snapshot(db_copy) == before
     folder = db_copy.with_name(f"{db_copy.name}.build-mnk-4-3-3")
     assert (folder / "manifest.json").exists()  # the finished layers stay for the next run
     phases: list[str] = []
     with tablebase.open(db_copy) as tb:
-        info = tb.build("mnk-4-3-3", storage="states", workers=1, progress=lambda p, d, t: phases.append(p))
-        assert (info.storage, info.states, info.outcome, info.distance) == ("states", 28275, "win", 7)
+        info = tb.build("mnk-4-3-3", storage=storage, workers=1, progress=lambda p, d, t: phases.append(p))
+        assert (info.storage, info.states, info.outcome, info.distance) == (storage, 28275, "win", 7)
         assert tb.verify("mnk-4-3-3").ok and tb.verify("tictactoe").ok
     assert not any("enumerate" in p for p in phases)  # resumed after the forward pass
     labelled = [p for p in phases if p.endswith("label")]
-    assert labelled == ([] if phase == "write" else [f"layer {d} label" for d in range(6, -1, -1)])
+    assert labelled == ([] if phase in ("write", "pack") else [f"layer {d} label" for d in range(6, -1, -1)])
     assert not folder.exists()
     after = snapshot(db_copy)
     assert {k: v for k, v in after.items() if k != "mnk-4-3-3"} == before

@@ -1,8 +1,7 @@
-"""Packed storage: the block codec, identical answers to the moves layout, corruption, export, durability."""
+"""Packed storage: the block codec, identical answers to the moves layout, corruption, export (killed builds: test_durability)."""
 
 from __future__ import annotations
 
-import signal
 import sqlite3
 from pathlib import Path
 
@@ -22,7 +21,6 @@ from tablebase.store.packed import (
     pack_values,
     unpack_values,
 )
-from test_durability import kill_build, snapshot
 
 #: Every small variant of every family packed storage holds (bitboard games with unmoves).
 SMALL = [
@@ -304,21 +302,6 @@ def test_export_refuses_row_layouts_and_bad_plies(tmp_path: Path) -> None:
             tb.export("tictactoe", tmp_path / "out.db")
     result = CliRunner().invoke(app, ["export", "tictactoe", "--plies", "5-2", "--to", "x.db", "--db", str(db)])
     assert result.exit_code == 1 and "invalid plies '5-2'" in result.output
-
-
-# -- durability ------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("phase, at", [("layer 6 label", 1), ("pack", 1)])
-def test_killed_packed_build_loses_nothing(db_copy: Path, phase: str, at: int) -> None:
-    before = snapshot(db_copy)
-    result = kill_build(db_copy, "mnk-4-3-3", phase, at, storage="packed")
-    assert result.returncode == -signal.SIGKILL, result.stderr
-    assert snapshot(db_copy) == before
-    with tablebase.open(db_copy) as tb:
-        info = tb.build("mnk-4-3-3", storage="packed", workers=1)
-        assert (info.storage, info.states, info.outcome, info.distance) == ("packed", 28275, "win", 7)
-        assert tb.verify("mnk-4-3-3").ok
 
 
 def test_http_answers_like_moves(tmp_path: Path) -> None:

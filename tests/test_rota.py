@@ -10,9 +10,7 @@ import pytest
 from game_checks import (
     check_colouring,
     check_illegal_move,
-    check_labels,
     check_shut_in,
-    check_symmetric_labels,
     illegal_moves_test,
     index_of,
     malformed_positions_test,
@@ -21,17 +19,12 @@ from game_checks import (
 from tablebase.games import get, names
 from tablebase.games.base import board_cells, split_move
 from tablebase.games.rota import RotaGame
-from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, solve
+from tablebase.solve import LOSS, WIN
 
 VARIANTS = ("rota", "rota-circle")
 #: Seed 001's winning combinations: three in a line through the centre.
 SEED_LINES = [{0, 4, 8}, {1, 5, 8}, {2, 6, 8}, {3, 7, 8}]
 RIM_LINES = [{i, (i + 1) % 8, (i + 2) % 8} for i in range(8)]
-
-
-@pytest.fixture(scope="module")
-def solved():
-    return {name: (solve(get(name)), solve(get(name), symmetry=False)) for name in VARIANTS}
 
 
 def joined(a: int, b: int) -> bool:
@@ -115,19 +108,6 @@ def test_state_counts(solved):
 def test_independent_colouring_agrees(solved, name, lines):
     game = get(name)
     check_colouring(solved[name][1], colouring(lines), lambda s: spots(game.format_position(s)))
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_labels_agree_with_children(solved, name):
-    reduced, full = solved[name]
-    check_labels(reduced, full)
-    draws = reduced.outcome == DRAW
-    assert draws.any() and (reduced.distance[draws] == NO_DISTANCE).all()
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_symmetric_positions_share_labels(solved, name):
-    check_symmetric_labels(*solved[name])
 
 
 def test_seed_zugzwang(solved):

@@ -153,6 +153,18 @@ def test_cyclic_games_use_the_retrograde_pass() -> None:
         prove(game, 0, method="search")
 
 
+def test_retrograde_pass_gives_up_past_its_limits() -> None:
+    game = get("rota")  # 392 classes reachable from the start
+    big = prove(game, game.initial_state(), method="retrograde", max_states=100)
+    assert (big.complete, big.timed_out, big.outcome) == (False, False, None)
+    assert big.stats["too_many_states"] == 1 and 100 < big.nodes < 392
+    late = prove(game, game.initial_state(), method="retrograde", time_limit=0.0)
+    assert (late.complete, late.timed_out, late.outcome) == (False, True, None)
+    assert late.stats["too_many_states"] == 0
+    whole = prove(game, game.initial_state(), method="retrograde", max_states=392)
+    assert whole.complete and whole.outcome == "draw" and whole.stats["states"] == 392
+
+
 def test_benchmark_script_runs() -> None:
     import importlib.util
     from pathlib import Path

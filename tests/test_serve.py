@@ -157,6 +157,13 @@ def test_layout_of_a_grid_and_a_wheel(client: TestClient) -> None:
     assert wheel["shape"] == "circle" and len(wheel["edges"]) == 8
 
 
+def test_layout_reply_has_the_keys_of_the_layout() -> None:
+    from tablebase.games.base import Layout
+
+    assert list(LayoutReply.model_fields) == ["variant", *Layout.__annotations__]
+    assert not LayoutReply.model_fields["regions"].is_required()
+
+
 def test_openapi_describes_every_endpoint(client: TestClient) -> None:
     spec = get(client, "/openapi.json")
     assert set(spec["paths"]) == {

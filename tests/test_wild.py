@@ -8,8 +8,6 @@ from functools import lru_cache
 import pytest
 
 from game_checks import (
-    check_labels,
-    check_symmetric_labels,
     illegal_moves_test,
     index_of,
     malformed_positions_test,
@@ -17,16 +15,11 @@ from game_checks import (
 from tablebase.errors import MalformedPositionError
 from tablebase.games import get, names
 from tablebase.games.base import board_cells, grid_layout, split_move
-from tablebase.solve import DRAW, LOSS, WIN, solve
+from tablebase.solve import DRAW, LOSS, WIN
 
 VARIANTS = ("wild", "wild-misere")
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 CODE = {"win": WIN, "loss": LOSS, "draw": DRAW}
-
-
-@pytest.fixture(scope="module")
-def solved():
-    return {name: (solve(get(name)), solve(get(name), symmetry=False)) for name in VARIANTS}
 
 
 # -- seed 002's encoding and an independent solver ------------------------------------------
@@ -170,16 +163,6 @@ def test_independent_solver_agrees(solved, name):
 def test_misere_start(solved):
     """Misère wild tic-tac-toe is a draw, played out to a full board."""
     assert solved["wild-misere"][0].result() == ("draw", 9)
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_labels_agree_with_children(solved, name):
-    check_labels(*solved[name])
-
-
-@pytest.mark.parametrize("name", VARIANTS)
-def test_symmetric_positions_share_labels(solved, name):
-    check_symmetric_labels(*solved[name])
 
 
 def test_colour_swap_is_a_symmetry(solved):

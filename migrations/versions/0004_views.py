@@ -14,7 +14,7 @@ Create Date: 2026-11-23
 
 from __future__ import annotations
 
-from alembic import op
+from alembic import context, op
 
 revision = "0004_views"
 down_revision = "0003_plies"
@@ -52,33 +52,6 @@ VIEWS = {
     """,
 }
 
-#: The views of revision 0001, restored by a downgrade.
-OLD_VIEWS = {
-    "move_values": """
-        CREATE VIEW move_values AS
-        SELECT v.name AS variant, f.key AS position, m.move, t.key AS result,
-               CASE t.outcome WHEN 'loss' THEN 'win' WHEN 'win' THEN 'loss' ELSE 'draw' END AS value,
-               t.distance + 1 AS distance, m.from_state, m.to_state
-        FROM moves AS m
-        JOIN states AS f ON f.id = m.from_state
-        JOIN states AS t ON t.id = m.to_state
-        JOIN variants AS v ON v.id = f.variant_id
-    """,
-    "best_moves": """
-        CREATE VIEW best_moves AS
-        SELECT variant, position, move, result, value, distance FROM (
-            SELECT mv.*, ROW_NUMBER() OVER (
-                PARTITION BY mv.from_state
-                ORDER BY CASE mv.value WHEN 'win' THEN 0 WHEN 'draw' THEN 1 ELSE 2 END,
-                         CASE mv.value WHEN 'win' THEN mv.distance
-                                       ELSE -COALESCE(mv.distance, 1000000000) END,
-                         mv.move
-            ) AS rank
-            FROM move_values AS mv
-        ) WHERE rank = 1
-    """,
-}
-
 
 def _replace(views: dict[str, str]) -> None:
     for name in ("best_moves", "move_values"):
@@ -92,4 +65,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    _replace(OLD_VIEWS)
+    """Restore the views of revision 0001, as that revision's script defines them."""
+    _replace(context.script.get_revision("0001_initial").module.VIEWS)

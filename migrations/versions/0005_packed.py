@@ -9,16 +9,17 @@ revision = "0005_packed"
 down_revision = "0004_views"
 
 
+#: The columns of ``blocks``, in order; every one is required.
+COLUMNS = (
+    ("id", sa.Integer), ("variant_id", sa.Integer), ("ply", sa.Integer), ("first_state", sa.Integer),
+    ("first_key", sa.String), ("count", sa.Integer), ("data", sa.LargeBinary),
+)
+
+
 def upgrade() -> None:
     op.create_table(
         "blocks",
-        sa.Column("id", sa.Integer(), nullable=False),
-        sa.Column("variant_id", sa.Integer(), nullable=False),
-        sa.Column("ply", sa.Integer(), nullable=False),
-        sa.Column("first_state", sa.Integer(), nullable=False),
-        sa.Column("first_key", sa.String(), nullable=False),
-        sa.Column("count", sa.Integer(), nullable=False),
-        sa.Column("data", sa.LargeBinary(), nullable=False),
+        *(sa.Column(name, kind(), nullable=False) for name, kind in COLUMNS),
         sa.ForeignKeyConstraint(
             ["variant_id"], ["variants.id"], name=op.f("fk_blocks_variant_id_variants"), ondelete="CASCADE"
         ),

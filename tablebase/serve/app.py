@@ -49,7 +49,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, get_type_hints
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -59,7 +59,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 import tablebase
 from tablebase import games
@@ -73,6 +73,7 @@ from tablebase.errors import (
     VariantNotBuiltError,
     quote,
 )
+from tablebase.games.base import Layout
 from tablebase.games.base import parse_position as parse_text
 from tablebase.outcome import Outcome
 from tablebase.query import Tablebase
@@ -188,18 +189,22 @@ class RegionReply(BaseModel):
     cells: list[str]
 
 
-class LayoutReply(BaseModel):
-    """Board geometry; the contract is the docstring of ``Game.layout`` (tablebase/games/base.py)."""
+def typed_dict_model(name: str, shape: type, doc: str, **fields: Any) -> type[BaseModel]:
+    """A reply model with the keys of the TypedDict ``shape`` in its order, after the extra ``fields``
+    (``name=(type, default)``); a field of ``fields`` that ``shape`` also has replaces its plain form."""
+    keys = {key: (hint, ...) for key, hint in get_type_hints(shape).items()}
+    ordered = {**{k: v for k, v in fields.items() if k not in keys}, **keys}
+    return create_model(name, __doc__=doc, **{k: fields.get(k, v) for k, v in ordered.items()})
 
-    variant: str
-    cells: list[CellReply] = Field(description="Cells in the order of the board characters of a position.")
-    shape: Literal["square", "circle"]
-    edges: list[tuple[str, str]]
-    separators: str
-    empty: str
-    pieces: dict[str, str]
-    move_separator: str
-    regions: list[RegionReply] = Field(default=[], description="Named groups of cells (Ultimate's fields).")
+
+LayoutReply = typed_dict_model(
+    "LayoutReply",
+    Layout,
+    "Board geometry; the contract is the docstring of ``Game.layout`` (tablebase/games/base.py).",
+    variant=(str, ...),
+    cells=(list[CellReply], Field(description="Cells in the order of the board characters of a position.")),
+    regions=(list[RegionReply], Field(default=[], description="Named groups of cells (Ultimate's fields).")),
+)
 
 
 class BoardMoveReply(BaseModel):

@@ -92,10 +92,22 @@ class Solution:
         return OUTCOME_NAMES[int(self.outcome[0])], (None if d == NO_DISTANCE else d)
 
 
-def enumerate_states(game: Game, symmetry: bool = True, progress: Progress | None = None) -> Solution:
-    """Every state reachable from the start, breadth first, with its edges (unlabelled)."""
+def enumerate_states(
+    game: Game,
+    symmetry: bool = True,
+    progress: Progress | None = None,
+    start: int | None = None,
+    stop: Callable[[int, int], bool] | None = None,
+) -> Solution:
+    """Every state reachable from the start (or from the state ``start``), breadth first, with its
+    edges (unlabelled).
+
+    ``stop(i, found)`` is asked after the ``i``-th state (from 0) is looked at, with ``found``
+    states known by then; when it answers true the walk ends there and the solution is partial:
+    ``states`` holds every state found, ``terminal`` and the edges only those of the states looked at.
+    """
     canon = game.canonical if symmetry else (lambda s: (s, 0))
-    start = canon(game.initial_state())[0]
+    start = canon(game.initial_state() if start is None else start)[0]
     index: dict[int, int] = {start: 0}
     states = [start]
     ply = [0]
@@ -122,6 +134,8 @@ def enumerate_states(game: Game, symmetry: bool = True, progress: Progress | Non
                 src.append(i)
                 moves.append(move)
                 dst.append(j)
+        if stop is not None and stop(i, len(states)):
+            break
         i += 1
         if progress is not None and i % 4096 == 0:
             progress("enumerate", i, None)

@@ -564,7 +564,7 @@ def _label_layer(
     bdir.remove(folder)
 
 
-def build_layers(
+def solve_chunked(
     game: Game,
     build_dir: str | os.PathLike[str],
     symmetry: bool = True,
@@ -573,16 +573,16 @@ def build_layers(
     bucket: int = BUCKET,
     workers: int = 1,
     scheduler: str | None = None,
-) -> Manifest:
-    """Enumerate and label every layer of ``game`` into ``build_dir``, resuming a finished part.
+) -> LayeredSolution:
+    """Solve ``game`` layer by layer on disk (see the module notes): enumerate and label every
+    layer into ``build_dir``, resuming an interrupted build from its finished part.
 
     ``chunk`` is the number of parents expanded at once, ``bucket`` the
     number of children merged at once in the forward pass; together they bound
     the memory of a task. The tasks run in ``workers`` local processes, or on
     the Dask cluster at ``scheduler`` (an address such as ``tcp://host:8786``,
     or ``local:N`` for ``N`` worker processes started here); cluster workers
-    must all reach ``build_dir`` (a shared folder or an fsspec URL). Returns
-    the manifest (per-layer counts, timings).
+    must all reach ``build_dir`` (a shared folder or an fsspec URL).
     """
     kernels = game.vector
     if kernels is None or not kernels.layered:
@@ -625,7 +625,7 @@ def build_layers(
             manifest.seconds["label"] = manifest.seconds.get("label", 0.0) + time.perf_counter() - t0
             t0 = time.perf_counter()
             bdir.save_manifest(manifest)
-    return manifest
+    return LayeredSolution(game, bdir, manifest)
 
 
 @dataclass
@@ -670,21 +670,3 @@ class LayeredSolution:
             np.concatenate([np.array(self.outcome(d)) for d in depths]),
             np.concatenate([np.array(self.distance(d)).astype(np.int32) for d in depths]),
         )
-
-
-def solve_chunked(
-    game: Game,
-    build_dir: str | os.PathLike[str],
-    symmetry: bool = True,
-    progress: Progress | None = None,
-    chunk: int = CHUNK,
-    bucket: int = BUCKET,
-    workers: int = 1,
-    scheduler: str | None = None,
-) -> LayeredSolution:
-    """Solve ``game`` layer by layer on disk (see the module notes and :func:`build_layers`);
-    resumes an interrupted build."""
-    manifest = build_layers(
-        game, build_dir, symmetry, progress, chunk=chunk, bucket=bucket, workers=workers, scheduler=scheduler
-    )
-    return LayeredSolution(game, BuildDir(build_dir), manifest)

@@ -19,26 +19,35 @@ backend:
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from multiprocessing import get_context
 from multiprocessing.pool import Pool
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterator, Sequence
+
+from typing_extensions import Self
 
 from tablebase.errors import BuildError
 
 
-class Executor(Protocol):
-    """Runs ``fn(*task)`` for each task, anywhere; results come back in task order."""
+class Executor(ABC):
+    """Runs ``fn(*task)`` for each task, anywhere; results come back in task order. ``with`` closes it."""
 
     #: One line naming where the tasks run (shown by the build's progress).
     description: str
 
-    def map(self, fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]]) -> Iterator[Any]: ...
+    @abstractmethod
+    def map(self, fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
+        """``fn(*task)`` of every task, in task order."""
 
-    def close(self) -> None: ...
+    @abstractmethod
+    def close(self) -> None:
+        """Stop the workers (and a cluster started here)."""
 
-    def __enter__(self) -> Executor: ...
+    def __enter__(self) -> Self:
+        return self
 
-    def __exit__(self, *exc: object) -> None: ...
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _star(call: tuple[Callable[..., Any], tuple[Any, ...]]) -> Any:
@@ -46,7 +55,7 @@ def _star(call: tuple[Callable[..., Any], tuple[Any, ...]]) -> Any:
     return fn(*args)
 
 
-class ProcessPool:
+class ProcessPool(Executor):
     """``workers`` forked processes of this machine (none for one worker: the tasks run here).
 
     ``initializer(*initargs)`` runs in every worker first (and here), so that
@@ -74,14 +83,8 @@ class ProcessPool:
             self.pool.join()
             self.pool = None
 
-    def __enter__(self) -> ProcessPool:
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class DaskExecutor:
+class DaskExecutor(Executor):
     """The workers of a Dask scheduler: ``tcp://host:8786``, or ``local:N`` for a
     :class:`~dask.distributed.LocalCluster` of ``N`` single-threaded worker processes
     started (and stopped) here."""
@@ -138,19 +141,13 @@ class DaskExecutor:
         if self.cluster is not None:
             self.cluster.close()
 
-    def __enter__(self) -> DaskExecutor:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
 
 def executor_for(
     scheduler: str | None = None,
     workers: int = 1,
     initializer: Callable[..., None] | None = None,
     initargs: tuple[Any, ...] = (),
-) -> ProcessPool | DaskExecutor:
+) -> Executor:
     """A :class:`DaskExecutor` for ``scheduler`` (an address or ``local:N``), else a
     :class:`ProcessPool` of ``workers`` processes started with ``initializer``."""
     if scheduler:

@@ -85,10 +85,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable, cast
 
-import numpy as np
 
 from tablebase.games.base import DRAW, LOSS, WIN, Game
-from tablebase.solve.retrograde import NO_DISTANCE, OUTCOME_CODES, OUTCOME_NAMES, UNKNOWN, label
+from tablebase.solve import enumerate_states
+from tablebase.solve.retrograde import NO_DISTANCE, OUTCOME_NAMES, UNKNOWN, label
 
 __all__ = ["SearchResult", "prove"]
 
@@ -770,48 +770,26 @@ def _unshift(bound: int) -> int:
 def _prove_retrograde(game: Game, state: int, time_limit: float | None, max_states: int) -> SearchResult:
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
-    root, _ = game.canonical(state)
-    index = {root: 0}
-    states = [root]
-    terminal: list[int] = []
-    src: list[int] = []
-    moves: list[int] = []
-    dst: list[int] = []
-    queue = deque([0])
-    timed_out = too_big = False
-    while queue:
-        i = queue.popleft()
-        s = states[i]
-        result = game.outcome(s)
-        terminal.append(0)  # placeholder, set below (BFS order == index order)
-        if result is not None:
-            terminal[i] = OUTCOME_CODES[result]
-            continue
-        terminal[i] = UNKNOWN
-        for move, child in game.children(s):
-            child = game.canonical(child)[0]
-            j = index.get(child)
-            if j is None:
-                j = index[child] = len(states)
-                states.append(child)
-                queue.append(j)
-            src.append(i)
-            moves.append(move)
-            dst.append(j)
-        if len(states) > max_states:
-            too_big = True
-            break
-        if deadline is not None and i & 255 == 0 and time.perf_counter() > deadline:
-            timed_out = True
-            break
+    too_big = timed_out = False
+
+    def stop(i: int, found: int) -> bool:
+        nonlocal too_big, timed_out
+        too_big = found > max_states
+        timed_out = not too_big and deadline is not None and i & 255 == 0 and time.perf_counter() > deadline
+        return too_big or timed_out
+
+    graph = enumerate_states(game, start=state, stop=stop)
+    states, terminal = graph.states, graph.terminal
+    root = states[0]
     if timed_out or too_big:
         return SearchResult(
             game=game, root=root, outcome=None, distance=None, complete=False, timed_out=timed_out,
             method="retrograde", nodes=len(states), seconds=time.perf_counter() - start,
             stats={"states": len(states), "too_many_states": int(too_big)},
         )  # fmt: skip
+    src, moves, dst = graph.src.tolist(), graph.move.tolist(), graph.dst.tolist()
     n = len(states)
-    outcome, distance = label(n, np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64), np.asarray(terminal, dtype=np.int8))
+    outcome, distance = label(n, graph.src, graph.dst, terminal)
     positions: dict[int, tuple[str, int | None]] = {
         s: (OUTCOME_NAMES[int(outcome[i])], None if int(distance[i]) == NO_DISTANCE else int(distance[i]))
         for i, s in enumerate(states)
