@@ -380,19 +380,30 @@ class BitboardGame(Game):
         width = 2 * n
         self._board_mask = (1 << width) - 1
         self._byte_shifts = tuple(range(0, width, 8))
-        self._state_tables = [self._byte_tables(s) for s in range(self.num_symmetries)]
+        images = [self._bit_images(s) for s in range(self.num_symmetries)]
+        self._state_tables = [self._byte_tables(bits) for bits in images]
+        # per byte of the board, its images under symmetries 1, 2, ... side by side in one integer
+        self._width, self._symmetries = width, self.num_symmetries
+        self._all_images = self._byte_tables(
+            [sum(bits[b] << width * (s - 1) for s, bits in enumerate(images) if s) for b in range(width)]
+        )
 
-    def _byte_tables(self, sym: int) -> tuple[list[int], ...]:
+    def _bit_images(self, sym: int) -> list[int]:
+        """The image under ``sym`` of each bit of the two bitboards."""
         n = self.cells
         perm, swap = self.cell_permutation(sym), self.swaps_colours(sym)
-        bit_image = [1 << ((b >= n) != swap) * n + perm[b % n] for b in range(2 * n)]
+        return [1 << ((b >= n) != swap) * n + perm[b % n] for b in range(2 * n)]
+
+    def _byte_tables(self, bit_image: list[int]) -> tuple[list[int], ...]:
+        """Per byte of the board, the OR of ``bit_image`` over the bits set in each of its 256 values."""
+        width = len(bit_image)
         tables = []
         for first in self._byte_shifts:
             table = [0] * 256
             for byte in range(1, 256):
                 low = byte & -byte
                 bit = first + low.bit_length() - 1
-                table[byte] = table[byte ^ low] | (bit_image[bit] if bit < 2 * n else 0)
+                table[byte] = table[byte ^ low] | (bit_image[bit] if bit < width else 0)
             tables.append(table)
         return tuple(tables)
 
@@ -421,18 +432,19 @@ class BitboardGame(Game):
         return self._inverse[sym]
 
     def canonical(self, state: int) -> tuple[int, int]:
-        board = state & self._board_mask
-        high = state ^ board
-        parts = [board >> shift & 0xFF for shift in self._byte_shifts]
-        best, best_sym = state, 0
-        tables = self._state_tables
-        for s in range(1, len(tables)):
-            image = high
-            for table, part in zip(tables[s], parts):
-                image |= table[part]
+        mask = self._board_mask
+        board = state & mask
+        images = 0
+        for table, shift in zip(self._all_images, self._byte_shifts):
+            images |= table[board >> shift & 0xFF]
+        width = self._width
+        best, best_sym = board, 0
+        for s in range(1, self._symmetries):
+            image = images & mask
             if image < best:
                 best, best_sym = image, s
-        return best, best_sym
+            images >>= width
+        return state ^ board | best, best_sym
 
     def size_bound(self, symmetry: bool = True) -> int | None:
         return int(3**self.cells) // (self.num_symmetries if symmetry else 1) + 1
