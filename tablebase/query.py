@@ -25,6 +25,7 @@ import os
 import sqlite3
 import threading
 import time
+import weakref
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, NoReturn, TypeVar
@@ -42,13 +43,23 @@ from tablebase.errors import (
 from tablebase.games.base import Game, parse_position
 from tablebase.outcome import move_value, rank
 from tablebase.reader import Reader, check_file, database_errors, read_variant, read_variants
-from tablebase.results import Line, MoveValue, PlyCount, Predecessor, Predecessors, Probe, SolveReport, Stats
+from tablebase.results import (
+    Line,
+    MoveValue,
+    PlyCount,
+    Predecessor,
+    Predecessors,
+    Probe,
+    SolveReport,
+    Stats,
+    VariantInfo,
+)
 from tablebase.store.layouts import Entry, Row, Storage, open_storage
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from tablebase.results import StoredKey, VariantInfo, VerifyReport
+    from tablebase.results import StoredKey, VerifyReport
 
     from tablebase.solve import Progress
 
@@ -311,6 +322,22 @@ class Tablebase:
         return check(self.variant(name), sample, progress)
 
 
+#: The storage object of each build of a variant that some thread of this process reads.
+_STORAGES: weakref.WeakValueDictionary[tuple[Any, ...], Storage] = weakref.WeakValueDictionary()
+_STORAGES_LOCK = threading.Lock()
+
+
+def _forget_storages() -> None:
+    """In a child process after fork: its storage objects are its own (a parent thread may hold a cache's lock)."""
+    global _STORAGES_LOCK
+    _STORAGES.clear()
+    _STORAGES_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_storages)
+
+
 class _Bound(NamedTuple):
     variant_id: int
     info: VariantInfo
@@ -345,10 +372,18 @@ class VariantTable:
                         f"variant {self._name!r} is not built in {str(path)!r}; run: tablebase {how} --db {path}"
                     )
                 variant_id, info = row
-                found = cache[self._name] = _Bound(
-                    variant_id, info, open_storage(info.storage, self.game, variant_id, info.symmetry)
-                )
+                found = cache[self._name] = _Bound(variant_id, info, self._storage(variant_id, info))
             return found  # type: ignore[no-any-return]
+
+    def _storage(self, variant_id: int, info: VariantInfo) -> Storage:
+        """The storage of this build of the variant, one object for every thread that reads it
+        (its caches, such as decoded blocks, are shared), a new one for a new build."""
+        build = (str(self.tablebase.path), variant_id, info.storage, info.built_at, info.states, info.moves)
+        with _STORAGES_LOCK:
+            storage = _STORAGES.get(build)
+            if storage is None:
+                storage = _STORAGES[build] = open_storage(info.storage, self.game, variant_id, info.symmetry)
+        return storage
 
     @property
     def name(self) -> str:

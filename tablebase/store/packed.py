@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 BLOCK = 4096
 #: zlib level of the blocks.
 LEVEL = 6
-#: Bytes of decoded blocks a reader keeps (one reader per variant and read connection, i.e. per thread).
+#: Bytes of decoded blocks a reader keeps (one reader per build of a variant, shared by the threads of a process).
 CACHE_BYTES = 64 << 20
 #: Largest state a block can hold (keys are SQLite integers).
 MAX_STATE = (1 << 63) - 1
