@@ -277,3 +277,22 @@ def test_turns_pass_from_thread_to_thread() -> None:
     for w in workers:
         w.join(10)
     assert all(counts), counts
+
+
+def test_threads_share_one_storage_per_build(tmp_path: Path) -> None:
+    """The packed block cache is the process's, not each thread's; a rebuild gets a new one."""
+    path = tmp_path / "p.db"
+    with tablebase.open(path) as tb:
+        tb.build("tictactoe", storage="packed")
+        table = tb.variant("tictactoe")
+        table.probe("x../.../... o")
+        seen: list[object] = []
+        thread = threading.Thread(target=lambda: (table.probe("x../.../... o"), seen.append(table.storage)))
+        thread.start()
+        thread.join()
+        assert seen == [table.storage]
+        cache = table.storage.reader.cache  # type: ignore[attr-defined]
+        assert cache.size > 0
+        tb.build("tictactoe", storage="packed")
+        assert table.storage is not seen[0]
+        assert table.probe("x../.../... o").outcome == "draw"
