@@ -359,13 +359,14 @@ def list_(
                 i.states,
                 i.moves if i.moves_stored else "-",
                 "yes" if i.symmetry else "no",
+                i.storage,
                 i.outcome or "unsolved",
                 show_distance(i.distance),
                 i.rules,
             ]
             for i in infos
         ]
-        typer.echo(table(["variant", "states", "moves", "symmetry", "start", "distance", "rules"], rows))
+        typer.echo(table(["variant", "states", "moves", "symmetry", "storage", "start", "distance", "rules"], rows))
 
 
 def position_command(
