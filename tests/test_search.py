@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -165,13 +166,19 @@ def test_benchmark_script_runs() -> None:
     assert [r["solved"] for r in rows] == [2, 2]
 
 
-@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
-def test_compiled_outcome_search_agrees_with_python(variant: str) -> None:
-    """Positions of 12 to 20 open spots: the compiled negamax gives the Python one's value."""
+def _compiled(variant: str) -> tuple[Game, Any]:
+    """The game and an empty compiled outcome table (loading the compiled code); skips without numba."""
     game = get(variant)
     table = game.outcome_table(game.initial_state())
     if table is None:
         pytest.skip("numba is not installed")
+    return game, table
+
+
+@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
+def test_compiled_outcome_search_agrees_with_python(variant: str) -> None:
+    """Positions of 12 to 20 open spots: the compiled negamax gives the Python one's value."""
+    game, table = _compiled(variant)
     rng = random.Random(12)
     values = []
     for k in range(40):
@@ -216,10 +223,7 @@ def test_settled_fields_share_table_keys() -> None:
 @pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
 def test_two_processes_agree_with_one(variant: str) -> None:
     """The outcome raced by a second process in the rival move order: same labels, every child included."""
-    game = get(variant)
-    table = game.outcome_table(game.initial_state())
-    if table is None:
-        pytest.skip("numba is not installed")
+    game, table = _compiled(variant)
     rng = random.Random(30)
     for _ in range(6):
         state = random_live_position(game, 22, rng)
@@ -243,9 +247,7 @@ def test_the_rival_process_finishing_first_gives_its_table(monkeypatch: pytest.M
     """The start's search waits for the rival, then goes on with the rival's table: same labels."""
     from tablebase.solve import search
 
-    game = get("ultimate")
-    if game.outcome_table(game.initial_state()) is None:
-        pytest.skip("numba is not installed")
+    game, _ = _compiled("ultimate")
     sliced = search._Searcher._sliced
 
     def after_the_rival(self, *args):  # type: ignore[no-untyped-def]

@@ -323,19 +323,13 @@ def _search(
             at = _find(keys, w0, w1, w2)
             if at >= 0:
                 lo, hi, best_index = vals[at, 0], vals[at, 1], vals[at, 2]
-                if lo >= beta or lo == hi:
-                    ret = lo
-                    mode = RETURN
-                    continue
-                if hi <= alpha:
-                    ret = hi
-                    mode = RETURN
-                    continue
-            klo, khi = _knowledge(xf, of, fwx[d], fwo[d], fmover[d])
-            if klo > lo:
-                lo = klo
-            if khi < hi:
-                hi = khi
+            if not (lo >= beta or lo == hi or hi <= alpha):
+                # the table does not settle it: what the lines of fields left say
+                klo, khi = _knowledge(xf, of, fwx[d], fwo[d], fmover[d])
+                if klo > lo:
+                    lo = klo
+                if khi < hi:
+                    hi = khi
             if lo >= beta or lo == hi:
                 ret = lo
                 mode = RETURN

@@ -597,9 +597,12 @@ class _Searcher:
         game = self.game
         max_plies = cast(Callable[[int], int], self.max_plies)
         count = self.move_count
-        kids = sorted(((max_plies(c), count(c), c) for _m, c in self._children(state)), reverse=True)
+        wdl = self.wdl
+        # longest bound first; among equal bounds, the children the outcome table already knows to
+        # be drawn (worth at most 0 to their mover, and at least 0 as the parent is drawn) first
+        kids = sorted(((max_plies(c), _at_most_zero(wdl.get(c)), count(c), c) for _m, c in self._children(state)), reverse=True)
         found = False
-        for plies, _, child in kids:
+        for plies, _, _, child in kids:
             if plies < length - 1:
                 break  # sorted: no later child can be long enough
             if game.outcome(child) is not None:
@@ -808,6 +811,11 @@ class _Searcher:
             if deadline is not None and count & 63 == 0 and time.perf_counter() > deadline:
                 break
         return positions, [(s, m, c) for (s, m), c in edges.items()], expanded
+
+
+def _at_most_zero(entry: tuple[int, int, int] | None) -> bool:
+    """Whether an outcome table entry says the value is at most 0."""
+    return entry is not None and entry[1] <= 0
 
 
 def _flip(label: tuple[str, int]) -> tuple[str, int]:
