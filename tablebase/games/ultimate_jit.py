@@ -5,12 +5,16 @@ returns when numba is installed: the win/draw/loss alpha-beta of
 :mod:`tablebase.solve.search` (same move ordering, same fail-soft bounds)
 run as machine code over the fields of the board, with its transposition
 table in numpy arrays. The table is a cache of proved bounds: an entry may be
-overwritten when its slots are taken, never made wrong.
+overwritten when its slots are taken, never made wrong. Both searches also
+bound a position by who can still make a line of fields (a side that cannot
+is worth at most a draw), and the outcome search can order moves by their
+history of cut-offs fully or only as a tie-break (:meth:`OutcomeTable.rival`).
 
-A state is kept as three 63-bit words: the x marks of fields 0-6; the x marks
+A state is keyed by three 63-bit words: the x marks of fields 0-6; the x marks
 of fields 7-8 and the o marks of fields 0-4; the o marks of fields 5-8, the
 fields won by x and by o and the active field (the layout of
-:mod:`tablebase.games.ultimate` shifted to fit).
+:mod:`tablebase.games.ultimate` shifted to fit), with the marks of settled
+fields folded as :func:`words` says.
 """
 
 from __future__ import annotations
