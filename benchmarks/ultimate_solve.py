@@ -17,6 +17,10 @@ Quick run::
 Full run (what the issue asks: E = 10..35, 60 s per position)::
 
     python benchmarks/ultimate_solve.py --samples 20 --limit 60
+
+Each position is proved by two processes (``--processes 2``, the default:
+a second one races the outcome in another move order); ``--processes 1``
+for one.
 """
 
 from __future__ import annotations
@@ -37,7 +41,9 @@ from tablebase.games.base import random_live_position  # noqa: E402
 from tablebase.solve.search import prove  # noqa: E402
 
 
-def run(variants: list[str], empties: list[int], samples: int, limit: float, seed: int, verbose: bool) -> list[dict]:
+def run(
+    variants: list[str], empties: list[int], samples: int, limit: float, seed: int, verbose: bool, processes: int = 1
+) -> list[dict]:
     rows = []
     for variant in variants:
         game = get(variant)
@@ -49,7 +55,7 @@ def run(variants: list[str], empties: list[int], samples: int, limit: float, see
             seconds = 0.0
             for k in range(samples):
                 state = random_live_position(game, e, rng)
-                result = prove(game, state, time_limit=limit)
+                result = prove(game, state, time_limit=limit, processes=processes)
                 proved = result.complete
                 times.append(result.seconds if proved else float("inf"))
                 key = result.outcome if proved else "unproved"
@@ -59,7 +65,10 @@ def run(variants: list[str], empties: list[int], samples: int, limit: float, see
                 if verbose:
                     print(
                         f"  {variant} E={e} #{k}: {result.outcome} {result.distance} "
-                        f"{'proved' if proved else 'TIMEOUT'} {result.seconds:.2f}s {result.nodes} nodes",
+                        f"{'proved' if proved else 'TIMEOUT'} {result.seconds:.2f}s {result.nodes} nodes "
+                        f"(outcome {result.stats.get('outcome_s', 0):.2f}s, distance "
+                        f"{result.stats.get('distance_s', 0) + result.stats.get('draw_s', 0):.2f}s, "
+                        f"rival {'won' if result.stats.get('rival_won') else 'lost'})",
                         file=sys.stderr,
                         flush=True,
                     )
@@ -71,6 +80,8 @@ def run(variants: list[str], empties: list[int], samples: int, limit: float, see
                     "empties": e,
                     "samples": samples,
                     "limit_s": limit,
+                    "seed": seed,
+                    "processes": processes,
                     "solved": solved,
                     "share_solved": solved / samples,
                     "median_s": None if median == float("inf") else round(median, 3),
@@ -101,12 +112,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--samples", type=int, default=20, help="positions per (variant, E)")
     parser.add_argument("--limit", type=float, default=60.0, help="seconds per position")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--processes", type=int, default=2, help="2: a second process races the outcome in another move order"
+    )
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per position on stderr")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores", flush=True)
-    rows = run(args.variants, args.empties, args.samples, args.limit, args.seed, args.verbose)
+    print(f"seed {args.seed}, {args.processes} process(es) a position", flush=True)
+    rows = run(args.variants, args.empties, args.samples, args.limit, args.seed, args.verbose, args.processes)
     print(f"total {time.perf_counter() - t0:.0f} s; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n")

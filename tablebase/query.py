@@ -274,7 +274,7 @@ class Tablebase:
         known = {} if table is None else table._stored_below(state, _share(deadline, SOLVE_READ_SHARE))
         self._drop_reader()
         result = prove(
-            game, state, _share(deadline, SOLVE_SEARCH_SHARE), children=True, line=True, known=known
+            game, state, _share(deadline, SOLVE_SEARCH_SHARE), children=True, line=True, known=known, processes=2
         )
         write_by = None if deadline is None or time_limit is None else deadline - 0.05 * time_limit
         result.collect(write_by)

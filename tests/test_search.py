@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -177,13 +178,19 @@ def test_benchmark_script_runs() -> None:
     assert [r["solved"] for r in rows] == [2, 2]
 
 
-@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
-def test_compiled_outcome_search_agrees_with_python(variant: str) -> None:
-    """Positions of 12 to 20 open spots: the compiled negamax gives the Python one's value."""
+def _compiled(variant: str) -> tuple[Game, Any]:
+    """The game and an empty compiled outcome table (loading the compiled code); skips without numba."""
     game = get(variant)
     table = game.outcome_table(game.initial_state())
     if table is None:
         pytest.skip("numba is not installed")
+    return game, table
+
+
+@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
+def test_compiled_outcome_search_agrees_with_python(variant: str) -> None:
+    """Positions of 12 to 20 open spots: the compiled negamax gives the Python one's value."""
+    game, table = _compiled(variant)
     rng = random.Random(12)
     values = []
     for k in range(40):
@@ -195,3 +202,80 @@ def test_compiled_outcome_search_agrees_with_python(variant: str) -> None:
         assert value == {"win": 1, "draw": 0, "loss": -1}[python.outcome]
         values.append(value)
     assert set(values) == {-1, 0, 1}
+
+
+def _ultimate_state(x: dict[int, list[int]], o: dict[int, list[int]], won_x: int = 0, active: int = 9) -> int:
+    """A state of the Ultimate encoding from spots by field (x marks, o marks), fields won by x, active field."""
+    bits = 0
+    for shift, marks in ((0, x), (81, o)):
+        for f, spots in marks.items():
+            for s in spots:
+                bits |= 1 << (shift + 9 * f + s)
+    return bits | (won_x << 162) | (active << 180)
+
+
+def test_settled_fields_share_table_keys() -> None:
+    """Marks inside a won field, or one neither side can win, change the key only by where they are."""
+    ultimate_jit = pytest.importorskip("tablebase.games.ultimate_jit")
+    words = ultimate_jit.words
+    # field 0 won by x (top row) with an x and an o below it; field 2 drawn (every line holds both
+    # marks, spot 5 empty); field 1 open, x on spots 0 and 4, o on 1
+    x = {0: [0, 1, 2, 4], 1: [0, 4], 2: [0, 2, 4, 7]}
+    o = {0: [3, 5], 1: [1], 2: [1, 3, 6, 8]}
+    state = _ultimate_state(x, o, won_x=1)
+    swapped_in_won = _ultimate_state({**x, 0: [0, 1, 2, 5]}, {**o, 0: [3, 4]}, won_x=1)
+    swapped_in_drawn = _ultimate_state({**x, 2: [1, 3, 6, 8]}, {**o, 2: [0, 2, 4, 7]}, won_x=1)
+    swapped_in_open = _ultimate_state({**x, 1: [1, 4]}, {**o, 1: [0]}, won_x=1)
+    assert words(state) == words(swapped_in_won) == words(swapped_in_drawn)
+    assert words(state) != words(swapped_in_open)
+    w2 = words(state)[2]
+    assert (w2 >> 36) & 511 == 0b101 and (w2 >> 45) & 511 == 0b100  # field 2 drawn: both its won bits
+
+
+@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
+def test_two_processes_agree_with_one(variant: str) -> None:
+    """The outcome raced by a second process in the rival move order: same labels, every child included."""
+    game, table = _compiled(variant)
+    rng = random.Random(30)
+    for _ in range(6):
+        state = random_live_position(game, 22, rng)
+        one = prove(game, state, children=True)
+        two = prove(game, state, children=True, processes=2)
+        assert (two.outcome, two.distance, two.moves) == (one.outcome, one.distance, one.moves)
+        assert one.root in two.positions
+        for s in set(one.positions) & set(two.positions):
+            assert two.positions[s] == one.positions[s]
+    # a table proved in the rival order, adopted by another: the same proved value
+    state = random_live_position(game, 24, rng)
+    rival = table.rival()
+    value, _ = rival.search(state, -1, 1, 10**9)
+    fresh = game.outcome_table(state)
+    fresh.adopt(rival.export())
+    entry = fresh.get(state)
+    assert entry is not None and entry[0] == entry[1] == value == {"win": 1, "draw": 0, "loss": -1}[prove(game, state).outcome]
+
+
+def test_the_rival_process_finishing_first_gives_its_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The start's search waits for the rival, then goes on with the rival's table: same labels."""
+    from tablebase.solve import search
+
+    game, _ = _compiled("ultimate")
+    sliced = search._Searcher._sliced
+
+    def after_the_rival(self, *args):  # type: ignore[no-untyped-def]
+        if self.racing is not None:
+            self.race(*self.racing)
+            self.rival_conn.poll(60)
+        return sliced(self, *args)
+
+    rng = random.Random(31)
+    won = 0
+    for _ in range(3):
+        state = random_live_position(game, 30, rng)
+        one = prove(game, state, children=True)
+        monkeypatch.setattr(search._Searcher, "_sliced", after_the_rival)
+        two = prove(game, state, time_limit=120, children=True, processes=2)
+        monkeypatch.setattr(search._Searcher, "_sliced", sliced)
+        assert (two.outcome, two.distance, two.moves) == (one.outcome, one.distance, one.moves)
+        won += int(two.stats["rival_won"])
+    assert won >= 1

@@ -5,12 +5,16 @@ returns when numba is installed: the win/draw/loss alpha-beta of
 :mod:`tablebase.solve.search` (same move ordering, same fail-soft bounds)
 run as machine code over the fields of the board, with its transposition
 table in numpy arrays. The table is a cache of proved bounds: an entry may be
-overwritten when its slots are taken, never made wrong.
+overwritten when its slots are taken, never made wrong. Both searches also
+bound a position by who can still make a line of fields (a side that cannot
+is worth at most a draw), and the outcome search can order moves by their
+history of cut-offs fully or only as a tie-break (:meth:`OutcomeTable.rival`).
 
-A state is kept as three 63-bit words: the x marks of fields 0-6; the x marks
+A state is keyed by three 63-bit words: the x marks of fields 0-6; the x marks
 of fields 7-8 and the o marks of fields 0-4; the o marks of fields 5-8, the
 fields won by x and by o and the active field (the layout of
-:mod:`tablebase.games.ultimate` shifted to fit).
+:mod:`tablebase.games.ultimate` shifted to fit), with the marks of settled
+fields folded as :func:`words` says.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from numba import njit
 _LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100)
 LINE = np.array([any(b & ln == ln for ln in _LINES) for b in range(512)], dtype=np.bool_)
 FREE = np.array([9 - bin(b).count("1") for b in range(512)], dtype=np.int64)
+#: ``OPEN[p]``: some line of a field holds none of the marks ``p`` (the other side can still take the field).
+OPEN = np.array([any(b & ln == 0 for ln in _LINES) for b in range(512)], dtype=np.bool_)
 
 #: Returned through the recursion when the node budget is spent.
 ABORT = 100
@@ -82,6 +88,31 @@ def _store(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: in
     vals[i, 2] = best
 
 
+@njit(cache=True, inline="always")
+def _can_win(mine_won: int, other_won: int, other: np.ndarray) -> bool:
+    """Whether a side that has won the fields ``mine_won`` can still make a line of fields: some
+    line has only fields it won or can still win (not won yet, with a line free of ``other``'s marks)."""
+    possible = mine_won
+    taken = mine_won | other_won
+    for f in range(9):
+        if not (taken >> f) & 1 and OPEN[other[f]]:
+            possible |= 1 << f
+    return LINE[possible]
+
+
+@njit(cache=True, inline="always")
+def _knowledge(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int) -> tuple[int, int]:
+    """Bounds ``(lo, hi)`` on the value for ``mover`` from who can still make a line of fields:
+    at most 0 when the mover cannot, at least 0 when the opponent cannot."""
+    if mover == 0:
+        me = _can_win(wx, wo, of)
+        you = _can_win(wo, wx, xf)
+    else:
+        me = _can_win(wo, wx, xf)
+        you = _can_win(wx, wo, of)
+    return (-1 if you else 0), (1 if me else 0)
+
+
 ENTER, NEXT, RETURN = 0, 1, 2
 DEPTH = 82
 #: How a move ends the game: it does not, the mover wins, a draw (every field closed).
@@ -118,6 +149,20 @@ def _moves(xf: np.ndarray, of: np.ndarray, won: int, active: int, classic: bool,
 
 
 @njit(cache=True, inline="always")
+def _settle_field(w0: int, w1: int, w2: int, f: int, occupied: int, flags: int) -> tuple[int, int, int]:
+    """The key words with field ``f`` settled: its spots ``occupied`` as x marks, no o marks, ``flags`` set."""
+    if f < 7:
+        w0 = (w0 & ~(511 << (9 * f))) | (occupied << (9 * f))
+    else:
+        w1 = (w1 & ~(511 << (9 * (f - 7)))) | (occupied << (9 * (f - 7)))
+    if f < 5:
+        w1 &= ~(511 << (18 + 9 * f))
+    else:
+        w2 &= ~(511 << (9 * (f - 5)))
+    return w0, w1, w2 | flags
+
+
+@njit(cache=True, inline="always")
 def _child(
     xf: np.ndarray, of: np.ndarray, w0: int, w1: int, w2: int, won: int, mine_won: int, mover: int,
     closed: int, free_open: int, classic: bool, m: int,
@@ -142,7 +187,13 @@ def _child(
             free -= FREE[field_now]
     a0, a1, a2 = w0, w1, w2
     index = 9 * f + s
-    if mover == 0:
+    if (won >> f) & 1 or not (OPEN[xf[f]] or OPEN[of[f]]):
+        # a settled field: the key holds where its marks are, not whose
+        if index < 63:
+            a0 |= 1 << index
+        else:
+            a1 |= 1 << (index - 63)
+    elif mover == 0:
         if index < 63:
             a0 |= 1 << index
         else:
@@ -156,6 +207,10 @@ def _child(
             a2 |= 1 << (index - 45)
         if wins_field:
             a2 |= 1 << (45 + f)
+    if wins_field:
+        a0, a1, a2 = _settle_field(a0, a1, a2, f, field_now, 0)
+    elif not (won >> f) & 1 and not (OPEN[mine] or OPEN[field_now ^ mine]):
+        a0, a1, a2 = _settle_field(a0, a1, a2, f, field_now, (1 << (36 + f)) | (1 << (45 + f)))
     child_active = 9 if (shut >> s) & 1 else s
     a2 = (a2 & ~(15 << 54)) | (child_active << 54)
     if ends == GOES_ON and shut == 511:
@@ -242,9 +297,11 @@ def _search(
     keys: np.ndarray,
     vals: np.ndarray,
     history: np.ndarray,
+    history_cap: int,
     counter: np.ndarray,
 ) -> int:
-    """Fail-soft negamax in -1..1, depth first with an explicit stack (one frame a ply)."""
+    """Fail-soft negamax in -1..1, depth first with an explicit stack (one frame a ply); a move's
+    history counts at most ``history_cap`` in the move order."""
     two, newly, isknown, one = _frames()
     moves, order, known, c0, c1, c2 = two[0], two[1], two[2], two[3], two[4], two[5]
     key = np.empty(81, dtype=np.int64)
@@ -270,14 +327,21 @@ def _search(
             at = _find(keys, w0, w1, w2)
             if at >= 0:
                 lo, hi, best_index = vals[at, 0], vals[at, 1], vals[at, 2]
-                if lo >= beta or lo == hi:
-                    ret = lo
-                    mode = RETURN
-                    continue
-                if hi <= alpha:
-                    ret = hi
-                    mode = RETURN
-                    continue
+            if not (lo >= beta or lo == hi or hi <= alpha):
+                # the table does not settle it: what the lines of fields left say
+                klo, khi = _knowledge(xf, of, fwx[d], fwo[d], fmover[d])
+                if klo > lo:
+                    lo = klo
+                if khi < hi:
+                    hi = khi
+            if lo >= beta or lo == hi:
+                ret = lo
+                mode = RETURN
+                continue
+            if hi <= alpha:
+                ret = hi
+                mode = RETURN
+                continue
             if lo > alpha:
                 alpha = lo
             if hi < beta:
@@ -315,7 +379,7 @@ def _search(
                     k = (vals[e, 0] + vals[e, 1]) * 10**6
                 if i == best_index:
                     k = -(10**8)
-                key[i] = k + replies * 1000 - history[m]
+                key[i] = k + replies * 1000 - min(history[m], history_cap)
             if immediate:
                 ret = 1
                 mode = RETURN
@@ -479,6 +543,11 @@ def _dist(
                     hi = -(M - plies)
                 elif vals[at, 1] == 0:
                     hi = 0
+            klo, khi = _knowledge(xf, of, wx, wo, mover)
+            if klo == 0 and lo < 0:
+                lo = 0
+            if khi == 0 and hi > 0:
+                hi = 0
             best_index = -1
             found, elo, ehi, eb = _dget(dkeys, dvals, w0, w1, w2)
             if found:
@@ -608,10 +677,26 @@ def _dist(
 
 
 def words(state: int) -> tuple[int, int, int]:
-    """The three words of a state of :mod:`tablebase.games.ultimate`."""
+    """The three words of the table key of a state of :mod:`tablebase.games.ultimate`.
+
+    A settled field (won, or one neither side can win any more) changes the
+    game only by which of its spots are empty, so its marks all count as x
+    marks, and a field neither side can win has both its won bits set (which
+    no state has): states that differ only inside settled fields share a key
+    (the order in which moves filled them does not matter).
+    """
     x = state & M81
     o = (state >> 81) & M81
     high = state >> 162
+    won = (high | (high >> 9)) & 511
+    for f in range(9):
+        xs = (x >> (9 * f)) & 511
+        os_ = (o >> (9 * f)) & 511
+        if (won >> f) & 1 or not (OPEN[xs] or OPEN[os_]):
+            x = (x & ~(511 << (9 * f))) | ((xs | os_) << (9 * f))
+            o &= ~(511 << (9 * f))
+            if not (won >> f) & 1:
+                high |= (1 << f) | (1 << (9 + f))
     return x & M63, (x >> 63) | ((o & M45) << 18), (o >> 45) | (high << 36)
 
 
@@ -675,18 +760,17 @@ class OutcomeTable(_Table):
     state, :meth:`distance_search` the distance search, within a node budget.
     """
 
-    def __init__(self, classic: bool, max_bits: int = 22):
+    def __init__(self, classic: bool, max_bits: int = 22, history_cap: int = 1 << 62):
         super().__init__(max_bits, np.int8)
         self.classic = classic
         self.history = np.zeros(81, dtype=np.int64)
+        self.history_cap = history_cap
         self.counter = np.zeros(2, dtype=np.int64)
         #: The bounds of the distance search, a table of its own.
         self.distances = DistanceTable(max(4, max_bits - 2))
 
     def get(self, state: int) -> tuple[int, int, int] | None:
-        x = state & M81
-        o = (state >> 81) & M81
-        code = _get(self.keys, self.vals, x & M63, (x >> 63) | ((o & M45) << 18), (o >> 45) | (state >> 162 << 36))
+        code = _get(self.keys, self.vals, *words(state))
         if code < 0:
             return None
         return code // 1024 - 1, code // 256 % 4 - 1, code % 256 - 1
@@ -724,11 +808,29 @@ class OutcomeTable(_Table):
         """``(fail-soft value in -1..1, nodes)`` of the non-terminal ``state``; value ``None``
         when ``budget`` nodes were not enough (what was proved stays in the table)."""
         value = _search(
-            *self._start(state, budget), self.classic, alpha, beta, self.keys, self.vals, self.history, self.counter
+            *self._start(state, budget), self.classic, alpha, beta, self.keys, self.vals, self.history,
+            self.history_cap, self.counter,
         )
         nodes = int(min(self.counter[0], budget))
         self.note(nodes)
         return (None if value == ABORT else int(value)), nodes
+
+
+    def rival(self) -> OutcomeTable:
+        """An empty table whose search orders moves otherwise (the history of cut-offs only breaks
+        ties between moves with as many replies): hard positions take either far fewer or far
+        more nodes in one order than in the other, so two processes can race the two."""
+        return OutcomeTable(self.classic, self.max_bits, history_cap=999)
+
+    def export(self) -> tuple[int, np.ndarray, np.ndarray]:
+        """What :meth:`adopt` takes: the table's entries."""
+        return self.bits, self.keys, self.vals
+
+    def adopt(self, exported: tuple[int, np.ndarray, np.ndarray]) -> None:
+        """Take the entries of another table of the same variant (proved bounds, like this one's) in
+        place of this one's."""
+        self.bits, self.keys, self.vals = exported
+        self.work = 0
 
 
 def _load() -> None:

@@ -79,6 +79,7 @@ Example::
 
 from __future__ import annotations
 
+import multiprocessing
 import sys
 import time
 from collections import deque
@@ -193,6 +194,7 @@ def prove(
     line: bool = False,
     known: dict[int, tuple[str, int | None]] | None = None,
     compiled: bool = True,
+    processes: int = 1,
 ) -> SearchResult:
     """Prove the exact outcome and distance of ``state``.
 
@@ -207,6 +209,9 @@ def prove(
     exact labels of positions (in any orientation) to start from, e.g. what a
     tablebase file already holds. ``compiled=False`` keeps the outcome step
     in Python where the game offers a compiled one (:meth:`Game.outcome_table`).
+    With ``processes=2`` and a compiled table that has a rival move order
+    (``table.rival()``), a second process races the start position's outcome
+    proof in that order; the first to finish gives its table to the rest.
     """
     if method == "auto":
         method = "retrograde" if game.cyclic else "search"
@@ -223,7 +228,21 @@ def prove(
     searcher = _Searcher(game, time_limit, table)
     if known:
         searcher.seed(known)
+    if processes > 1 and table is not None and hasattr(table, "rival") and game.outcome(state) is None:
+        searcher.racing = (state, known)
     return searcher.run(state, children, line)
+
+
+def _rival(game: Game, state: int, table: Any, deadline: float | None, known: dict | None, conn: Any) -> None:
+    """In a second process: prove the outcome of ``state`` with ``table`` and send its entries."""
+    searcher = _Searcher(game, None if deadline is None else max(0.0, deadline - time.perf_counter()), table)
+    if known:
+        searcher.seed(known)
+    try:
+        searcher.wdl_search(state, -1, 1)
+    except _Timeout:
+        return
+    conn.send(table.export())
 
 
 # -- depth-first search (acyclic games) ------------------------------------------------
@@ -254,6 +273,14 @@ class _Searcher:
                 self.dist = compiled.distances
                 self.dist_search = self._dist_compiled  # type: ignore[method-assign]
         self.proved: dict[int, tuple[str, int]] = {}
+        #: The start position and known labels to race in a second process, once its search
+        #: outlasts a first node budget; the process and the end of its pipe.
+        self.racing: tuple[int, dict[int, tuple[str, int | None]] | None] | None = None
+        self.rival: Any = None
+        self.rival_conn: Any = None
+        self.rival_won = 0
+        #: Seconds spent proving outcomes, distances of wins and losses, and draw lengths.
+        self.seconds = {"outcome": 0.0, "distance": 0.0, "draw": 0.0}
         self.draw_len: dict[int, int] = {}  # exact draw lengths
         self.draw_lb: dict[int, int] = {}  # a drawn line at least this long exists
         self.draw_ub: dict[int, int] = {}  # no drawn line is longer
@@ -361,7 +388,8 @@ class _Searcher:
             self.dist_nodes += self.nodes - before
 
     def _sliced(self, search: Callable[[int, int, int, int], tuple[int | None, int]], state: int, alpha: int, beta: int) -> int:
-        """Run a compiled search in node budgets, looking at the clock between them (about 0.1 s of work each)."""
+        """Run a compiled search in node budgets, looking at the clock (and the rival process) between
+        them (about 0.1 s of work each)."""
         budget = COMPILED_BUDGET if self.deadline is None else COMPILED_BUDGET // 10
         while True:
             began = time.perf_counter()
@@ -369,6 +397,10 @@ class _Searcher:
             self.nodes += nodes
             if value is not None:
                 return value
+            if self.racing is not None:
+                self.race(*self.racing)
+            elif self.rival_conn is not None and self.rival_conn.poll():
+                self._adopt_rival()
             now = time.perf_counter()
             if self.deadline is None:
                 budget *= 2
@@ -376,6 +408,40 @@ class _Searcher:
             if now > self.deadline:
                 raise _Timeout
             budget = max(1000, min(2 * budget, COMPILED_CHUNK, int(nodes / max(now - began, 1e-6) / 10)))
+
+    def race(self, state: int, known: dict[int, tuple[str, int | None]] | None) -> None:
+        """Start a second process proving the outcome of ``state`` with the table's rival move order."""
+        self.racing = None
+        try:
+            context = multiprocessing.get_context("fork")
+        except ValueError:
+            return  # no fork on this platform: one process
+        receive, send = context.Pipe(duplex=False)
+        rival = self.wdl.rival()  # type: ignore[attr-defined]
+        self.rival = context.Process(target=_rival, args=(self.game, state, rival, self.deadline, known, send), daemon=True)
+        self.rival.start()
+        send.close()
+        self.rival_conn = receive
+
+    def _adopt_rival(self) -> None:
+        """The rival finished first (or gave up): take its table, and stop it."""
+        try:
+            exported = self.rival_conn.recv()
+        except EOFError:
+            exported = None  # it ran out of time
+        if exported is not None:
+            self.wdl.adopt(exported)  # type: ignore[attr-defined]
+            self.rival_won = 1
+        self._stop_rival()
+
+    def _stop_rival(self) -> None:
+        self.racing = None
+        if self.rival is None:
+            return
+        self.rival.terminate()
+        self.rival.join()
+        self.rival_conn.close()
+        self.rival = self.rival_conn = None
 
     # -- step 2: distance ---------------------------------------------------------------
 
@@ -531,9 +597,12 @@ class _Searcher:
         game = self.game
         max_plies = cast(Callable[[int], int], self.max_plies)
         count = self.move_count
-        kids = sorted(((max_plies(c), count(c), c) for _m, c in self._children(state)), reverse=True)
+        wdl = self.wdl
+        # longest bound first; among equal bounds, the children the outcome table already knows to
+        # be drawn (worth at most 0 to their mover, and at least 0 as the parent is drawn) first
+        kids = sorted(((max_plies(c), _at_most_zero(wdl.get(c)), count(c), c) for _m, c in self._children(state)), reverse=True)
         found = False
-        for plies, _, child in kids:
+        for plies, _, _, child in kids:
             if plies < length - 1:
                 break  # sorted: no later child can be long enough
             if game.outcome(child) is not None:
@@ -603,11 +672,20 @@ class _Searcher:
         known = self.exact(state)
         if known is not None:
             return known
-        value = self.wdl_search(state, -1, 1)
-        if value == 0:
-            label_ = DRAW, self.draw_length(state)
-        else:
-            label_ = (WIN if value > 0 else LOSS), self.exact_distance(state)
+        began = time.perf_counter()
+        try:
+            value = self.wdl_search(state, -1, 1)
+        finally:
+            self.seconds["outcome"] += time.perf_counter() - began
+        self._stop_rival()  # only the start position's outcome is raced
+        began = time.perf_counter()
+        try:
+            if value == 0:
+                label_ = DRAW, self.draw_length(state)
+            else:
+                label_ = (WIN if value > 0 else LOSS), self.exact_distance(state)
+        finally:
+            self.seconds["draw" if value == 0 else "distance"] += time.perf_counter() - began
         self.proved[state] = label_
         return label_
 
@@ -643,6 +721,7 @@ class _Searcher:
             timed_out = not complete
         finally:
             sys.setrecursionlimit(limit)
+            self._stop_rival()
         return SearchResult(
             game=self.game,
             root=self.game.canonical(state)[0],
@@ -661,6 +740,8 @@ class _Searcher:
                 "outcome_table": len(self.wdl),
                 "distance_table": len(self.dist),
                 "draw_table": len(self.draw_len),
+                **{f"{phase}_s": round(t, 3) for phase, t in self.seconds.items()},
+                "rival_won": self.rival_won,
             },
             _collect=lambda deadline: self._collect(deadline),
         )
@@ -730,6 +811,11 @@ class _Searcher:
             if deadline is not None and count & 63 == 0 and time.perf_counter() > deadline:
                 break
         return positions, [(s, m, c) for (s, m), c in edges.items()], expanded
+
+
+def _at_most_zero(entry: tuple[int, int, int] | None) -> bool:
+    """Whether an outcome table entry says the value is at most 0."""
+    return entry is not None and entry[1] <= 0
 
 
 def _flip(label: tuple[str, int]) -> tuple[str, int]:
