@@ -43,23 +43,13 @@ from tablebase.errors import (
 from tablebase.games.base import Game, parse_position
 from tablebase.outcome import move_value, rank
 from tablebase.reader import Reader, check_file, database_errors, read_variant, read_variants
-from tablebase.results import (
-    Line,
-    MoveValue,
-    PlyCount,
-    Predecessor,
-    Predecessors,
-    Probe,
-    SolveReport,
-    Stats,
-    VariantInfo,
-)
+from tablebase.results import Line, MoveValue, PlyCount, Predecessor, Predecessors, Probe, SolveReport, Stats
 from tablebase.store.layouts import Entry, Row, Storage, open_storage
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from tablebase.results import StoredKey, VerifyReport
+    from tablebase.results import StoredKey, VariantInfo, VerifyReport
 
     from tablebase.solve import Progress
 

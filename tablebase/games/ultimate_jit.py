@@ -97,7 +97,8 @@ def _can_win(mine_won: int, other_won: int, other: np.ndarray) -> bool:
     for f in range(9):
         if not (taken >> f) & 1 and OPEN[other[f]]:
             possible |= 1 << f
-    return LINE[possible]
+    can: bool = LINE[possible]
+    return can
 
 
 @njit(cache=True, inline="always")

@@ -233,7 +233,9 @@ def prove(
     return searcher.run(state, children, line)
 
 
-def _rival(game: Game, state: int, table: Any, deadline: float | None, known: dict | None, conn: Any) -> None:
+def _rival(
+    game: Game, state: int, table: Any, deadline: float | None, known: dict[int, tuple[str, int | None]] | None, conn: Any
+) -> None:
     """In a second process: prove the outcome of ``state`` with ``table`` and send its entries."""
     searcher = _Searcher(game, None if deadline is None else max(0.0, deadline - time.perf_counter()), table)
     if known:
