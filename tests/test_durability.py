@@ -129,8 +129,11 @@ def test_file_of_one_variant_killed_in_the_write_keeps_the_old_file(tmp_path: Pa
 # the command line, held in the middle of the write (rows inserted, transaction open) until Ctrl-C
 # arrives: otherwise a loaded machine can let the build finish before the signal is sent
 CTRL_C = """
-import sys, time
+import signal, sys, time
 from cli import main
+
+# as in a terminal, whatever the test run inherited (a background job ignores SIGINT)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 progress = main.BuildProgress.__call__
 held = []
