@@ -241,6 +241,10 @@ def read_plies(conn: sqlite3.Connection, variant_id: int) -> list[tuple[int, int
     return rows
 
 
+#: How many states :meth:`RulesMoves.canonical_all` needs before it maps them on the array kernels.
+ARRAY_CANONICAL_FROM = 12
+
+
 class RulesMoves:
     """Moves and parents derived from the rules, their values looked up by :meth:`Storage.values`: for
     layouts that store positions without their moves."""
@@ -256,14 +260,24 @@ class RulesMoves:
         """The stored representative of ``state``."""
         return self.game.canonical(state)[0] if self.symmetry else state
 
+    def canonical_all(self, states: list[int]) -> list[int]:
+        """:meth:`canonical` of each state, on the array kernels when the game has them and the
+        states are many (below :data:`ARRAY_CANONICAL_FROM` one at a time is quicker)."""
+        kernels = self.game.vector if self.symmetry and len(states) >= ARRAY_CANONICAL_FROM else None
+        if kernels is None:
+            return [self.canonical(s) for s in states]
+        import numpy as np
+
+        return [int(s) for s in kernels.canonical(np.array(states, dtype=np.uint64))]
+
     def moves(self, conn: sqlite3.Connection, state: int, entry: Entry) -> list[tuple[int, Value | None]]:
         children = self.game.children(state)
-        values = self.values(conn, [self.canonical(child) for _, child in children])
+        values = self.values(conn, self.canonical_all([child for _, child in children]))
         return [(code, value) for (code, _), value in zip(children, values)]
 
     def parents(self, conn: sqlite3.Connection, state: int, entry: Entry) -> set[tuple[int, int]]:
         unmoves = self.game.unmoves(state)
-        stored = self.values(conn, [self.canonical(parent) for parent, _ in unmoves])
+        stored = self.values(conn, self.canonical_all([parent for parent, _ in unmoves]))
         return {pair for pair, value in zip(unmoves, stored) if value is not None}
 
 
@@ -520,10 +534,6 @@ class StatesOnly(RulesMoves, StatesTable):
         write_states(path, layers, seconds, progress=progress)
 
 
-#: How many states :meth:`Packed._canonical_all` needs before it maps them on the array kernels.
-ARRAY_CANONICAL_FROM = 12
-
-
 @register
 class Packed(StatesOnly):
     """Compressed blocks of sorted states per ply, one indexed read per lookup (:mod:`tablebase.store.packed`).
@@ -569,26 +579,6 @@ class Packed(StatesOnly):
 
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
         return [None if v is None else _unpack(v) for v in self.reader.values(conn, states)]
-
-    def _canonical_all(self, states: list[int]) -> list[int]:
-        """:meth:`canonical` of each state, on the array kernels when the game has them and the
-        states are many (below :data:`ARRAY_CANONICAL_FROM` one at a time is quicker)."""
-        kernels = self.game.vector
-        if not self.symmetry or kernels is None or len(states) < ARRAY_CANONICAL_FROM:
-            return [self.canonical(s) for s in states]
-        import numpy as np
-
-        return [int(s) for s in kernels.canonical(np.array(states, dtype=np.uint64))]
-
-    def moves(self, conn: sqlite3.Connection, state: int, entry: Entry) -> list[tuple[int, Value | None]]:
-        children = self.game.children(state)
-        values = self.values(conn, self._canonical_all([child for _, child in children]))
-        return [(code, value) for (code, _), value in zip(children, values)]
-
-    def parents(self, conn: sqlite3.Connection, state: int, entry: Entry) -> set[tuple[int, int]]:
-        unmoves = self.game.unmoves(state)
-        stored = self.values(conn, self._canonical_all([parent for parent, _ in unmoves]))
-        return {pair for pair, value in zip(unmoves, stored) if value is not None}
 
     def _row(self, state: int, value: int) -> Row:
         game = self.game
