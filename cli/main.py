@@ -481,6 +481,34 @@ def verify(
         raise typer.Exit(1)
 
 
+@command(
+    help="Check seed 004's strategies for ultimate by machine: X wins within 43 moves, "
+    "or with --lower-bound: against O's strategy LBS, X cannot win before turn 29."
+)
+def strategy(
+    game: Annotated[str, typer.Argument(help="The game whose strategy to check (ultimate).")],
+    lower_bound: Annotated[
+        bool, typer.Option("--lower-bound", help="Check O's strategy LBS (seed 004, lemmas 4 and 5).")
+    ] = False,
+    json_: JsonOption = False,
+) -> None:
+    if game != "ultimate":
+        fail(f"no strategy to check for {game!r}: only 'ultimate' has one (seed 004)")
+    report: Any
+    if lower_bound:
+        from tablebase.games.ultimate_lbs import check_lower_bound
+
+        report = check_lower_bound()
+    else:
+        from tablebase.games.ultimate import check_strategy
+
+        report = check_strategy()
+    if json_:
+        emit_json(report.to_dict())
+    else:
+        typer.echo(report.summary())
+
+
 @command(help="Play against perfect play in the terminal ('?' lists your moves' values, 'undo', 'quit').")
 def play(
     variant: VariantArg,

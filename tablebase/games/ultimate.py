@@ -910,6 +910,20 @@ class StrategyReport:
     longest_game: int | None
     seconds: dict[str, float] = field(default_factory=dict)
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "positions": self.positions,
+            "moves": self.moves,
+            "symmetry": self.symmetry,
+            "terminals": dict(self.terminals),
+            "all_x_wins": self.all_x_wins,
+            "always_defined": self.always_defined,
+            "first_failure": self.first_failure,
+            "root_outcome": self.root_outcome,
+            "longest_game": self.longest_game,
+            "seconds": {k: round(v, 3) for k, v in self.seconds.items()},
+        }
+
     def summary(self) -> str:
         lines = [
             f"positions: {self.positions:,} ({'up to symmetry' if self.symmetry else 'no symmetry reduction'}), moves: {self.moves:,}",
