@@ -178,3 +178,13 @@ def test_cli_json_shape() -> None:
     assert isinstance(data["seconds"], float)
     bad = CliRunner().invoke(app, ["strategy", "connect4", "--lower-bound"])
     assert bad.exit_code == 1 and "'connect4'" in bad.output
+
+
+def test_cli_upper_bound_strategy() -> None:
+    # seed 004, Lemma 3: X's strategy wins in at most 43 moves
+    result = CliRunner().invoke(app, ["strategy", "ultimate", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["all_x_wins"] and data["always_defined"] and data["longest_game"] == 43
+    text = CliRunner().invoke(app, ["strategy", "ultimate", "--lower-bound"])
+    assert text.exit_code == 0 and ": holds" in text.output
