@@ -490,6 +490,15 @@ def strategy(
     lower_bound: Annotated[
         bool, typer.Option("--lower-bound", help="Check O's strategy LBS (seed 004, lemmas 4 and 5).")
     ] = False,
+    walk_to: Annotated[
+        int,
+        typer.Option(
+            "--walk-to",
+            min=0,
+            help="With --lower-bound: also walk every LBS line, unpruned, until x moves at this turn "
+            "(9: seconds, 11: minutes), checking the invariant the search's bound rests on.",
+        ),
+    ] = 0,
     json_: JsonOption = False,
 ) -> None:
     if game != "ultimate":
@@ -499,6 +508,16 @@ def strategy(
         from tablebase.games.ultimate_lbs import check_lower_bound
 
         report = check_lower_bound()
+        if walk_to:
+            from tablebase.games.ultimate_lbs import check_funnel
+
+            walk = check_funnel(walk_to)
+            if json_:
+                emit_json({**report.to_dict(), "funnel_walk": walk.to_dict()})
+            else:
+                typer.echo(report.summary())
+                typer.echo(walk.summary())
+            return
     else:
         from tablebase.games.ultimate import check_strategy
 

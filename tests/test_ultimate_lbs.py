@@ -188,3 +188,10 @@ def test_cli_upper_bound_strategy() -> None:
     assert data["all_x_wins"] and data["always_defined"] and data["longest_game"] == 43
     text = CliRunner().invoke(app, ["strategy", "ultimate", "--lower-bound"])
     assert text.exit_code == 0 and ": holds" in text.output
+
+
+def test_cli_walk_to() -> None:
+    result = CliRunner().invoke(app, ["strategy", "ultimate", "--lower-bound", "--walk-to", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    walk = json.loads(result.output)["funnel_walk"]
+    assert walk["last_turn"] == 5 and walk["x_positions"] > 300 and walk["outside_funnel"] == 0

@@ -304,6 +304,16 @@ class FunnelReport:
     first_outside: str | None
     seconds: float
 
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "last_turn": self.last_turn,
+            "x_positions": self.x_positions,
+            "open_positions": self.open_positions,
+            "outside_funnel": self.outside,
+            "first_outside": self.first_outside,
+            "seconds": round(self.seconds, 3),
+        }
+
     def summary(self) -> str:
         return (
             f"every LBS line until x is to move at turn {self.last_turn}: {self.x_positions:,} positions with x to move"
