@@ -710,6 +710,15 @@ def test_the_winning_line_and_the_last_move_are_marked(page: Any, api: TestClien
     assert page.eval_on_selector_all("#board .cell[data-last]", "c => c.length") == 0
 
 
+def test_the_api_passes_the_line_and_one_click_moves(api: TestClient) -> None:
+    over = api.get("/api/tictactoe/board", params={"position": "xxx/oo./..."}).json()
+    assert over["line"] == ["a1", "b1", "c1"] and over["outcome"] == "loss"
+    assert api.get("/api/tictactoe/board", params={"position": "xx./oo./..."}).json()["line"] == []
+    layout = api.get("/api/toy-drop/layout").json()
+    assert layout["click_moves"] == {"a1": "1", "a2": "1", "b1": "2", "b2": "2"}
+    assert "click_moves" not in api.get("/api/tictactoe/layout").json()
+
+
 def test_one_click_cells_play_their_column(page: Any, api: TestClient) -> None:
     open_board(page, "toy-drop")
     start = probe(api, "toy-drop", "../..")
