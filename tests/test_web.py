@@ -437,6 +437,9 @@ def test_nothing_overflows_a_narrow_phone(browser: Any, base_url: str, api: Test
             open_board(page, entry["variant"])
             widths = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth]")
             assert max(widths) <= 360, (entry["variant"], widths)
+            # long lists scroll inside their panels (Ultimate's 81 moves made the page 10,000 px tall)
+            height = page.evaluate("document.documentElement.scrollHeight")
+            assert height <= 3000, (entry["variant"], height)
     finally:
         context.close()
 
@@ -666,6 +669,17 @@ def test_a_link_to_an_unknown_or_unbuilt_variant_names_it(page: Any, api: TestCl
     page.wait_for_function("document.querySelector('#message').textContent !== ''")
     page.wait_for_selector("body[data-state=ready]")
     assert page.inner_text("#message") == detail
+    assert "variant=tictactoe" in page.url
+
+
+def test_an_edited_address_with_a_bad_position_is_put_back(page: Any, api: TestClient) -> None:
+    open_board(page, "tictactoe", "x../.../...")
+    page.evaluate("location.hash = '#variant=tictactoe&position=zzz'")
+    page.wait_for_function("document.querySelector('#message').textContent !== ''")
+    page.wait_for_selector("body[data-state=ready]")
+    assert "'zzz'" in page.inner_text("#message")
+    assert shown_position(page) == "x../.../..."
+    assert page.evaluate("new URLSearchParams(location.hash.slice(1)).get('position')") == "x../.../..."
 
 
 def test_the_page_opens_on_tictactoe(page: Any, api: TestClient) -> None:

@@ -389,6 +389,8 @@ function render(choices = []) {
   $("#undo").disabled = app.at < 1;
   $("#best").disabled = !view.moves.length || !view.moves[0].outcome;
   $("#solve").hidden = app.variant.complete;
+  // the perfect line needs every position's value: variants explored by search have none to follow
+  $("#show-line").hidden = !app.variant.complete;
   $("#solve").disabled = view.over || Boolean(view.outcome && view.moves.every((m) => m.outcome));
 }
 
@@ -478,7 +480,8 @@ function renderBoard(view) {
   const round = layout.shape === "circle";
   const xs = layout.cells.map((c) => c.x);
   const ys = layout.cells.map((c) => c.y);
-  const pad = round ? 1.0 : 0.65;
+  // room for the frames of regions and the strokes of edge cells
+  const pad = round ? 1.0 : layout.regions?.length ? 0.75 : 0.65;
   const left = Math.min(...xs) - pad;
   const top = Math.min(...ys) - pad;
   board.setAttribute("viewBox", `${left} ${top} ${Math.max(...xs) + pad - left} ${Math.max(...ys) + pad - top}`);
@@ -713,7 +716,13 @@ function followAddress() {
       throw new Error(message);
     }
     if (name && name !== app.variant.variant) return selectVariant(name, position, false);
-    return goTo(position || app.variant.start, false);
+    try {
+      await goTo(position || app.variant.start, false);
+    } catch (error) {
+      // the board stays where it was, and so does the address
+      show(false);
+      throw error;
+    }
   });
 }
 
