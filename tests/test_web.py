@@ -605,6 +605,14 @@ def hang_searches(page: Any) -> list[str]:
     return failed
 
 
+def wait_for_count(page: Any, found: list[str], count: int) -> None:
+    """Waits (up to 5 s, letting the page's events in) until ``found`` holds ``count`` items."""
+    deadline = time.monotonic() + 5
+    while len(found) < count and time.monotonic() < deadline:
+        page.wait_for_timeout(20)
+    assert len(found) == count, found
+
+
 def start_search(page: Any) -> None:
     page.click("#solve")
     page.wait_for_selector("body[data-state=busy]")
@@ -620,7 +628,8 @@ def test_cancel_stops_a_search_and_the_board_stays_put(page: Any, api: TestClien
     assert page.is_hidden("#cancel") and page.is_hidden("#progress")
     assert shown_position(page) == ULTIMATE_LATE
     assert page.inner_text("#status") == "x to move: not solved yet"
-    assert any("/api/ultimate/solve" in url for url in failed)
+    wait_for_count(page, failed, 1)
+    assert "/api/ultimate/solve" in failed[0]
 
 
 def test_choosing_another_variant_or_position_cancels_the_search(page: Any, api: TestClient) -> None:
@@ -635,12 +644,12 @@ def test_choosing_another_variant_or_position_cancels_the_search(page: Any, api:
     after = next(m for m in api.get("/api/ultimate/board", params={"position": ULTIMATE_LATE}).json()["moves"]
                  if m["move"] == move)
     assert shown_position(page) == after["position"]
-    assert len(failed) == 1
+    wait_for_count(page, failed, 1)
     start_search(page)
     page.select_option("#variant", "tictactoe")
     ready(page)
     assert shown_position(page) == ".../.../..." and page.is_hidden("#cancel")
-    assert len(failed) == 2
+    wait_for_count(page, failed, 2)
 
 
 def test_ultimate_positions_are_shown_without_error_replies(page: Any, api: TestClient) -> None:
