@@ -798,3 +798,17 @@ def test_colours_follow_the_system_setting_and_stay_readable(browser: Any, base_
         assert colours["cells"] and all(contrast(text, fill) >= 3 for text, fill in colours["cells"])
     finally:
         context.close()
+
+
+@pytest.mark.parametrize(("variant", "position"), [("tictactoe", None), ("wild", None), ("toy-drop", None)])
+def test_values_stay_well_inside_their_cells(page: Any, variant: str, position: str | None) -> None:
+    open_board(page, variant, position)
+    boxes = page.eval_on_selector_all(
+        "#board .value",
+        """vs => vs.map(v => { const t = v.getBoundingClientRect();
+              const c = document.querySelector(`.cell[data-cell='${v.dataset.cell}'] .shape`).getBoundingClientRect();
+              return [v.textContent, t.width / c.width, t.left >= c.left, t.right <= c.right, t.bottom <= c.bottom]; })""",
+    )
+    assert boxes
+    for text, share, *inside in boxes:
+        assert share <= 0.8 and all(inside), (text, share, inside)

@@ -302,6 +302,8 @@ class Game(ABC):
             instead of composing the move from its cells (Connect Four: every
             cell of a column plays that column's digit, so a click anywhere in
             a column drops a disc there); a cell it does not name plays as usual.
+            A move it names need not name cells, but changes only cells
+            that map to it.
 
         A client composes a move by clicks on its cells in order, and asks for
         the label when several moves share the same cells.

@@ -545,9 +545,8 @@ function renderBoard(view) {
         group.dataset.distance = hint.distance === null ? "" : hint.distance;
         if (valued) {
           const text = compact && !round ? compactValue(hint.outcome, hint.distance) : valueText(hint.outcome, hint.distance);
-          const long = text.length > 6 && !compact ? " long" : "";
           labels.append(
-            svg("text", { class: `value${long}`, "data-cell": cell.name, "data-outcome": hint.outcome, ...valueAt }, text),
+            svg("text", { class: "value", "data-cell": cell.name, "data-outcome": hint.outcome, ...valueAt }, text),
           );
         }
         label += `: ${valueText(hint.outcome, hint.distance, " in ")}`;
@@ -567,6 +566,8 @@ function renderBoard(view) {
     board.append(group);
   }
   board.append(labels, ...overlays);
+  // one size for every value of a board, small enough for the longest ("draw 16") to stay inside its cell
+  board.classList.toggle("long-values", [...labels.querySelectorAll(".value")].some((v) => v.textContent.length > 6));
   if (view.line.length > 1) {
     const ends = [at.get(view.line[0]), at.get(view.line.at(-1))];
     board.append(svg("line", { class: "win-line", x1: ends[0].x, y1: ends[0].y, x2: ends[1].x, y2: ends[1].y }));
