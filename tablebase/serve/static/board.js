@@ -729,7 +729,7 @@ function followAddress() {
 
 function wire() {
   $("#variant").addEventListener("change", (e) => task(() => selectVariant(e.target.value)));
-  $("#undo").addEventListener("click", () => undo());
+  $("#undo").addEventListener("click", () => task(async () => undo()));
   $("#best").addEventListener("click", () => {
     const best = app.moves[0];
     if (best?.outcome) task(() => play(best, { answer: false }));
@@ -750,7 +750,7 @@ function wire() {
       render();
     }
     const typing = e.target.closest?.("input, select, textarea");
-    if (typing || e.altKey || e.ctrlKey || e.metaKey || !app.record.length) return;
+    if (typing || e.altKey || e.ctrlKey || e.metaKey || app.record.length < 2) return;
     const to = { ArrowLeft: app.at - 1, ArrowRight: app.at + 1, Home: 0, End: app.record.length - 1 }[e.key];
     if (to === undefined) return;
     e.preventDefault();
