@@ -646,10 +646,16 @@ def test_choosing_another_variant_or_position_cancels_the_search(page: Any, api:
     assert shown_position(page) == after["position"]
     wait_for_count(page, failed, 1)
     start_search(page)
+    # stepping back through the record cancels it too
+    page.keyboard.press("ArrowLeft")
+    ready(page)
+    assert shown_position(page) == ULTIMATE_LATE
+    wait_for_count(page, failed, 2)
+    start_search(page)
     page.select_option("#variant", "tictactoe")
     ready(page)
     assert shown_position(page) == ".../.../..." and page.is_hidden("#cancel")
-    wait_for_count(page, failed, 2)
+    wait_for_count(page, failed, 3)
 
 
 def test_ultimate_positions_are_shown_without_error_replies(page: Any, api: TestClient) -> None:
@@ -812,3 +818,17 @@ def test_values_stay_well_inside_their_cells(page: Any, variant: str, position: 
     assert boxes
     for text, share, *inside in boxes:
         assert share <= 0.8 and all(inside), (text, share, inside)
+
+
+def test_copy_link_copies_the_address_of_the_shown_position(browser: Any, base_url: str) -> None:
+    context = browser.new_context(base_url=base_url, viewport={"width": 1200, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
+    page = context.new_page()
+    try:
+        open_board(page, "tictactoe", "x../.o./...")
+        page.click("#copy-link")
+        page.wait_for_selector("#copied:visible")
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert copied == page.url and copied.endswith("#variant=tictactoe&position=x..%2F.o.%2F...")
+    finally:
+        context.close()

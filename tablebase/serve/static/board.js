@@ -621,7 +621,7 @@ function renderRecord() {
     if (ply > app.at) item.classList.add("ahead");
     item.tabIndex = 0;
     item.textContent = `${step.move.move} ${valueText(step.move.outcome, step.move.distance)}`;
-    onActivate(item, () => jump(ply));
+    onActivate(item, () => task(async () => jump(ply)));
     list.append(item);
   });
   $("#record-area").hidden = app.record.length < 2;
@@ -666,7 +666,7 @@ function renderChart() {
       "data-distance": v.distance ?? "",
     });
     dot.append(svg("title", {}, `ply ${ply}: ${v.to_move} to move, ${valueText(v.outcome, v.distance, " in ")}`));
-    dot.addEventListener("click", () => jump(ply));
+    dot.addEventListener("click", () => task(async () => jump(ply)));
     chart.append(dot);
   }
   $("#chart-area").hidden = app.record.length < 2;
@@ -754,7 +754,7 @@ function wire() {
     const to = { ArrowLeft: app.at - 1, ArrowRight: app.at + 1, Home: 0, End: app.record.length - 1 }[e.key];
     if (to === undefined) return;
     e.preventDefault();
-    if (!app.busy) jump(to);
+    if (to >= 0 && to < app.record.length && to !== app.at) task(async () => jump(to));
   });
   window.addEventListener("popstate", followAddress);
   window.addEventListener("hashchange", followAddress);
