@@ -171,6 +171,60 @@ class ToyWild(Game):
         return grid_layout(3, 1)
 
 
+class ToyDrop(Game):
+    """Discs dropped into two columns of two rows; two in a row (across or up) wins.
+
+    Moves are the column digits ``1`` and ``2``; its layout's ``click_moves``
+    lets a click on either cell of a column drop a disc there. A state is
+    two 4-bit boards (x discs, o discs), cell ``row * 2 + column`` with row 0
+    on top.
+    """
+
+    family = "toy"
+    name = "toy-drop"
+    rules = "toy drop: two columns of two rows, two in a row wins"
+    LINES = (0b0011, 0b1100, 0b0101, 0b1010)
+
+    def initial_state(self) -> int:
+        return 0
+
+    def to_move(self, state: int) -> str:
+        return "o" if (state & 15).bit_count() + (state >> 4).bit_count() & 1 else "x"
+
+    def outcome(self, state: int) -> Outcome | None:
+        if any(state & line == line or state >> 4 & line == line for line in self.LINES):
+            return LOSS
+        return DRAW if (state | state >> 4) & 15 == 15 else None
+
+    def legal_moves(self, state: int) -> list[int]:
+        taken = (state | state >> 4) & 15
+        return [column for column in (0, 1) if not taken >> column & 1]
+
+    def apply(self, state: int, move: int) -> int:
+        taken = (state | state >> 4) & 15
+        cell = move + 2 if not taken >> (move + 2) & 1 else move
+        return state | 1 << (cell + (4 if self.to_move(state) == "o" else 0))
+
+    def parse_position(self, text: str) -> int:
+        board = text.replace("/", "")
+        if len(board) != 4 or set(board) - set("xo."):
+            raise MalformedPositionError(f"invalid position {text!r}")
+        return sum(1 << (c + (4 if ch == "o" else 0)) for c, ch in enumerate(board) if ch != ".")
+
+    def format_position(self, state: int) -> str:
+        cells = "".join("x" if state >> c & 1 else "o" if state >> (c + 4) & 1 else "." for c in range(4))
+        return f"{cells[:2]}/{cells[2:]}"
+
+    def parse_move(self, state: int, text: str) -> int:
+        return move_named(self, state, text)
+
+    def format_move(self, move: int) -> str:
+        return str(move + 1)
+
+    def layout(self) -> Layout:
+        return {**grid_layout(2, 2), "click_moves": {"a1": "1", "a2": "1", "b1": "2", "b2": "2"}}
+
+
 class ToyPlain(ToyWild):
     """:class:`ToyWild` without a board layout: clients can only list its moves."""
 
@@ -181,7 +235,7 @@ class ToyPlain(ToyWild):
 
 
 TOY_FAMILY = types.ModuleType("toy")
-TOY_FAMILY.VARIANTS = {"toy-wheel": ToyWheel, "toy-wild": ToyWild, "toy-plain": ToyPlain}  # type: ignore[attr-defined]
+TOY_FAMILY.VARIANTS = {"toy-wheel": ToyWheel, "toy-wild": ToyWild, "toy-plain": ToyPlain, "toy-drop": ToyDrop}  # type: ignore[attr-defined]
 TOY_FAMILY.CATALOG = ()  # type: ignore[attr-defined]
 
 #: What the test database holds.
@@ -216,4 +270,4 @@ def chromium_path() -> str | None:
     return None
 
 
-__all__ = ["BUILT", "ToyPlain", "ToyWheel", "ToyWild", "build_database", "chromium_path", "registered"]
+__all__ = ["BUILT", "ToyDrop", "ToyPlain", "ToyWheel", "ToyWild", "build_database", "chromium_path", "registered"]

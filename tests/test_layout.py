@@ -32,6 +32,9 @@ def check_layout(game: Game, playouts: int = 30, seed: int = 7) -> None:
     regions = {r["name"]: r["cells"] for r in layout.get("regions", [])}
     in_regions = [c for cells in regions.values() for c in cells]
     assert len(set(in_regions)) == len(in_regions) and set(in_regions) <= set(names)
+    click_moves = layout.get("click_moves", {})
+    assert set(click_moves) <= set(names)
+    clicked = {move: {c for c, m in click_moves.items() if m == move} for move in click_moves.values()}
     rng = random.Random(seed)
     for _ in range(playouts):
         state = game.initial_state()
@@ -40,13 +43,18 @@ def check_layout(game: Game, playouts: int = 30, seed: int = 7) -> None:
             marks = game.board_marks(state)
             assert set(marks["active"]) | set(marks["owners"]) <= set(regions)
             assert set(marks["owners"].values()) <= set(game.players)
+            assert set(marks.get("line", [])) <= set(names)
+            if "line" in marks:
+                assert game.outcome(state) is not None
             if game.outcome(state) is not None:
                 break
             for move in game.legal_moves(state):
-                _, cells = split_move(layout, game.format_move(move))
+                text = game.format_move(move)
+                # a one-click move need not name cells: it changes cells that a click plays it from
+                cells = clicked[text] if text in clicked else set(split_move(layout, text)[1])
                 after = board_cells(layout, game.format_position(game.apply(state, move)))
                 changed = {c for c in names if before[c] != after[c]}
-                assert changed and changed <= set(cells), (game.format_move(move), changed)
+                assert changed and changed <= cells, (text, changed)
             state = game.apply(state, rng.choice(game.legal_moves(state)))
 
 

@@ -119,3 +119,21 @@ def test_canonical_is_smallest_image(ttt: MNKGame) -> None:
     assert ttt.canonical(corner)[0] == min(images)
     assert ttt.orbit_size(corner) == 4
     assert ttt.orbit_size(ttt.parse_position(".../.x./...")) == 1
+
+
+@pytest.mark.parametrize(
+    ("variant", "position", "line"),
+    [
+        ("tictactoe", "xxx/oo./...", ["a1", "b1", "c1"]),
+        ("tictactoe", "xo./ox./..x", ["a1", "b2", "c3"]),
+        ("tictactoe", "x.o/xo./o.x", ["c1", "b2", "a3"]),
+        ("mnk-4-3-3", "...o/.xxx/o...", ["b2", "c2", "d2"]),
+        ("tictactoe", "xx./oo./...", None),
+        ("tictactoe", "xox/xoo/oxx", None),
+    ],
+)
+def test_board_marks_name_the_line_that_ended_the_game(variant: str, position: str, line: list[str] | None) -> None:
+    game = games.get(variant)
+    marks = game.board_marks(game.parse_position(position))
+    assert marks.get("line") == line
+    assert (marks["active"], marks["owners"]) == ([], {})

@@ -35,6 +35,8 @@ from tablebase.serve import create_app  # noqa: E402
 
 #: Real variants played here besides the toys of serve_support (a second or two each to build).
 REAL = ("rota", "wild", "roman", "ultimate-strategy")
+#: A toy whose layout plays a column's move with one click on any of its cells (``click_moves``).
+ONE_CLICK = ("toy-drop",)
 #: Ultimate tic-tac-toe, x sent to field 5 with four moves, 62 plies into a random game (proved in well under a second).
 ULTIMATE_LATE = ".xo.xxoo./o..oo.xoo/xxoo.oox./x.x.xox.x/xxooxo.x./ooo.oo.xo/.xxoo.x.x/x.ooxoxxx/oxoxoxxxo x 5"
 EMPTY_ROW = "." * 9
@@ -53,7 +55,7 @@ LAUNCH_ARGS = [
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with registered():
-        yield build_database(tmp_path_factory.mktemp("web") / "tablebase.db", (*BUILT, *REAL))
+        yield build_database(tmp_path_factory.mktemp("web") / "tablebase.db", (*BUILT, *REAL, *ONE_CLICK))
 
 
 @pytest.fixture(scope="module")
@@ -435,6 +437,9 @@ def test_nothing_overflows_a_narrow_phone(browser: Any, base_url: str, api: Test
             open_board(page, entry["variant"])
             widths = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth]")
             assert max(widths) <= 360, (entry["variant"], widths)
+            # long lists scroll inside their panels (Ultimate's 81 moves made the page 10,000 px tall)
+            height = page.evaluate("document.documentElement.scrollHeight")
+            assert height <= 3000, (entry["variant"], height)
     finally:
         context.close()
 
@@ -485,3 +490,345 @@ def test_roman_value_under_a_token_does_not_touch_it(page: Any, api: TestClient)
     assert boxes
     for piece_bottom, value_top in boxes:
         assert value_top >= piece_bottom, (piece_bottom, value_top)
+
+
+# -- the game as a record: history, jumps, the value chart --------------------
+
+
+def play_cells(page: Any, *cells: str) -> None:
+    for cell in cells:
+        click(page, f"[data-cell={cell}]")
+
+
+def record_items(page: Any) -> list[tuple[str, str, bool]]:
+    """``(move, text, current)`` for every item of the game record."""
+    return page.eval_on_selector_all(
+        "#record li", "l => l.map(e => [e.dataset.move, e.textContent, e.hasAttribute('aria-current')])"
+    )
+
+
+def wait_position(page: Any, position: str) -> None:
+    page.wait_for_function("p => document.querySelector('#position').value === p", arg=position)
+    ready(page)
+
+
+#: A short tic-tac-toe game: x b2, o a1, x c3.
+GAME = ((".../.x./...", "b2"), ("o../.x./...", "a1"), ("o../.x./..x", "c3"))
+
+
+def test_back_and_forward_walk_through_the_game_and_a_link_reopens_it(page: Any, browser: Any, api: TestClient) -> None:
+    open_board(page, "tictactoe")
+    play_cells(page, *(cell for _, cell in GAME))
+    assert shown_position(page) == GAME[2][0]
+    page.go_back()
+    wait_position(page, GAME[1][0])
+    page.go_back()
+    wait_position(page, GAME[0][0])
+    # the record keeps the moves ahead of the shown position
+    assert [(m, current) for m, _, current in record_items(page)] == [("b2", True), ("a1", False), ("c3", False)]
+    page.go_forward()
+    wait_position(page, GAME[1][0])
+    # the address names the variant and the position: another tab opens the same board
+    other = browser.new_page()
+    try:
+        other.goto(page.url)
+        ready(other)
+        assert shown_position(other) == GAME[1][0]
+        assert other.input_value("#variant") == "tictactoe"
+    finally:
+        other.close()
+    # a move from an earlier position replaces the rest of the record
+    click(page, "[data-cell=c1]")
+    assert [m for m, _, _ in record_items(page)] == ["b2", "a1", "c1"]
+
+
+def test_record_items_jump_and_arrow_keys_step(page: Any, api: TestClient) -> None:
+    open_board(page, "tictactoe")
+    play_cells(page, *(cell for _, cell in GAME))
+    # each item: the move and what it achieves for its player, as the API values it
+    before = [".../.../..."] + [p for p, _ in GAME[:-1]]
+    expected = []
+    for position, (_, cell) in zip(before, GAME):
+        move = next(m for m in probe(api, "tictactoe", position)["moves"] if m["move"] == cell)
+        expected.append(f"{cell} {move['outcome']} {move['distance']}")
+    assert [text for _, text, _ in record_items(page)] == expected
+    click(page, "#record li[data-ply='1']")
+    assert shown_position(page) == GAME[0][0]
+    assert page.get_attribute("[data-cell=b2]", "data-piece") == "x"
+    page.keyboard.press("ArrowRight")
+    assert shown_position(page) == GAME[1][0]
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    assert shown_position(page) == ".../.../..."
+    page.keyboard.press("ArrowLeft")  # nothing before the start
+    assert shown_position(page) == ".../.../..."
+    page.keyboard.press("End")
+    assert shown_position(page) == GAME[2][0]
+
+
+def test_value_chart_has_the_value_of_every_position_of_the_game(page: Any, api: TestClient) -> None:
+    open_board(page, "tictactoe")
+    play_cells(page, "a1", "b2", "c3")  # x's corner, o's centre: drawn all the way
+    positions = [".../.../...", "x../.../...", "x../.o./...", "x../.o./..x"]
+    points = page.eval_on_selector_all(
+        "#value-chart .point", "p => p.map(e => [e.dataset.ply, e.dataset.outcome, e.dataset.distance])"
+    )
+    expected = []
+    for ply, position in enumerate(positions):
+        result = probe(api, "tictactoe", position)
+        expected.append([str(ply), result["outcome"], str(result["distance"])])
+    assert points == expected
+    # the chart shows a turn: the first player wins after o's edge reply b1 to x's corner
+    click(page, "#record li[data-ply='1']")
+    click(page, "[data-cell=b1]")
+    last = page.eval_on_selector("#value-chart .point[data-ply='2']", "e => [e.dataset.outcome, e.getAttribute('cy')]")
+    centre = page.eval_on_selector("#value-chart .point[data-ply='0']", "e => e.getAttribute('cy')")
+    # x to move and winning: drawn above the draws' line (y grows downwards)
+    assert last[0] == "win" and float(last[1]) < float(centre) == 0
+    click(page, "#value-chart .point[data-ply='1']")
+    assert shown_position(page) == "x../.../..."
+
+
+# -- searches: cancel, and choosing something else -----------------------------
+
+
+def hang_searches(page: Any) -> list[str]:
+    """Searches of Ultimate never answer (the test's stand-in for a long search); returns the aborted ones."""
+    failed: list[str] = []
+
+    def route(route: Any) -> None:
+        if "time_limit=0" in route.request.url:
+            route.continue_()
+
+    page.route("**/api/ultimate/solve?*", route)
+    page.on("requestfailed", lambda request: failed.append(request.url))
+    return failed
+
+
+def wait_for_count(page: Any, found: list[str], count: int) -> None:
+    """Waits (up to 5 s, letting the page's events in) until ``found`` holds ``count`` items."""
+    deadline = time.monotonic() + 5
+    while len(found) < count and time.monotonic() < deadline:
+        page.wait_for_timeout(20)
+    assert len(found) == count, found
+
+
+def start_search(page: Any) -> None:
+    page.click("#solve")
+    page.wait_for_selector("body[data-state=busy]")
+    page.wait_for_selector("#cancel:visible")
+    assert page.is_visible("#progress")
+
+
+def test_cancel_stops_a_search_and_the_board_stays_put(page: Any, api: TestClient) -> None:
+    failed = hang_searches(page)
+    open_board(page, "ultimate", ULTIMATE_LATE)
+    start_search(page)
+    click(page, "#cancel")
+    assert page.is_hidden("#cancel") and page.is_hidden("#progress")
+    assert shown_position(page) == ULTIMATE_LATE
+    assert page.inner_text("#status") == "x to move: not solved yet"
+    wait_for_count(page, failed, 1)
+    assert "/api/ultimate/solve" in failed[0]
+
+
+def test_choosing_another_variant_or_position_cancels_the_search(page: Any, api: TestClient) -> None:
+    failed = hang_searches(page)
+    open_board(page, "ultimate", ULTIMATE_LATE)
+    start_search(page)
+    # a click on a playable cell plays it at once
+    cell = page.eval_on_selector("#board .cell[data-move]", "e => e.dataset.cell")
+    move = page.get_attribute(f"[data-cell={cell}]", "data-move")
+    page.click(f"[data-cell={cell}]")
+    ready(page)
+    after = next(m for m in api.get("/api/ultimate/board", params={"position": ULTIMATE_LATE}).json()["moves"]
+                 if m["move"] == move)
+    assert shown_position(page) == after["position"]
+    wait_for_count(page, failed, 1)
+    start_search(page)
+    # stepping back through the record cancels it too
+    page.keyboard.press("ArrowLeft")
+    ready(page)
+    assert shown_position(page) == ULTIMATE_LATE
+    wait_for_count(page, failed, 2)
+    start_search(page)
+    page.select_option("#variant", "tictactoe")
+    ready(page)
+    assert shown_position(page) == ".../.../..." and page.is_hidden("#cancel")
+    wait_for_count(page, failed, 3)
+
+
+def test_ultimate_positions_are_shown_without_error_replies(page: Any, api: TestClient) -> None:
+    statuses: list[int] = []
+    page.on("response", lambda response: statuses.append(response.status))
+    open_board(page, "ultimate")
+    click(page, "[data-cell=e5]")
+    click(page, "[data-cell=d4]")
+    assert statuses and max(statuses) < 400, statuses
+
+
+# -- links that name what cannot be shown --------------------------------------
+
+
+@pytest.mark.parametrize("name", ["no-such-game", "mnk-4-4-4"])
+def test_a_link_to_an_unknown_or_unbuilt_variant_names_it(page: Any, api: TestClient, name: str) -> None:
+    page.goto(f"/#variant={name}&position=...")
+    page.wait_for_selector("body[data-state=ready]")
+    detail = api.get(f"/api/{name}").json()["detail"]
+    assert page.inner_text("#message") == detail and name in detail
+    # the tic-tac-toe start instead, and the address says so
+    assert page.input_value("#variant") == "tictactoe" and shown_position(page) == ".../.../..."
+    assert "variant=tictactoe" in page.url
+    # the same for an address edited by hand
+    page.evaluate(f"location.hash = '#variant={name}'")
+    page.wait_for_function("document.querySelector('#message').textContent !== ''")
+    page.wait_for_selector("body[data-state=ready]")
+    assert page.inner_text("#message") == detail
+    assert "variant=tictactoe" in page.url
+
+
+def test_an_edited_address_with_a_bad_position_is_put_back(page: Any, api: TestClient) -> None:
+    open_board(page, "tictactoe", "x../.../...")
+    page.evaluate("location.hash = '#variant=tictactoe&position=zzz'")
+    page.wait_for_function("document.querySelector('#message').textContent !== ''")
+    page.wait_for_selector("body[data-state=ready]")
+    assert "'zzz'" in page.inner_text("#message")
+    assert shown_position(page) == "x../.../..."
+    assert page.evaluate("new URLSearchParams(location.hash.slice(1)).get('position')") == "x../.../..."
+
+
+def test_the_page_opens_on_tictactoe(page: Any, api: TestClient) -> None:
+    page.goto("/")
+    ready(page)
+    assert page.input_value("#variant") == "tictactoe"
+    assert "variant=tictactoe" in page.url
+
+
+# -- line, predecessors, winning line, last move, one-click cells ---------------
+
+
+def test_perfect_line_and_predecessors_on_demand(page: Any, api: TestClient) -> None:
+    open_board(page, "tictactoe", "x../.o./...")
+    assert page.is_hidden("#explore")
+    click(page, "#show-line")
+    line = api.get("/api/tictactoe/line", params={"position": "x../.o./..."}).json()
+    shown = page.eval_on_selector_all("#explore-list button", "b => b.map(e => [e.textContent, e.dataset.position])")
+    assert shown == [list(pair) for pair in zip(line["moves"], line["positions"])]
+    click(page, "#explore-list li:last-child button")
+    assert shown_position(page) == line["positions"][-1]
+    assert [m for m, _, _ in record_items(page)] == line["moves"]
+    click(page, "#show-predecessors")
+    predecessors = api.get("/api/tictactoe/predecessors", params={"position": line["positions"][-1]}).json()
+    listed = page.eval_on_selector_all("#explore-list button", "b => b.map(e => e.dataset.position)")
+    assert sorted(listed) == sorted(p["position"] for p in predecessors["predecessors"])
+
+
+def test_the_winning_line_and_the_last_move_are_marked(page: Any, api: TestClient) -> None:
+    open_board(page, "tictactoe", "xx./oo./...")
+    assert page.eval_on_selector_all("#board .cell[data-line]", "c => c.length") == 0
+    click(page, "[data-cell=c1]")
+    assert page.inner_text("#status") == "Game over: x has won"
+    line = page.eval_on_selector_all("#board .cell[data-line]", "c => c.map(e => e.dataset.cell)")
+    assert line == ["a1", "b1", "c1"]
+    assert page.eval_on_selector_all("#board .cell[data-last]", "c => c.map(e => e.dataset.cell)") == ["c1"]
+    assert page.locator("#board .win-line").count() == 1
+    # a game won down a diagonal, reached from a link: the line, and no last move (nothing before it)
+    open_board(page, "tictactoe", "xo./ox./..x")
+    line = page.eval_on_selector_all("#board .cell[data-line]", "c => c.map(e => e.dataset.cell)")
+    assert line == ["a1", "b2", "c3"]
+    assert page.eval_on_selector_all("#board .cell[data-last]", "c => c.length") == 0
+
+
+def test_the_api_passes_the_line_and_one_click_moves(api: TestClient) -> None:
+    over = api.get("/api/tictactoe/board", params={"position": "xxx/oo./..."}).json()
+    assert over["line"] == ["a1", "b1", "c1"] and over["outcome"] == "loss"
+    assert api.get("/api/tictactoe/board", params={"position": "xx./oo./..."}).json()["line"] == []
+    layout = api.get("/api/toy-drop/layout").json()
+    assert layout["click_moves"] == {"a1": "1", "a2": "1", "b1": "2", "b2": "2"}
+    assert "click_moves" not in api.get("/api/tictactoe/layout").json()
+
+
+def test_one_click_cells_play_their_column(page: Any, api: TestClient) -> None:
+    open_board(page, "toy-drop")
+    start = probe(api, "toy-drop", "../..")
+    # every empty cell of a column plays the column; its value is written on the cell the disc lands on
+    moves = page.eval_on_selector_all("#board .cell[data-move]", "c => c.map(e => [e.dataset.cell, e.dataset.move])")
+    assert sorted(moves) == [["a1", "1"], ["a2", "1"], ["b1", "2"], ["b2", "2"]]
+    values = page.eval_on_selector_all("#board .value", "v => v.map(e => e.dataset.cell)")
+    assert sorted(values) == ["a2", "b2"]
+    click(page, "[data-cell=a1]")  # the top cell: the disc drops to the bottom
+    after = next(m for m in start["moves"] if m["move"] == "1")["position"]
+    assert shown_position(page) == after == "../x."
+    assert page.eval_on_selector_all("#board .cell[data-last]", "c => c.map(e => e.dataset.cell)") == ["a2"]
+    click(page, "[data-cell=a2]")  # a full cell of a column with room: plays the column
+    assert shown_position(page) == "o./x."
+
+
+# -- dark mode -----------------------------------------------------------------
+
+
+def _luminance(colour: str) -> float:
+    channels = [int(c) / 255 for c in colour[colour.index("(") + 1 : colour.index(")")].split(",")[:3]]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two ``rgb(...)`` colours."""
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_colours_follow_the_system_setting_and_stay_readable(browser: Any, base_url: str, scheme: str) -> None:
+    context = browser.new_context(base_url=base_url, color_scheme=scheme, viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    try:
+        open_board(page, "tictactoe", "x../.o./...")
+        colours = page.evaluate(
+            """() => {
+                const style = (s, p) => getComputedStyle(document.querySelector(s))[p];
+                return {page: style('body', 'backgroundColor'), text: style('body', 'color'),
+                        status: style('#status', 'color'),
+                        cells: [...document.querySelectorAll('#board .value')].map(v => [
+                            getComputedStyle(v).fill,
+                            getComputedStyle(document.querySelector(`.cell[data-cell=${v.dataset.cell}] .shape`)).fill]),
+                        piece: style('[data-cell=a1] .piece', 'fill'), board: style('[data-cell=a1] .shape', 'fill')};
+            }"""
+        )
+        dark = _luminance(colours["page"]) < 0.1
+        assert dark == (scheme == "dark"), colours["page"]
+        assert contrast(colours["page"], colours["text"]) >= 7
+        assert contrast(colours["page"], colours["status"]) >= 4.5
+        assert contrast(colours["piece"], colours["board"]) >= 3
+        assert colours["cells"] and all(contrast(text, fill) >= 3 for text, fill in colours["cells"])
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize(("variant", "position"), [("tictactoe", None), ("wild", None), ("toy-drop", None)])
+def test_values_stay_well_inside_their_cells(page: Any, variant: str, position: str | None) -> None:
+    open_board(page, variant, position)
+    boxes = page.eval_on_selector_all(
+        "#board .value",
+        """vs => vs.map(v => { const t = v.getBoundingClientRect();
+              const c = document.querySelector(`.cell[data-cell='${v.dataset.cell}'] .shape`).getBoundingClientRect();
+              return [v.textContent, t.width / c.width, t.left >= c.left, t.right <= c.right, t.bottom <= c.bottom]; })""",
+    )
+    assert boxes
+    for text, share, *inside in boxes:
+        assert share <= 0.8 and all(inside), (text, share, inside)
+
+
+def test_copy_link_copies_the_address_of_the_shown_position(browser: Any, base_url: str) -> None:
+    context = browser.new_context(base_url=base_url, viewport={"width": 1200, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
+    page = context.new_page()
+    try:
+        open_board(page, "tictactoe", "x../.o./...")
+        page.click("#copy-link")
+        page.wait_for_selector("#copied:visible")
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert copied == page.url and copied.endswith("#variant=tictactoe&position=x..%2F.o.%2F...")
+    finally:
+        context.close()

@@ -269,3 +269,10 @@ def test_layout_is_the_grid_with_the_mark_as_label(name):
     assert (cells["a1"], cells["b2"], cells["c3"], cells["a3"]) == ("o", "x", "x", None)
     assert split_move(layout, "xb2") == ("x", ("b2",))
     assert split_move(layout, "ob2") == ("o", ("b2",))
+
+
+def test_board_marks_name_the_line_that_ended_the_game() -> None:
+    wild = get("wild")
+    # x placed o's three down column c (either player may place either mark)
+    assert wild.board_marks(wild.parse_position("x.o/x.o/..o"))["line"] == ["c1", "c2", "c3"]
+    assert "line" not in wild.board_marks(wild.parse_position("x.o/x.o/..."))

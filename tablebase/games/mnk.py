@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any, Sequence
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
-from tablebase.games.base import BitboardGame, Layout, cell_name, grid_layout, grid_symmetries, parse_cell, parse_grid
+from tablebase.games.base import BitboardGame, BoardMarks, Layout, cell_name, grid_layout, grid_symmetries, parse_cell, parse_grid
 from tablebase.games.base import split_side
 from tablebase.outcome import DRAW, LOSS, WIN, Outcome
 
@@ -224,6 +224,16 @@ class MNKGame(BitboardGame):
 
     def layout(self) -> Layout:
         return grid_layout(self.m, self.n)
+
+    def board_marks(self, state: int) -> BoardMarks:
+        """No regions; ``line``: the cells of the ``k`` in a row that ended the game, if one did."""
+        marks: BoardMarks = {"active": [], "owners": {}}
+        for bits in (state & self._mask, state >> self.cells):
+            done = next((line for line in self.lines if bits & line == line), None)
+            if done is not None:
+                marks["line"] = [self._move_names[c] for c in range(self.cells) if done >> c & 1]
+                break
+        return marks
 
 
 def tictactoe() -> MNKGame:

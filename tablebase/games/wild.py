@@ -30,7 +30,7 @@ from functools import partial
 from typing import Any, ClassVar
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import BitboardGame, Layout, bitboard_text, cell_name, grid_layout, grid_symmetries
+from tablebase.games.base import BitboardGame, BoardMarks, Layout, bitboard_text, cell_name, grid_layout, grid_symmetries
 from tablebase.games.base import parse_cell, parse_grid
 from tablebase.outcome import DRAW, LOSS, WIN, Outcome
 from tablebase.games.mnk import line_masks
@@ -170,6 +170,14 @@ class WildGame(BitboardGame):
         which mark when a cell is clicked.
         """
         return grid_layout(3, 3)
+
+    def board_marks(self, state: int) -> BoardMarks:
+        """No regions; ``line``: the cells of the three in a row that ended the game, if one did."""
+        marks: BoardMarks = {"active": [], "owners": {}}
+        done = self.line_cells(state)
+        if done:
+            marks["line"] = [cell_name(c, 3) for c in range(9) if done[0] >> c & 1]
+        return marks
 
     def format_board(self, state: int) -> str:
         lines = ["   a b c"]

@@ -204,6 +204,7 @@ LayoutReply = typed_dict_model(
     variant=(str, ...),
     cells=(list[CellReply], Field(description="Cells in the order of the board characters of a position.")),
     regions=(list[RegionReply], Field(default=[], description="Named groups of cells (Ultimate's fields).")),
+    click_moves=(dict[str, str], Field(default={}, description="Cell name -> the move one click on it plays.")),
 )
 
 
@@ -221,6 +222,7 @@ class BoardReply(BaseModel):
     outcome: Outcome | None = Field(description="The result for the side to move when the game is over, else null.")
     active: list[str] = Field(description="Regions of the layout the side to move must play in.")
     owners: dict[str, str] = Field(description="Region name -> the player who owns it (a won field).")
+    line: list[str] = Field(default=[], description="Cells of the line that ended the game (empty if none).")
     moves: list[BoardMoveReply] = Field(description="Every legal move, in the rules' order.")
 
 
@@ -386,6 +388,7 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
                 "outcome": game.outcome(state),
                 "active": marks["active"],
                 "owners": marks["owners"],
+                "line": marks.get("line", []),
                 "moves": [
                     {"move": game.format_move(m), "position": p}
                     for m, p in zip(moves, game.format_children(state, moves))

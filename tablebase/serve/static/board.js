@@ -4,6 +4,10 @@
 // cells a user clicks against the moves the API lists for the position. Variants
 // explored by search (not complete) take their moves from GET /api/{variant}/board
 // and their values from GET /api/{variant}/solve.
+//
+// The game played so far is a record of positions (one per ply, the start first);
+// the address (#variant=...&position=...) names the position shown, and every move
+// adds an entry to the browser's history, so Back and Forward walk through the game.
 
 const SVG = "http://www.w3.org/2000/svg";
 const $ = (selector) => document.querySelector(selector);
@@ -11,15 +15,21 @@ const $ = (selector) => document.querySelector(selector);
 const SOLVE_SECONDS = 30;
 //: Boards with more cells than this show compact values ("W13" for "win 13").
 const COMPACT_ABOVE = 25;
+//: The variant a page opens on when its address names none.
+const DEFAULT_VARIANT = "tictactoe";
 
 const app = {
   variants: new Map(), // name -> entry of /api/variants
   variant: null, // the entry being played
   layout: null, // its layout, or null when it has none
-  history: [], // [{view, engine}], the current position last
-  moves: [], // the current view's moves, each with {label, cells}
+  record: [], // [{view, move, engine}]: the start (move null), then one entry per ply
+  at: 0, // index in record of the position shown
+  moves: [], // the shown view's moves, each with {label, cells}
   selection: [], // cells clicked so far towards a move
   busy: false,
+  controller: null, // AbortController of the running action
+  running: null, // promise of the running action
+  asked: new Set(), // variants whose positions were searched on request: their proved values are asked for
 };
 
 class ApiError extends Error {
@@ -35,13 +45,14 @@ async function api(path, params = {}) {
   for (const [key, value] of Object.entries(params)) {
     if (value !== null && value !== undefined) url.searchParams.set(key, value);
   }
-  const reply = await fetch(url);
+  const reply = await fetch(url, { signal: app.controller?.signal });
   const body = await reply.json().catch(() => ({}));
   if (!reply.ok) throw new ApiError(reply.status, body.error, body.detail || `${reply.status} ${reply.statusText}`);
   return body;
 }
 
-const variantPath = (suffix = "") => `/api/${encodeURIComponent(app.variant.variant)}${suffix}`;
+const variantPath = (suffix = "", name = app.variant.variant) => `/api/${encodeURIComponent(name)}${suffix}`;
+const shown = () => app.record[app.at];
 
 // -- reading positions and moves through the layout (mirrors board_cells / split_move) --
 
@@ -80,7 +91,7 @@ function compactValue(outcome, distance) {
 // -- what is known of a position ---------------------------------------------
 
 // A view: {position, to_move, outcome, distance, over, moves: [{move, position, outcome, distance}],
-// active, owners}; outcome and the moves' values are null where nothing is proved yet.
+// active, owners, line}; outcome and the moves' values are null where nothing is proved yet.
 function viewOf(probe, board) {
   const values = new Map((probe?.moves ?? []).map((m) => [m.move, m]));
   const moves = probe
@@ -96,10 +107,13 @@ function viewOf(probe, board) {
     moves: moves.map((m) => values.get(m.move) ?? m),
     active: board?.active ?? [],
     owners: board?.owners ?? {},
+    line: board?.line ?? [],
   };
 }
 
 async function known(position) {
+  // asked only once the user has searched this variant: an unproved position answers 503
+  if (!app.asked.has(app.variant.variant)) return null;
   try {
     return await api(variantPath("/solve"), { position, time_limit: 0 });
   } catch (error) {
@@ -110,7 +124,12 @@ async function known(position) {
 
 async function lookUp(position) {
   const regions = Boolean(app.layout?.regions?.length);
-  if (app.variant.complete && !regions) return viewOf(await api(variantPath(), { position }), null);
+  if (app.variant.complete && !regions) {
+    const probe = await api(variantPath(), { position });
+    // the board's marks (the winning line) matter only once the game is over
+    const board = probe.moves.length || !app.layout ? null : await api(variantPath("/board"), { position });
+    return viewOf(probe, board);
+  }
   const board = await api(variantPath("/board"), { position });
   const probe = app.variant.complete ? await api(variantPath(), { position }) : await known(board.position);
   return viewOf(probe, board);
@@ -118,27 +137,39 @@ async function lookUp(position) {
 
 // -- actions ---------------------------------------------------------------
 
+// Runs one action at a time; a new action cancels the one running (a search, a lookup).
 async function task(action) {
-  if (app.busy) return;
+  while (app.busy) {
+    app.controller.abort();
+    await app.running;
+  }
   app.busy = true;
+  app.controller = new AbortController();
   document.body.dataset.state = "busy";
   $("#message").textContent = "";
-  try {
-    await action();
-  } catch (error) {
-    $("#message").textContent = error.message;
-  } finally {
-    app.busy = false;
-    document.body.dataset.state = "ready";
-  }
+  app.running = (async () => {
+    try {
+      await action();
+    } catch (error) {
+      if (error.name !== "AbortError") $("#message").textContent = error.message;
+    } finally {
+      app.busy = false;
+      app.controller = null;
+      document.body.dataset.state = "ready";
+    }
+  })();
+  await app.running;
+}
+
+function cancel() {
+  app.controller?.abort();
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function selectVariant(name, position) {
-  app.variant = app.variants.get(name);
-  $("#variant").value = name;
+async function describeVariant() {
   const v = app.variant;
+  $("#variant").value = v.variant;
   const start = v.outcome ? `${valueText(v.outcome, v.distance, " in ")} for ${v.players[0]}` : "not proved here";
   $("#rules").textContent = `${v.rules} · start: ${start}`;
   try {
@@ -147,44 +178,74 @@ async function selectVariant(name, position) {
     if (!(error instanceof ApiError && error.status === 501)) throw error;
     app.layout = null;
   }
-  app.history = [];
+}
+
+async function selectVariant(name, position, push = true) {
+  app.variant = app.variants.get(name);
+  app.layout = null;
+  app.record = [];
+  await describeVariant();
   try {
-    await goTo(position || v.start, false);
+    await begin(position || app.variant.start, push);
   } catch (error) {
-    if (!position) throw error;
+    if (!position || error.name === "AbortError") throw error;
     // a bad position in a link: show the start, and the error
-    await goTo(v.start, false);
+    await begin(app.variant.start, false);
     throw error;
   }
 }
 
-async function goTo(position, engine) {
+// A new record starting at ``position``.
+async function begin(position, push) {
   const view = await lookUp(position);
-  app.history.push({ view, engine });
-  show();
+  app.record = [{ view, move: null, engine: false }];
+  app.at = 0;
+  show(push);
 }
 
+// Plays ``move`` (an entry of the shown view's moves): the record after the shown position is replaced.
 async function play(move, { answer = true, engine = false } = {}) {
-  await goTo(move.position, engine);
-  const reply = app.history.at(-1).view.moves[0];
-  if (answer && $("#answer").checked && reply?.outcome) {
+  const view = await lookUp(move.position);
+  app.record = app.record.slice(0, app.at + 1);
+  app.record.push({ view, move, engine });
+  app.at = app.record.length - 1;
+  show(true);
+  const reply = view.moves[0];
+  if (answer && !engine && $("#answer").checked && reply?.outcome) {
     await sleep(250);
-    await goTo(reply.position, true);
+    await play(reply, { engine: true });
   }
 }
 
+// Goes to ``position`` of the shown variant: a step of the record if it is one, a move if one leads there.
+async function goTo(position, push = true) {
+  const step = app.record.findIndex((r) => r.view.position === position);
+  if (step >= 0) return jump(step, push);
+  const move = shown().view.moves.find((m) => m.position === position || m.move === position);
+  if (move) return play(move, { answer: false });
+  return begin(position, push);
+}
+
+function jump(index, push = false) {
+  if (index < 0 || index >= app.record.length) return;
+  app.at = index;
+  show(push);
+}
+
 function undo() {
-  if (app.history.length < 2) return;
-  const taken = app.history.pop();
-  if (taken.engine && app.history.length > 1) app.history.pop();
-  show();
+  if (app.at < 1) return;
+  const taken = app.record[app.at];
+  app.at -= taken.engine && app.at > 1 ? 2 : 1;
+  app.record = app.record.slice(0, app.at + 1);
+  show(true);
 }
 
 async function solve() {
-  const current = app.history.at(-1);
+  const current = shown();
   const progress = $("#progress");
   const begun = performance.now();
   progress.hidden = false;
+  $("#cancel").hidden = false;
   const tick = () => {
     const seconds = (performance.now() - begun) / 1000;
     progress.querySelector("progress").value = Math.min(seconds / SOLVE_SECONDS, 1);
@@ -193,18 +254,24 @@ async function solve() {
   tick();
   const timer = setInterval(tick, 250);
   try {
+    app.asked.add(app.variant.variant);
     const probe = await api(variantPath("/solve"), { position: current.view.position, time_limit: SOLVE_SECONDS });
-    const board = { ...current.view, moves: current.view.moves };
-    current.view = viewOf(probe, board);
-    show();
+    current.view = viewOf(probe, current.view);
+    show(false);
   } finally {
     clearInterval(timer);
     progress.hidden = true;
+    $("#cancel").hidden = true;
   }
 }
 
 function clickCell(name) {
-  if (app.busy) return;
+  const direct = app.layout.click_moves?.[name];
+  if (direct !== undefined) {
+    const move = app.moves.find((m) => m.move === direct);
+    if (move) task(() => play(move));
+    return;
+  }
   const last = app.selection.at(-1);
   if (last === name) {
     app.selection = [];
@@ -231,6 +298,61 @@ function clickCell(name) {
   render(complete);
 }
 
+// Predecessors or the perfect line of the shown position, listed under the board.
+async function explore(kind) {
+  const position = shown().view.position;
+  const list = $("#explore-list");
+  const items = [];
+  if (kind === "line") {
+    const line = await api(variantPath("/line"), { position });
+    $("#explore-title").textContent = `Perfect line from here (${line.outcome} for ${shown().view.to_move})`;
+    line.moves.forEach((move, i) => items.push({ text: move, position: line.positions[i], steps: line.moves.slice(0, i + 1) }));
+    if (line.repeats) items.push({ text: "… repeats" });
+  } else {
+    const reply = await api(variantPath("/predecessors"), { position });
+    $("#explore-title").textContent = `Positions one move before (${reply.predecessors.length})`;
+    for (const p of reply.predecessors) items.push({ text: `${p.position} (then ${p.move})`, position: p.position });
+  }
+  list.replaceChildren();
+  list.dataset.kind = kind;
+  for (const item of items) {
+    const li = document.createElement("li");
+    if (item.position) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "link";
+      button.dataset.position = item.position;
+      button.textContent = item.text;
+      button.addEventListener("click", () => task(() => (item.steps ? playLine(item.steps) : begin(item.position, true))));
+      li.append(button);
+    } else {
+      li.textContent = item.text;
+    }
+    list.append(li);
+  }
+  $("#explore").hidden = false;
+}
+
+// Plays the moves of the perfect line from the shown position.
+async function playLine(steps) {
+  for (const text of steps) {
+    const move = shown().view.moves.find((m) => m.move === text);
+    if (!move) throw new Error(`move ${text} is not legal here`);
+    await play(move, { answer: false });
+  }
+}
+
+async function copyLink() {
+  const note = $("#copied");
+  try {
+    await navigator.clipboard.writeText(location.href);
+    note.textContent = "Link copied";
+  } catch {
+    note.textContent = location.href;
+  }
+  note.hidden = false;
+}
+
 // -- drawing ---------------------------------------------------------------
 
 function svg(tag, attributes = {}, text = null) {
@@ -240,25 +362,35 @@ function svg(tag, attributes = {}, text = null) {
   return node;
 }
 
-function show() {
-  const view = app.history.at(-1).view;
+const address = (position) => `#${new URLSearchParams({ variant: app.variant.variant, position })}`;
+
+function show(push) {
+  const view = shown().view;
   app.moves = view.moves.map((m) => ({ ...m, ...splitMove(m.move) }));
   app.selection = [];
-  const params = new URLSearchParams({ variant: app.variant.variant, position: view.position });
-  history.replaceState(null, "", `#${params}`);
+  const url = address(view.position);
+  if (push && url !== location.hash) history.pushState({ at: app.at }, "", url);
+  else history.replaceState({ at: app.at }, "", url);
+  app.followed = url;
+  $("#explore").hidden = true;
+  $("#copied").hidden = true;
   render();
 }
 
 function render(choices = []) {
-  const view = app.history.at(-1).view;
+  const view = shown().view;
   renderBoard(view);
   renderStatus(view);
   renderMoves(view);
+  renderRecord();
+  renderChart();
   renderChooser(choices);
   $("#position").value = view.position;
-  $("#undo").disabled = app.history.length < 2;
+  $("#undo").disabled = app.at < 1;
   $("#best").disabled = !view.moves.length || !view.moves[0].outcome;
   $("#solve").hidden = app.variant.complete;
+  // the perfect line needs every position's value: variants explored by search have none to follow
+  $("#show-line").hidden = !app.variant.complete;
   $("#solve").disabled = view.over || Boolean(view.outcome && view.moves.every((m) => m.outcome));
 }
 
@@ -267,6 +399,7 @@ function onActivate(node, action) {
   node.addEventListener("keydown", (e) => {
     if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
+      e.stopPropagation();
       action();
     }
   });
@@ -304,6 +437,38 @@ function renderRegions(board, layout, view) {
   return overlays;
 }
 
+// Cells whose contents differ between the previous position of the record and the shown one.
+function lastMoveCells() {
+  if (app.at < 1) return new Set();
+  const before = boardCells(app.record[app.at - 1].view.position);
+  const after = boardCells(shown().view.position);
+  return new Set([...after.keys()].filter((name) => before.get(name) !== after.get(name)));
+}
+
+// The best move through each cell that can be clicked next (moves come best first),
+// and for one-click cells the move they play, its value written on the last empty one.
+function cellHints(contents) {
+  const hints = new Map();
+  const valueCells = new Set();
+  for (const m of app.moves) {
+    const next = m.cells[app.selection.length];
+    if (next !== undefined && startsWith(m.cells, app.selection) && !hints.has(next)) {
+      hints.set(next, m);
+      valueCells.add(next);
+    }
+  }
+  const direct = app.layout.click_moves ?? {};
+  const landing = new Map();
+  for (const cell of app.layout.cells) {
+    const move = app.moves.find((m) => m.move === direct[cell.name]);
+    if (!move || contents.get(cell.name)) continue;
+    hints.set(cell.name, move);
+    landing.set(move.move, cell.name);
+  }
+  for (const name of landing.values()) valueCells.add(name);
+  return { hints, valueCells };
+}
+
 function renderBoard(view) {
   const board = $("#board");
   board.replaceChildren();
@@ -315,7 +480,8 @@ function renderBoard(view) {
   const round = layout.shape === "circle";
   const xs = layout.cells.map((c) => c.x);
   const ys = layout.cells.map((c) => c.y);
-  const pad = round ? 1.0 : 0.6;
+  // room for the frames of regions and the strokes of edge cells
+  const pad = round ? 1.0 : layout.regions?.length ? 0.75 : 0.65;
   const left = Math.min(...xs) - pad;
   const top = Math.min(...ys) - pad;
   board.setAttribute("viewBox", `${left} ${top} ${Math.max(...xs) + pad - left} ${Math.max(...ys) + pad - top}`);
@@ -331,13 +497,10 @@ function renderBoard(view) {
   // labels of round spots go outwards from the middle of the board, off the lines
   const middle = { x: xs.reduce((s, x) => s + x, 0) / xs.length, y: ys.reduce((s, y) => s + y, 0) / ys.length };
 
-  // the best move through each cell that can be clicked next (moves come best first)
-  const hints = new Map();
-  for (const m of app.moves) {
-    const next = m.cells[app.selection.length];
-    if (next !== undefined && startsWith(m.cells, app.selection) && !hints.has(next)) hints.set(next, m);
-  }
   const contents = boardCells(view.position);
+  const { hints, valueCells } = cellHints(contents);
+  const changed = lastMoveCells();
+  const line = new Set(view.line);
   // names and values lie over the cells and may reach outside them (round spots): drawn apart, not clickable
   const labels = svg("g", { class: "labels" });
   for (const cell of layout.cells) {
@@ -345,6 +508,7 @@ function renderBoard(view) {
     const { x, y } = cell;
     const player = contents.get(cell.name);
     const hint = hints.get(cell.name);
+    const valued = Boolean(hint?.outcome) && valueCells.has(cell.name);
     let valueAt = { x, y: y + 0.36 };
     let nameAt = { x: x - 0.45, y: y - 0.33 };
     if (round) {
@@ -367,20 +531,24 @@ function renderBoard(view) {
     if (player) {
       group.dataset.piece = player;
       // above the middle when a value is written under it, so the two do not touch
-      const lifted = Boolean(hint?.outcome) && !round;
+      const lifted = valued && !round;
       const attributes = { class: lifted ? "piece lifted" : "piece", x, y: lifted ? y - 0.1 : y };
       group.append(svg("text", { ...attributes, "data-player": app.variant.players.indexOf(player) }, player));
     }
+    if (changed.has(cell.name)) group.dataset.last = "";
+    if (line.has(cell.name)) group.dataset.line = "";
     let label = `${cell.name}${player ? `, ${player}` : ""}`;
     if (hint) {
       group.dataset.move = hint.move;
       if (hint.outcome) {
         group.dataset.outcome = hint.outcome;
         group.dataset.distance = hint.distance === null ? "" : hint.distance;
-        const text = compact && !round ? compactValue(hint.outcome, hint.distance) : valueText(hint.outcome, hint.distance);
-        labels.append(
-          svg("text", { class: "value", "data-cell": cell.name, "data-outcome": hint.outcome, ...valueAt }, text),
-        );
+        if (valued) {
+          const text = compact && !round ? compactValue(hint.outcome, hint.distance) : valueText(hint.outcome, hint.distance);
+          labels.append(
+            svg("text", { class: "value", "data-cell": cell.name, "data-outcome": hint.outcome, ...valueAt }, text),
+          );
+        }
         label += `: ${valueText(hint.outcome, hint.distance, " in ")}`;
       } else {
         group.dataset.outcome = "unknown";
@@ -398,6 +566,12 @@ function renderBoard(view) {
     board.append(group);
   }
   board.append(labels, ...overlays);
+  // one size for every value of a board, small enough for the longest ("draw 16") to stay inside its cell
+  board.classList.toggle("long-values", [...labels.querySelectorAll(".value")].some((v) => v.textContent.length > 6));
+  if (view.line.length > 1) {
+    const ends = [at.get(view.line[0]), at.get(view.line.at(-1))];
+    board.append(svg("line", { class: "win-line", x1: ends[0].x, y1: ends[0].y, x2: ends[1].x, y2: ends[1].y }));
+  }
 }
 
 function renderStatus(view) {
@@ -433,6 +607,71 @@ function renderMoves(view) {
   }
 }
 
+// The game record: one item per ply, the move and what it achieves for its player.
+function renderRecord() {
+  const list = $("#record");
+  list.replaceChildren();
+  app.record.slice(1).forEach((step, i) => {
+    const ply = i + 1;
+    const item = document.createElement("li");
+    item.dataset.ply = ply;
+    item.dataset.outcome = step.move.outcome ?? "unknown";
+    item.dataset.move = step.move.move;
+    if (ply === app.at) item.setAttribute("aria-current", "step");
+    if (ply > app.at) item.classList.add("ahead");
+    item.tabIndex = 0;
+    item.textContent = `${step.move.move} ${valueText(step.move.outcome, step.move.distance)}`;
+    onActivate(item, () => task(async () => jump(ply)));
+    list.append(item);
+  });
+  $("#record-area").hidden = app.record.length < 2;
+  list.querySelector("[aria-current]")?.scrollIntoView({ block: "nearest" });
+}
+
+// The value chart: for each position of the record, the value for the side to move, drawn from the
+// first player's side (up: the first player wins, faster wins higher), so the turns of the game show.
+function renderChart() {
+  const chart = $("#value-chart");
+  chart.replaceChildren();
+  const first = app.variant.players[0];
+  const views = app.record.map((r) => r.view);
+  const longest = Math.max(1, ...views.map((v) => v.distance ?? 0));
+  const step = 1;
+  const width = Math.max(16, views.length - 1) * step;
+  const half = 2;
+  chart.setAttribute("viewBox", `-0.6 ${-half - 0.6} ${width + 1.2} ${2 * half + 1.2}`);
+  chart.setAttribute("preserveAspectRatio", "xMinYMid meet");
+  chart.append(svg("line", { class: "axis", x1: 0, y1: 0, x2: width, y2: 0 }));
+  chart.append(svg("text", { class: "axis-label", x: 0, y: -half - 0.2 }, `${first} wins`));
+  const second = app.variant.players[1];
+  chart.append(svg("text", { class: "axis-label", x: 0, y: half + 0.45 }, `${second} wins`));
+  const points = views.map((v, ply) => {
+    const sign = { win: 1, loss: -1, draw: 0 }[v.outcome];
+    if (sign === undefined) return { ply, y: null, v };
+    const reach = sign ? half * (1 - (0.6 * (v.distance ?? 0)) / longest) : 0;
+    return { ply, y: -(v.to_move === first ? sign : -sign) * reach, v };
+  });
+  const known = points.filter((p) => p.y !== null);
+  if (known.length > 1) {
+    chart.append(svg("polyline", { class: "trace", points: known.map((p) => `${p.ply * step},${p.y}`).join(" ") }));
+  }
+  for (const { ply, y, v } of points) {
+    const dot = svg("circle", {
+      class: ply === app.at ? "point current" : "point",
+      cx: ply * step,
+      cy: y ?? 0,
+      r: ply === app.at ? 0.28 : 0.2,
+      "data-ply": ply,
+      "data-outcome": v.outcome ?? "unknown",
+      "data-distance": v.distance ?? "",
+    });
+    dot.append(svg("title", {}, `ply ${ply}: ${v.to_move} to move, ${valueText(v.outcome, v.distance, " in ")}`));
+    dot.addEventListener("click", () => task(async () => jump(ply)));
+    chart.append(dot);
+  }
+  $("#chart-area").hidden = app.record.length < 2;
+}
+
 function renderChooser(choices) {
   const chooser = $("#chooser");
   chooser.replaceChildren();
@@ -449,11 +688,43 @@ function renderChooser(choices) {
   if (choices.length) chooser.querySelector("button").focus();
 }
 
-// -- start -----------------------------------------------------------------
+// -- the address -------------------------------------------------------------
 
 function fromHash() {
   const params = new URLSearchParams(location.hash.slice(1));
   return { name: params.get("variant"), position: params.get("position") };
+}
+
+// The message for a variant named in a link that this server cannot show.
+async function missingVariant(name) {
+  try {
+    await api(variantPath("", name));
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return error.message;
+  }
+  return `variant ${JSON.stringify(name)} is not built in this database`;
+}
+
+// Shows what the address names (after Back, Forward, or an edit of the address).
+function followAddress() {
+  if (location.hash === app.followed) return;
+  app.followed = location.hash;
+  const { name, position } = fromHash();
+  task(async () => {
+    if (name && !app.variants.has(name)) {
+      const message = await missingVariant(name);
+      await selectVariant(app.variant.variant, null, false);
+      throw new Error(message);
+    }
+    if (name && name !== app.variant.variant) return selectVariant(name, position, false);
+    try {
+      await goTo(position || app.variant.start, false);
+    } catch (error) {
+      // the board stays where it was, and so does the address
+      show(false);
+      throw error;
+    }
+  });
 }
 
 function wire() {
@@ -464,25 +735,29 @@ function wire() {
     if (best?.outcome) task(() => play(best, { answer: false }));
   });
   $("#solve").addEventListener("click", () => task(solve));
+  $("#cancel").addEventListener("click", cancel);
   $("#restart").addEventListener("click", () => task(() => selectVariant(app.variant.variant)));
+  $("#show-line").addEventListener("click", () => task(() => explore("line")));
+  $("#show-predecessors").addEventListener("click", () => task(() => explore("predecessors")));
+  $("#copy-link").addEventListener("click", copyLink);
   $("#position-form").addEventListener("submit", (e) => {
     e.preventDefault();
-    task(() => goTo($("#position").value.trim(), false));
+    task(() => goTo($("#position").value.trim(), true));
   });
   document.addEventListener("keydown", (e) => {
     if (e.key === "Escape" && app.selection.length) {
       app.selection = [];
       render();
     }
+    const typing = e.target.closest?.("input, select, textarea");
+    if (typing || e.altKey || e.ctrlKey || e.metaKey || app.record.length < 2) return;
+    const to = { ArrowLeft: app.at - 1, ArrowRight: app.at + 1, Home: 0, End: app.record.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    if (to >= 0 && to < app.record.length && to !== app.at) task(async () => jump(to));
   });
-  window.addEventListener("hashchange", () => {
-    const { name, position } = fromHash();
-    const current = app.history.at(-1)?.view.position;
-    if (name === app.variant?.variant && position === current) return;
-    const known = app.variants.has(name) ? name : app.variant.variant;
-    if (known === app.variant.variant && position) task(() => goTo(position, false));
-    else task(() => selectVariant(known, position));
-  });
+  window.addEventListener("popstate", followAddress);
+  window.addEventListener("hashchange", followAddress);
 }
 
 async function start() {
@@ -495,8 +770,13 @@ async function start() {
   }
   if (!list.length) throw new Error("No variant is built in this database; run: tablebase build tictactoe");
   const { name, position } = fromHash();
-  const first = list.find((v) => v.complete) ?? list[0];
-  await selectVariant(app.variants.has(name) ? name : first.variant, position);
+  const first = app.variants.get(DEFAULT_VARIANT) ?? list.find((v) => v.complete) ?? list[0];
+  if (name && !app.variants.has(name)) {
+    const message = await missingVariant(name);
+    await selectVariant(first.variant, null, false);
+    throw new Error(message);
+  }
+  await selectVariant(name || first.variant, position, false);
 }
 
 task(start);
