@@ -47,6 +47,7 @@ stops its search.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -528,4 +529,37 @@ def run(
     with tablebase.open(db) as tb:
         tb.variants()
     print(f"web board: http://{host}:{port}/   API description: http://{host}:{port}/docs", file=sys.stderr)
-    uvicorn.run(create_app(db, solvers, memory_cap), host=host, port=port, access_log=access_log, log_level="info")
+    uvicorn.Server(
+        config(create_app(db, solvers, memory_cap), host=host, port=port, access_log=access_log, log_level="info")
+    ).run()
+
+
+def config(app: ASGIApp, **options: Any) -> Any:
+    """The ``uvicorn.Config`` serving ``app``: requests the HTTP parser refuses (an address too long
+    for it) are answered with a JSON 400 ``bad_request``, and addresses up to 1 MB reach the
+    application (which answers those over :data:`MAX_ADDRESS` with a JSON 414)."""
+    import uvicorn
+
+    return uvicorn.Config(app, http=_protocol(), h11_max_incomplete_event_size=1 << 20, **options)
+
+
+def _protocol() -> Any:
+    """uvicorn's fastest HTTP protocol class, with a JSON body on its own 400 replies."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:
+        return "h11"
+
+    class JsonErrors(HttpToolsProtocol):  # type: ignore[misc]
+        def send_400_response(self, msg: str) -> None:
+            body = json.dumps(
+                {"error": "bad_request", "detail": f"{msg.rstrip('.').lower()} (an address over 64 KB, or malformed)"}
+            ).encode()
+            head = [b"HTTP/1.1 400 Bad Request\r\n"]
+            for name, value in self.server_state.default_headers:
+                head.append(name + b": " + value + b"\r\n")
+            head.append(b"content-type: application/json\r\ncontent-length: %d\r\nconnection: close\r\n\r\n" % len(body))
+            self.transport.write(b"".join(head) + body)
+            self.transport.close()
+
+    return JsonErrors

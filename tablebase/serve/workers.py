@@ -134,6 +134,7 @@ class Solvers:
         self.recycled = 0
         self._answers: OrderedDict[tuple[str, str], Probe] = OrderedDict()
         self._context = multiprocessing.get_context("spawn")
+        self.closed = False
 
     def _start(self) -> Worker:
         mine, theirs = self._context.Pipe()
@@ -208,9 +209,10 @@ class Solvers:
             worker.jobs += 1
             keep = worker.memory <= self.memory_cap
         finally:
-            self.busy.remove(worker)
+            if worker in self.busy:
+                self.busy.remove(worker)
             worker.deadline = None
-            if keep:
+            if keep and not self.closed:
                 self.idle.append(worker)
             else:
                 self._retire(worker)
@@ -244,6 +246,7 @@ class Solvers:
 
     def close(self) -> None:
         """Stop every worker."""
+        self.closed = True
         for worker in self.workers():
             worker.stop()
         self.idle.clear()
