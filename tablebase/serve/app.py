@@ -550,7 +550,7 @@ def _protocol() -> Any:
     except ImportError:
         return "h11"
 
-    class JsonErrors(HttpToolsProtocol):  # type: ignore[misc]
+    class JsonErrors(HttpToolsProtocol):
         def send_400_response(self, msg: str) -> None:
             body = json.dumps(
                 {"error": "bad_request", "detail": f"{msg.rstrip('.').lower()} (an address over 64 KB, or malformed)"}

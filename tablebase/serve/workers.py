@@ -11,7 +11,8 @@ limit, has its worker killed (and replaced) within a second. A worker whose
 memory grows past ``memory_cap`` bytes after a search exits and is replaced.
 
 Each worker opens the tablebase file read-only and keeps what it proved in its
-own memory (:class:`~tablebase.serve.analysis.Analysis`); the server keeps the
+own memory (:class:`~tablebase.serve.analysis.Analysis`), at a lower
+scheduling priority than the server; the server keeps the
 last answers it relayed (small probe replies), so asking again costs no search.
 """
 
@@ -42,6 +43,8 @@ MEMORY_CAP = 1 << 30
 MAX_ANSWERS = 10_000
 #: Seconds a worker gets beyond the request's time limit (its start-up, the reply) before it is killed.
 GRACE = 10.0
+#: Scheduling priority a worker lowers itself by (Unix ``nice``).
+NICENESS = 10
 #: How often a waiting request checks its worker and its client, in seconds.
 POLL = 0.02
 
@@ -66,6 +69,8 @@ def rss() -> int:
 def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int) -> None:
     """A worker's life: answer ``(variant, state, seconds)`` jobs until the pipe closes or memory is full."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server shuts its workers down itself
+    if hasattr(os, "nice"):
+        os.nice(NICENESS)  # a core shared with the server goes to the server's probes first
     import tablebase
     from tablebase import games
     from tablebase.serve.analysis import Analysis
