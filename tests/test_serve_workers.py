@@ -19,6 +19,7 @@ from fastapi import FastAPI  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 import tablebase  # noqa: E402
+from tablebase import games  # noqa: E402
 from tablebase.serve import create_app  # noqa: E402
 from tablebase.serve.app import config  # noqa: E402
 from tablebase.serve.workers import Solvers  # noqa: E402
@@ -135,3 +136,48 @@ def test_an_address_over_64_kb_gets_a_json_error(db: Path) -> None:
         # the application's 414, or the HTTP parser's 400 when the address is too long for it
         assert head.split()[1] in (b"414", b"400") and b"application/json" in head, head
         assert json.loads(body)["error"] in ("uri_too_long", "bad_request")
+
+
+def test_http_solve_agrees_with_the_library_and_value_only_positions_are_probed_in_a_worker(
+    db: Path, tmp_path: Path
+) -> None:
+    game = games.get("ultimate")
+    late = game.parse_position(LATE)
+    positions = [LATE] + [game.format_position(c) for _, c in game.children(late) if game.outcome(c) is None][:2]
+    library = tmp_path / "library.db"
+    expected = {}
+    with tablebase.open(library) as tb:
+        for position in positions:
+            assert tb.solve("ultimate", position).proved
+            expected[position] = tb.variant("ultimate").probe(position).to_dict()
+    app = create_app(db, solvers=1)
+    with TestClient(app) as client:
+        for position in positions:
+            reply = client.get("/api/ultimate/solve", params={"position": position, "time_limit": 20})
+            assert reply.status_code == 200, reply.text
+            assert shape(reply.json()) == shape(expected[position])
+    # a position the library stored with its value only: its moves are proved by a worker
+    with tablebase.open(library) as tb:
+        table = tb.variant("ultimate")
+        value_only = next(
+            game.format_position(g)
+            for _, c in game.children(late)
+            for _, g in game.children(c)
+            if game.outcome(g) is None
+            and (found := table.get_probe(game.format_position(g), search=False)) is not None
+            and not found.moves
+        )
+    app = create_app(library, solvers=1)
+    with TestClient(app) as client:
+        reply = client.get("/api/ultimate", params={"position": value_only})
+        assert reply.status_code == 200, reply.text
+        assert reply.json()["moves"] and all(m["outcome"] is not None for m in reply.json()["moves"])
+        (worker,) = app.state.solvers.workers()
+        assert worker.jobs == 1
+
+
+def shape(probe: dict[str, object]) -> tuple[object, ...]:
+    """A probe's value and its moves' values, whatever the order of equal moves."""
+    moves = probe["moves"]
+    assert isinstance(moves, list)
+    return probe["outcome"], probe["distance"], sorted((m["move"], m["outcome"], m["distance"]) for m in moves)

@@ -80,7 +80,7 @@ from tablebase.errors import (
 from tablebase.games.base import Layout
 from tablebase.games.base import parse_position as parse_text
 from tablebase.outcome import Outcome
-from tablebase.query import Tablebase
+from tablebase.query import PROBE_BUDGET, Tablebase
 from tablebase.results import Probe, VariantInfo
 from tablebase.serve.analysis import Analysis, BusyError, NotProvedError
 from tablebase.serve.workers import MEMORY_CAP, Solvers
@@ -337,8 +337,9 @@ def create_app(
         return game
 
     def known(game: games.Game, state: int) -> Probe | None:
-        """The probe of ``state`` from the file, from this process's searches or from the workers' answers."""
-        probe = analysis.known(game, state)
+        """The probe of ``state`` from the file, from this process's searches or from the workers' answers
+        (with a pool, without searching in this process)."""
+        probe = analysis.known(game, state, search=pool is None)
         if probe is None and pool is not None:
             probe = pool.known(game, game.format_position(state))
         return probe
@@ -402,7 +403,7 @@ def create_app(
         return JSONResponse([out[name] for name in sorted(out)])
 
     @app.get("/api/{variant}", response_model=ProbeReply, responses=ERRORS, tags=["api"])
-    async def probe(variant: str, position: str | None = PositionQuery) -> JSONResponse:
+    async def probe(request: Request, variant: str, position: str | None = PositionQuery) -> JSONResponse:
         """Outcome and distance of a position and of every legal move, best first.
 
         A variant explored by search answers from what the file and this
@@ -413,6 +414,11 @@ def create_app(
             return JSONResponse(tb.variant(variant).probe(position).to_dict())
         state = parse_position(game, position)
         found = known(game, state)
+        if found is None and pool is not None:
+            table = tb.get_variant(game.name)
+            if table is not None and table.get_probe(game.format_position(state), search=False) is not None:
+                # stored with its value only: its moves are proved in a worker
+                found = await pool.solve(game, state, PROBE_BUDGET, request.is_disconnected, kind="probe")
         if found is None:
             shown = game.format_position(state)
             raise NotSolvedError(

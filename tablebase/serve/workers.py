@@ -67,7 +67,9 @@ def rss() -> int:
 
 
 def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int) -> None:
-    """A worker's life: answer ``(variant, state, seconds)`` jobs until the pipe closes or memory is full."""
+    """A worker's life: answer ``(kind, variant, state, seconds)`` jobs until the pipe closes or memory is
+    full; ``kind`` is ``"solve"`` (prove within ``seconds``) or ``"probe"`` (the file's probe, which proves
+    the moves of a position stored with its value only)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server shuts its workers down itself
     if hasattr(os, "nice"):
         os.nice(NICENESS)  # a core shared with the server goes to the server's probes first
@@ -80,14 +82,17 @@ def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int) -> N
         conn.send(("ready", None, rss()))
         while True:
             try:
-                name, state, seconds = conn.recv()
+                kind, name, state, seconds = conn.recv()
             except (EOFError, OSError):
                 return
             reply: tuple[str, Any]
             try:
                 game = games.get(name)
-                probe = analysis.known(game, state)
-                reply = ("ok", probe if probe is not None else analysis.solve(game, state, seconds))
+                if kind == "probe":
+                    reply = ("ok", tb.variant(name).probe(game.format_position(state)))
+                else:
+                    probe = analysis.known(game, state)
+                    reply = ("ok", probe if probe is not None else analysis.solve(game, state, seconds))
             except TablebaseError as exc:
                 reply = ("error", exc)
             memory = rss()
@@ -193,12 +198,18 @@ class Solvers:
         self.recycled += 1
 
     async def solve(
-        self, game: Game, state: int, seconds: float, gone: Callable[[], Awaitable[bool]] | None = None
+        self,
+        game: Game,
+        state: int,
+        seconds: float,
+        gone: Callable[[], Awaitable[bool]] | None = None,
+        kind: str = "solve",
     ) -> Probe:
         """The probe of ``state`` proved by a worker within ``seconds``; raises what the search raised.
 
         ``gone()`` tells whether the client has left; then the worker is killed
-        and :class:`NotProvedError` raised (nobody reads it).
+        and :class:`NotProvedError` raised (nobody reads it). ``kind="probe"``:
+        the file's probe of ``state``, its unstored moves proved by the worker.
         """
         shown = game.format_position(state)
         if seconds <= 0:
@@ -208,7 +219,7 @@ class Solvers:
         worker.deadline = time.monotonic() + seconds + GRACE
         keep = False
         try:
-            worker.conn.send((game.name, state, seconds))
+            worker.conn.send((kind, game.name, state, seconds))
             reply = await self._wait(worker, game, shown, gone)
             status, value, worker.memory = reply
             worker.jobs += 1
@@ -223,7 +234,8 @@ class Solvers:
                 self._retire(worker)
         if status == "error":
             raise value
-        self._keep(game, value)
+        if kind == "solve":
+            self._keep(game, value)
         return value  # type: ignore[no-any-return]
 
     async def _wait(
