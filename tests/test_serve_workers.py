@@ -181,3 +181,15 @@ def shape(probe: dict[str, object]) -> tuple[object, ...]:
     moves = probe["moves"]
     assert isinstance(moves, list)
     return probe["outcome"], probe["distance"], sorted((m["move"], m["outcome"], m["distance"]) for m in moves)
+
+
+def test_a_writing_server_stores_what_its_workers_prove(db: Path, tmp_path: Path) -> None:
+    path = tmp_path / "written.db"
+    path.write_bytes(db.read_bytes())
+    app = create_app(path, solvers=1, write=True)
+    with TestClient(app) as client:
+        reply = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20})
+        assert reply.status_code == 200, reply.text
+    with tablebase.open(path) as tb:
+        stored = tb.variant("ultimate").probe(LATE).to_dict()
+    assert shape(stored) == shape(reply.json())

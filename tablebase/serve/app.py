@@ -314,6 +314,7 @@ def create_app(
     db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB,
     solvers: int | None = None,
     memory_cap: int = MEMORY_CAP,
+    write: bool = False,
 ) -> FastAPI:
     """The application serving the tablebase file ``db`` (or an open :class:`Tablebase`).
 
@@ -323,11 +324,13 @@ def create_app(
     are replaced when they keep more than ``memory_cap`` bytes
     (:class:`tablebase.serve.workers.Solvers`); ``solvers=0``, or a
     ``Tablebase`` passed in, searches on a thread of this process instead.
+    With ``write`` the workers store what they prove in the file (as
+    ``tablebase solve`` does); the server itself only reads.
     """
     tb = db if isinstance(db, Tablebase) else tablebase.open(db)
     owned = tb is not db
     analysis = Analysis(tb)
-    pool = Solvers(tb.path, solvers, memory_cap) if owned and solvers != 0 else None
+    pool = Solvers(tb.path, solvers, memory_cap, write=write) if owned and solvers != 0 else None
 
     def served(name: str) -> games.Game:
         """The rules of ``name``: a variant built into the file, or one explored by search."""
@@ -527,6 +530,7 @@ def run(
     access_log: bool = False,
     solvers: int | None = None,
     memory_cap: int = MEMORY_CAP,
+    write: bool = False,
 ) -> None:
     """Serve ``db`` until interrupted, searching in ``solvers`` worker processes (see :func:`create_app`);
     raises the library's error at once if the file is not a tablebase."""
@@ -536,7 +540,7 @@ def run(
         tb.variants()
     print(f"web board: http://{host}:{port}/   API description: http://{host}:{port}/docs", file=sys.stderr)
     uvicorn.Server(
-        config(create_app(db, solvers, memory_cap), host=host, port=port, access_log=access_log, log_level="info")
+        config(create_app(db, solvers, memory_cap, write), host=host, port=port, access_log=access_log, log_level="info")
     ).run()
 
 

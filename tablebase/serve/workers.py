@@ -66,7 +66,7 @@ def rss() -> int:
         return peak if os.uname().sysname == "Darwin" else peak * 1024
 
 
-def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int) -> None:
+def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int, write: bool = False) -> None:
     """A worker's life: answer ``(kind, variant, state, seconds)`` jobs until the pipe closes or memory is
     full; ``kind`` is ``"solve"`` (prove within ``seconds``) or ``"probe"`` (the file's probe, which proves
     the moves of a position stored with its value only)."""
@@ -92,6 +92,8 @@ def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int) -> N
                     reply = ("ok", tb.variant(name).probe(game.format_position(state)))
                 else:
                     probe = analysis.known(game, state)
+                    if probe is None and write:
+                        probe = _solve_and_store(tb, game, state, seconds)
                     reply = ("ok", probe if probe is not None else analysis.solve(game, state, seconds))
             except TablebaseError as exc:
                 reply = ("error", exc)
@@ -99,6 +101,19 @@ def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int) -> N
             conn.send((*reply, memory))
             if memory > memory_cap:
                 return
+
+
+def _solve_and_store(tb: Any, game: Game, state: int, seconds: float) -> Probe:
+    """Prove ``state`` as ``tablebase solve`` does, storing what was proved in the file (one transaction)."""
+    shown = game.format_position(state)
+    report = tb.solve(game.name, shown, time_limit=seconds)
+    if not report.proved:
+        raise NotProvedError(
+            f"position {shown!r} of {game.name} not proved within {seconds:g} s;"
+            " try a later position or a longer time limit"
+        )
+    probe: Probe = tb.variant(game.name).probe(shown)
+    return probe
 
 
 @dataclass
@@ -123,7 +138,8 @@ class Worker:
 
 
 class Solvers:
-    """A pool of at most ``size`` search workers over the tablebase file ``path``."""
+    """A pool of at most ``size`` search workers over the tablebase file ``path``; with ``write``
+    they store what they prove in the file, as ``tablebase solve`` does, so later probes read it."""
 
     def __init__(
         self,
@@ -131,6 +147,7 @@ class Solvers:
         size: int | None = None,
         memory_cap: int = MEMORY_CAP,
         max_seconds: float = MAX_SECONDS,
+        write: bool = False,
     ):
         if size is not None and size < 1:
             raise ValueError(f"invalid number of solvers: {size!r} (at least 1)")
@@ -138,6 +155,7 @@ class Solvers:
         self.size = default_size() if size is None else size
         self.memory_cap = memory_cap
         self.max_seconds = max_seconds
+        self.write = write
         self.idle: list[Worker] = []
         self.busy: list[Worker] = []
         #: Workers replaced: killed by a cancelled or overdue request, or past the memory cap.
@@ -150,7 +168,7 @@ class Solvers:
         mine, theirs = self._context.Pipe()
         process = self._context.Process(
             target=_work,
-            args=(theirs, str(self.path), self.max_seconds, self.memory_cap),
+            args=(theirs, str(self.path), self.max_seconds, self.memory_cap, self.write),
             name="tablebase-solver",
             daemon=True,
         )
