@@ -193,3 +193,17 @@ def test_a_writing_server_stores_what_its_workers_prove(db: Path, tmp_path: Path
     with tablebase.open(path) as tb:
         stored = tb.variant("ultimate").probe(LATE).to_dict()
     assert shape(stored) == shape(reply.json())
+
+
+def test_a_child_proved_by_an_earlier_search_is_known_without_a_search(db: Path) -> None:
+    app = create_app(db, solvers=1)
+    with TestClient(app) as client:
+        first = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20}).json()
+        # the best line of the first search proved the best child with all its moves, in the worker
+        child = first["moves"][0]["position"]
+        again = client.get("/api/ultimate/solve", params={"position": child, "time_limit": 0})
+        assert again.status_code == 200, again.text
+        assert (again.json()["outcome"], again.json()["distance"]) == (
+            {"win": "loss", "loss": "win", "draw": "draw"}[first["moves"][0]["outcome"]],
+            first["moves"][0]["distance"] - 1,
+        )

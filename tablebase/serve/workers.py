@@ -90,6 +90,8 @@ def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int, writ
                 game = games.get(name)
                 if kind == "probe":
                     reply = ("ok", tb.variant(name).probe(game.format_position(state)))
+                elif kind == "known":
+                    reply = ("ok", analysis.known(game, state) or analysis.solve(game, state, 0))
                 else:
                     probe = analysis.known(game, state)
                     if probe is None and write:
@@ -226,12 +228,15 @@ class Solvers:
         """The probe of ``state`` proved by a worker within ``seconds``; raises what the search raised.
 
         ``gone()`` tells whether the client has left; then the worker is killed
-        and :class:`NotProvedError` raised (nobody reads it). ``kind="probe"``:
+        and :class:`NotProvedError` raised (nobody reads it). ``seconds=0``
+        asks an idle worker for what it proved earlier, without a search. ``kind="probe"``:
         the file's probe of ``state``, its unstored moves proved by the worker.
         """
         shown = game.format_position(state)
-        if seconds <= 0:
-            raise NotProvedError(f"position {shown!r} of {game.name} is not proved yet; solve it with a time limit")
+        if seconds <= 0 and kind == "solve":
+            if not self.idle:
+                raise NotProvedError(f"position {shown!r} of {game.name} is not proved yet; solve it with a time limit")
+            kind = "known"  # what the last worker used proved, without a search
         worker = self._take()
         self.busy.append(worker)
         worker.deadline = time.monotonic() + seconds + GRACE
@@ -252,7 +257,7 @@ class Solvers:
                 self._retire(worker)
         if status == "error":
             raise value
-        if kind == "solve":
+        if kind != "probe":
             self._keep(game, value)
         return value  # type: ignore[no-any-return]
 
