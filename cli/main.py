@@ -602,11 +602,25 @@ def play(
             history.append(vt.probe(chosen.position))
 
 
-@command(help="Serve the HTTP JSON API and the web board, read-only (needs the serve extra).")
+@command(help="Serve the HTTP JSON API and the web board, read-only unless --write (needs the serve extra).")
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0: every interface).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     access_log: Annotated[bool, typer.Option("--access-log/--no-access-log", help="Log every request.")] = False,
+    solvers: Annotated[
+        Optional[int],
+        typer.Option(min=1, help="Worker processes for searches (/solve); default: one per core but one."),
+    ] = None,
+    solver_memory: Annotated[
+        int, typer.Option(min=1, help="Memory in MB a search worker may keep before it is replaced.")
+    ] = 1024,
+    write: Annotated[
+        bool,
+        typer.Option(
+            "--write/--read-only",
+            help="Store what /solve proves in the file (as `tablebase solve` does); default: read only.",
+        ),
+    ] = False,
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
     try:
@@ -614,7 +628,7 @@ def serve(
     except ModuleNotFoundError as exc:
         fail(f"serving needs the 'serve' extra (missing {exc.name}): pip install 'tablebase[serve]'")
         return
-    run(db, host=host, port=port, access_log=access_log)
+    run(db, host=host, port=port, access_log=access_log, solvers=solvers, memory_cap=solver_memory << 20, write=write)
 
 
 @command(group=db_app, name="upgrade", help="Create the schema or upgrade it to the newest revision (alembic).")

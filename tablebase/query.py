@@ -440,8 +440,13 @@ class VariantTable:
             )
         raise UnreachablePositionError(f"position {shown!r} is not reachable from the start of {self.name}")
 
-    def probe(self, position: str | None = None) -> Probe:
-        """Outcome and distance of ``position`` and every legal move's value, best first."""
+    def probe(self, position: str | None = None, *, search: bool = True) -> Probe:
+        """Outcome and distance of ``position`` and every legal move's value, best first.
+
+        A position that ``solve`` stored with its value only has its moves
+        proved now (see :meth:`_prove_moves`); ``search=False`` lists no moves
+        for it instead.
+        """
         game = self.game
         state = self.parse(position)
         with self.snapshot() as conn:
@@ -450,7 +455,7 @@ class VariantTable:
             canon = game.transform(state, sym) if sym else state
             found = [] if entry.terminal else bound.storage.moves(conn, canon, entry)
         moves: tuple[MoveValue, ...] = ()
-        if not found and not entry.terminal and not bound.info.complete:
+        if not found and not entry.terminal and not bound.info.complete and search:
             moves = self._prove_moves(state, entry.outcome, entry.distance)
         if found:
             inverse = game.inverse_symmetry(sym)
@@ -526,10 +531,12 @@ class VariantTable:
         with self.snapshot() as conn:
             return read_proved(conn, self.game, self._bound().variant_id, state, seconds)
 
-    def get_probe(self, position: str | None = None, default: _T = None) -> Probe | _T:  # type: ignore[assignment]
+    def get_probe(
+        self, position: str | None = None, default: _T = None, *, search: bool = True  # type: ignore[assignment]
+    ) -> Probe | _T:
         """Like :meth:`probe`, but ``default`` when the position is not in the tablebase."""
         try:
-            return self.probe(position)
+            return self.probe(position, search=search)
         except UnreachablePositionError:
             return default
 

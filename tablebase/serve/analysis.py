@@ -57,11 +57,12 @@ class Analysis:
         self._running = threading.Lock()
         self._store = threading.Lock()
 
-    def known(self, game: Game, state: int) -> Probe | None:
-        """The probe of ``state`` from the tablebase file or from earlier searches; ``None`` if unknown."""
+    def known(self, game: Game, state: int, search: bool = True) -> Probe | None:
+        """The probe of ``state`` from the tablebase file or from earlier searches; ``None`` if unknown.
+        ``search=False``: without proving the moves of a position the file holds with its value only."""
         table = self.tb.get_variant(game.name)
         if table is not None:
-            probe = table.get_probe(game.format_position(state))
+            probe = table.get_probe(game.format_position(state), search=search)
             if probe is not None and (
                 probe.terminal
                 or (len(probe.moves) == game.move_count(state) and all(m.outcome is not None for m in probe.moves))

@@ -30,20 +30,24 @@ Errors are JSON ``{"error": kind, "detail": message}``: 400 for a malformed
 (or explicitly empty) position or another bad parameter, 404 for an unknown
 or unbuilt variant, an unknown endpoint, and a well-formed position the
 tablebase does not hold (it is not reachable from the start: the position
-exists as a string but not as a resource here), 405 for a method other than
-``GET``/``HEAD``, 501 for a variant without a board layout, 503 when
-``/solve`` runs out of time or another search is running. Messages name the
-database file but not its folder.
+exists as a string but not as a resource here; ``not_solved`` for a variant
+explored by search), 405 for a method other than ``GET``/``HEAD``, 414 for
+an address over 64 KB, 501 for a variant without a board layout, 503 when
+``/solve`` runs out of time or every solver is busy (with ``Retry-After``).
+Messages name the database file but not its folder.
 
 Handlers are coroutines that call the synchronous query layer directly: each
 query is a handful of indexed SQLite reads (well under a millisecond), so
 running them on the event loop is faster than a hop to a thread pool, and the
 single read-only connection is never used by two threads at once. Searches
-(``/solve``) run on a worker thread and touch no connection.
+(``/solve``) run in worker processes (:mod:`tablebase.serve.workers`), so a
+search never holds the interpreter that answers probes; closing the request
+stops its search.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -76,16 +80,27 @@ from tablebase.errors import (
 from tablebase.games.base import Layout
 from tablebase.games.base import parse_position as parse_text
 from tablebase.outcome import Outcome
-from tablebase.query import Tablebase
-from tablebase.results import VariantInfo
+from tablebase.query import PROBE_BUDGET, Tablebase
+from tablebase.results import Probe, VariantInfo
 from tablebase.serve.analysis import Analysis, BusyError, NotProvedError
+from tablebase.serve.workers import MEMORY_CAP, Solvers
 
 STATIC = Path(__file__).with_name("static")
+
+class NotSolvedError(UnreachablePositionError):
+    """A position of a variant explored by search that this server has not proved."""
+
+
+class NotEnumeratedError(VariantNotBuiltError):
+    """A question only an enumerated (built) variant can answer."""
+
 
 #: HTTP status and error kind of each library error, most specific first.
 ERROR_STATUS: tuple[tuple[type[TablebaseError], int, str], ...] = (
     (MalformedPositionError, 400, "malformed_position"),
     (IllegalMoveError, 400, "illegal_move"),
+    (NotSolvedError, 404, "not_solved"),
+    (NotEnumeratedError, 404, "not_enumerated"),
     (UnknownVariantError, 404, "unknown_variant"),
     (VariantNotBuiltError, 404, "variant_not_built"),
     (UnreachablePositionError, 404, "unreachable_position"),
@@ -232,6 +247,29 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+#: Longest request address (path and query string) served, in bytes.
+MAX_ADDRESS = 64 * 1024
+
+
+class LongAddress:
+    """Answers a request whose address exceeds :data:`MAX_ADDRESS` with a JSON 414."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            size = len(scope.get("raw_path") or scope["path"].encode()) + len(scope.get("query_string", b""))
+            if size > MAX_ADDRESS:
+                reply = JSONResponse(
+                    {"error": "uri_too_long", "detail": f"request address of {size:,} bytes exceeds {MAX_ADDRESS:,}"},
+                    status_code=414,
+                )
+                await reply(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 #: Error kind of the HTTP errors the framework raises itself (unknown route, wrong method).
 HTTP_ERRORS = {404: "not_found", 405: "method_not_allowed"}
 
@@ -262,7 +300,7 @@ def parse_position(game: games.Game, position: str | None) -> int:
     return game.initial_state() if position is None else parse_text(game, position)
 
 
-def error_reply(exc: TablebaseError, path: Path | None = None) -> JSONResponse:
+def error_reply(exc: TablebaseError, path: Path | None = None, headers: dict[str, str] | None = None) -> JSONResponse:
     """The JSON error response for a library error; the database ``path`` is named by its file name only."""
     detail = str(exc)
     if path is not None:
@@ -270,19 +308,31 @@ def error_reply(exc: TablebaseError, path: Path | None = None) -> JSONResponse:
             detail = detail.replace(shown, path.name)
     for kind, status, name in ERROR_STATUS:
         if isinstance(exc, kind):
-            return JSONResponse({"error": name, "detail": detail}, status_code=status)
+            return JSONResponse({"error": name, "detail": detail}, status_code=status, headers=headers)
     raise AssertionError("TablebaseError is the last entry")  # pragma: no cover
 
 
-def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) -> FastAPI:
+def create_app(
+    db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB,
+    solvers: int | None = None,
+    memory_cap: int = MEMORY_CAP,
+    write: bool = False,
+) -> FastAPI:
     """The application serving the tablebase file ``db`` (or an open :class:`Tablebase`).
 
     A path is opened read-only on first use and closed at shutdown; a
-    ``Tablebase`` passed in stays open (its owner closes it).
+    ``Tablebase`` passed in stays open (its owner closes it). Searches run in
+    at most ``solvers`` worker processes (default: one per core but one) that
+    are replaced when they keep more than ``memory_cap`` bytes
+    (:class:`tablebase.serve.workers.Solvers`); ``solvers=0``, or a
+    ``Tablebase`` passed in, searches on a thread of this process instead.
+    With ``write`` the workers store what they prove in the file (as
+    ``tablebase solve`` does); the server itself only reads.
     """
     tb = db if isinstance(db, Tablebase) else tablebase.open(db)
     owned = tb is not db
     analysis = Analysis(tb)
+    pool = Solvers(tb.path, solvers, memory_cap, write=write) if owned and solvers != 0 else None
 
     def served(name: str) -> games.Game:
         """The rules of ``name``: a variant built into the file, or one explored by search."""
@@ -291,9 +341,19 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
             tb.variant(name)
         return game
 
+    def known(game: games.Game, state: int) -> Probe | None:
+        """The probe of ``state`` from the file, from this process's searches or from the workers' answers
+        (with a pool, without searching in this process)."""
+        probe = analysis.known(game, state, search=pool is None)
+        if probe is None and pool is not None:
+            probe = pool.known(game, game.format_position(state))
+        return probe
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
+        if pool is not None:
+            pool.close()
         if owned:
             tb.close()
 
@@ -308,9 +368,14 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
     )
     app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "HEAD"])
     app.add_middleware(HeadAsGet)
+    app.add_middleware(LongAddress)
+    app.state.solvers = pool
 
     @app.exception_handler(TablebaseError)
     async def on_tablebase_error(request: Request, exc: TablebaseError) -> JSONResponse:
+        if isinstance(exc, BusyError):
+            wait = pool.retry_after() if pool is not None else int(analysis.max_seconds)
+            return error_reply(exc, tb.path, {"Retry-After": str(wait)})
         return error_reply(exc, tb.path)
 
     @app.exception_handler(RequestValidationError)
@@ -343,9 +408,28 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
         return JSONResponse([out[name] for name in sorted(out)])
 
     @app.get("/api/{variant}", response_model=ProbeReply, responses=ERRORS, tags=["api"])
-    async def probe(variant: str, position: str | None = PositionQuery) -> JSONResponse:
-        """Outcome and distance of a position and of every legal move, best first."""
-        return JSONResponse(tb.variant(variant).probe(position).to_dict())
+    async def probe(request: Request, variant: str, position: str | None = PositionQuery) -> JSONResponse:
+        """Outcome and distance of a position and of every legal move, best first.
+
+        A variant explored by search answers from what the file and this
+        server proved; a position not proved yet is 404 ``not_solved``.
+        """
+        game = games.get(variant)
+        if game.enumerable:
+            return JSONResponse(tb.variant(variant).probe(position).to_dict())
+        state = parse_position(game, position)
+        found = known(game, state)
+        if found is None and pool is not None:
+            table = tb.get_variant(game.name)
+            if table is not None and table.get_probe(game.format_position(state), search=False) is not None:
+                # stored with its value only: its moves are proved in a worker
+                found = await pool.solve(game, state, PROBE_BUDGET, request.is_disconnected, kind="probe")
+        if found is None:
+            shown = game.format_position(state)
+            raise NotSolvedError(
+                f"position {shown!r} of {game.name} is not solved here; prove it with /api/{game.name}/solve"
+            )
+        return JSONResponse(found.to_dict())
 
     @app.get("/api/{variant}/line", response_model=LineReply, responses=ERRORS, tags=["api"])
     async def line(variant: str, position: str | None = PositionQuery) -> JSONResponse:
@@ -355,6 +439,11 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
     @app.get("/api/{variant}/predecessors", response_model=PredecessorsReply, responses=ERRORS, tags=["api"])
     async def predecessors(variant: str, position: str | None = PositionQuery) -> JSONResponse:
         """Every position one move before the given one, with the move that leads here."""
+        game = games.get(variant)
+        if not game.enumerable:
+            raise NotEnumeratedError(
+                f"variant {game.name!r} is too large to enumerate: predecessors are listed for built variants only"
+            )
         return JSONResponse(tb.variant(variant).predecessors(position).to_dict())
 
     @app.get(
@@ -403,10 +492,11 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
         tags=["api"],
     )
     async def solve(
+        request: Request,
         variant: str,
         position: str | None = PositionQuery,
         time_limit: float = Query(
-            10.0, ge=0, description="Seconds of search at most (capped at 30); 0: only what is already proved."
+            10.0, ge=0, allow_inf_nan=False, description="Seconds of search at most (capped at 30); 0: only what is already proved."
         ),
     ) -> JSONResponse:
         """The probe of a position of any variant, proved by search if the tablebase lacks it.
@@ -414,13 +504,18 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
         The answer comes from the tablebase file, else from what this server
         proved earlier, else from a search of at most ``time_limit`` seconds;
         503 ``not_proved`` when the search runs out of time, 503 ``busy``
-        while another search runs. Proved values are kept in memory only.
+        when every solver is busy. Proved values are kept in memory only; closing
+        the request stops its search.
         """
         game = served(variant)
         state = parse_position(game, position)
-        probe = analysis.known(game, state)
+        probe = known(game, state)
         if probe is None:
-            probe = await run_in_threadpool(analysis.solve, game, state, analysis.limit(time_limit))
+            seconds = analysis.limit(time_limit)
+            if pool is None:
+                probe = await run_in_threadpool(analysis.solve, game, state, seconds)
+            else:
+                probe = await pool.solve(game, state, seconds, request.is_disconnected)
         return JSONResponse(probe.to_dict())
 
     @app.get("/", include_in_schema=False)
@@ -431,11 +526,53 @@ def create_app(db: str | os.PathLike[str] | Tablebase = tablebase.DEFAULT_DB) ->
     return app
 
 
-def run(db: str | os.PathLike[str], host: str = "127.0.0.1", port: int = 8000, access_log: bool = False) -> None:
-    """Serve ``db`` until interrupted; raises the library's error at once if the file is not a tablebase."""
+def run(
+    db: str | os.PathLike[str],
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    access_log: bool = False,
+    solvers: int | None = None,
+    memory_cap: int = MEMORY_CAP,
+    write: bool = False,
+) -> None:
+    """Serve ``db`` until interrupted, searching in ``solvers`` worker processes (see :func:`create_app`);
+    raises the library's error at once if the file is not a tablebase."""
     import uvicorn
 
     with tablebase.open(db) as tb:
         tb.variants()
     print(f"web board: http://{host}:{port}/   API description: http://{host}:{port}/docs", file=sys.stderr)
-    uvicorn.run(create_app(db), host=host, port=port, access_log=access_log, log_level="info")
+    uvicorn.Server(
+        config(create_app(db, solvers, memory_cap, write), host=host, port=port, access_log=access_log, log_level="info")
+    ).run()
+
+
+def config(app: ASGIApp, **options: Any) -> Any:
+    """The ``uvicorn.Config`` serving ``app``: requests the HTTP parser refuses (an address too long
+    for it) are answered with a JSON 400 ``bad_request``, and addresses up to 1 MB reach the
+    application (which answers those over :data:`MAX_ADDRESS` with a JSON 414)."""
+    import uvicorn
+
+    return uvicorn.Config(app, http=_protocol(), h11_max_incomplete_event_size=1 << 20, **options)
+
+
+def _protocol() -> Any:
+    """uvicorn's fastest HTTP protocol class, with a JSON body on its own 400 replies."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+    except ImportError:
+        return "h11"
+
+    class JsonErrors(HttpToolsProtocol):
+        def send_400_response(self, msg: str) -> None:
+            body = json.dumps(
+                {"error": "bad_request", "detail": f"{msg.rstrip('.').lower()} (an address over 64 KB, or malformed)"}
+            ).encode()
+            head = [b"HTTP/1.1 400 Bad Request\r\n"]
+            for name, value in self.server_state.default_headers:
+                head.append(name + b": " + value + b"\r\n")
+            head.append(b"content-type: application/json\r\ncontent-length: %d\r\nconnection: close\r\n\r\n" % len(body))
+            self.transport.write(b"".join(head) + body)
+            self.transport.close()
+
+    return JsonErrors

@@ -1,0 +1,296 @@
+"""Searches in worker processes, so that a search never stalls the server's other requests.
+
+A compiled search holds the interpreter for as long as it runs, and what it
+proves can take hundreds of megabytes. :class:`Solvers` runs each search of
+``/api/{variant}/solve`` in one of at most ``size`` worker processes (started
+on first use, with the ``spawn`` method): the server process only waits for a
+small reply. A request that finds every worker busy is refused at once
+(:class:`~tablebase.serve.analysis.BusyError`, ``503 busy`` with
+``Retry-After``); a request whose client goes away, or that outlives its time
+limit, has its worker killed (and replaced) within a second. A worker whose
+memory grows past ``memory_cap`` bytes after a search exits and is replaced.
+
+Each worker opens the tablebase file read-only and keeps what it proved in its
+own memory (:class:`~tablebase.serve.analysis.Analysis`), at a lower
+scheduling priority than the server; the server keeps the
+last answers it relayed (small probe replies), so asking again costs no search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import multiprocessing
+import os
+import signal
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import Any
+
+from tablebase.errors import TablebaseError
+from tablebase.games.base import Game
+from tablebase.results import Probe
+from tablebase.serve.analysis import MAX_SECONDS, BusyError, NotProvedError
+
+#: Memory a worker may keep after a search before it is replaced, in bytes.
+MEMORY_CAP = 1 << 30
+#: Answers the server keeps (most recently used first out of the way last).
+MAX_ANSWERS = 10_000
+#: Seconds a worker gets beyond the request's time limit (its start-up, the reply) before it is killed.
+GRACE = 10.0
+#: Scheduling priority a worker lowers itself by (Unix ``nice``).
+NICENESS = 10
+#: How often a waiting request checks its worker and its client, in seconds.
+POLL = 0.02
+
+
+def default_size() -> int:
+    """One worker per core but one, at least one."""
+    return max(1, (os.cpu_count() or 1) - 1)
+
+
+def rss() -> int:
+    """Resident memory of this process in bytes (its peak where the current figure is unavailable)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        import resource
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak if os.uname().sysname == "Darwin" else peak * 1024
+
+
+def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int, write: bool = False) -> None:
+    """A worker's life: answer ``(kind, variant, state, seconds)`` jobs until the pipe closes or memory is
+    full; ``kind`` is ``"solve"`` (prove within ``seconds``) or ``"probe"`` (the file's probe, which proves
+    the moves of a position stored with its value only)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server shuts its workers down itself
+    if hasattr(os, "nice"):
+        os.nice(NICENESS)  # a core shared with the server goes to the server's probes first
+    import tablebase
+    from tablebase import games
+    from tablebase.serve.analysis import Analysis
+
+    with tablebase.open(path) as tb:
+        analysis = Analysis(tb, max_seconds=max_seconds)
+        conn.send(("ready", None, rss()))
+        while True:
+            try:
+                kind, name, state, seconds = conn.recv()
+            except (EOFError, OSError):
+                return
+            reply: tuple[str, Any]
+            try:
+                game = games.get(name)
+                if kind == "probe":
+                    reply = ("ok", tb.variant(name).probe(game.format_position(state)))
+                elif kind == "known":
+                    reply = ("ok", analysis.known(game, state) or analysis.solve(game, state, 0))
+                else:
+                    probe = analysis.known(game, state)
+                    if probe is None and write:
+                        probe = _solve_and_store(tb, game, state, seconds)
+                    reply = ("ok", probe if probe is not None else analysis.solve(game, state, seconds))
+            except TablebaseError as exc:
+                reply = ("error", exc)
+            memory = rss()
+            conn.send((*reply, memory))
+            if memory > memory_cap:
+                return
+
+
+def _solve_and_store(tb: Any, game: Game, state: int, seconds: float) -> Probe:
+    """Prove ``state`` as ``tablebase solve`` does, storing what was proved in the file (one transaction)."""
+    shown = game.format_position(state)
+    report = tb.solve(game.name, shown, time_limit=seconds)
+    if not report.proved:
+        raise NotProvedError(
+            f"position {shown!r} of {game.name} not proved within {seconds:g} s;"
+            " try a later position or a longer time limit"
+        )
+    probe: Probe = tb.variant(game.name).probe(shown)
+    return probe
+
+
+@dataclass
+class Worker:
+    """One worker process and the server's end of its pipe."""
+
+    process: BaseProcess
+    conn: Connection
+    #: When the job it runs must be over (``time.monotonic``), ``None`` while idle.
+    deadline: float | None = None
+    #: Resident memory it reported last, in bytes.
+    memory: int = 0
+    jobs: int = 0
+    ready: bool = field(default=False)
+
+    def stop(self) -> None:
+        """Kill the process at once and reap it."""
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+
+class Solvers:
+    """A pool of at most ``size`` search workers over the tablebase file ``path``; with ``write``
+    they store what they prove in the file, as ``tablebase solve`` does, so later probes read it."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        size: int | None = None,
+        memory_cap: int = MEMORY_CAP,
+        max_seconds: float = MAX_SECONDS,
+        write: bool = False,
+    ):
+        if size is not None and size < 1:
+            raise ValueError(f"invalid number of solvers: {size!r} (at least 1)")
+        self.path = Path(path)
+        self.size = default_size() if size is None else size
+        self.memory_cap = memory_cap
+        self.max_seconds = max_seconds
+        self.write = write
+        self.idle: list[Worker] = []
+        self.busy: list[Worker] = []
+        #: Workers replaced: killed by a cancelled or overdue request, or past the memory cap.
+        self.recycled = 0
+        self._answers: OrderedDict[tuple[str, str], Probe] = OrderedDict()
+        self._context = multiprocessing.get_context("spawn")
+        self.closed = False
+
+    def _start(self) -> Worker:
+        mine, theirs = self._context.Pipe()
+        process = self._context.Process(
+            target=_work,
+            args=(theirs, str(self.path), self.max_seconds, self.memory_cap, self.write),
+            name="tablebase-solver",
+            daemon=True,
+        )
+        process.start()
+        theirs.close()
+        return Worker(process, mine)
+
+    def workers(self) -> list[Worker]:
+        """Every live worker, idle ones first."""
+        return [*self.idle, *self.busy]
+
+    def retry_after(self) -> int:
+        """Whole seconds until the first running search must be over (at least 1)."""
+        now = time.monotonic()
+        ends = [w.deadline - now for w in self.busy if w.deadline is not None]
+        return max(1, math.ceil(min(ends, default=1.0)))
+
+    def known(self, game: Game, position: str) -> Probe | None:
+        """An answer relayed earlier for ``position`` of ``game``, if kept."""
+        probe = self._answers.get((game.name, position))
+        if probe is not None:
+            self._answers.move_to_end((game.name, position))
+        return probe
+
+    def _keep(self, game: Game, probe: Probe) -> None:
+        self._answers[(game.name, probe.position)] = probe
+        while len(self._answers) > MAX_ANSWERS:
+            self._answers.popitem(last=False)
+
+    def _take(self) -> Worker:
+        while self.idle:
+            worker = self.idle.pop()
+            if worker.process.is_alive():
+                return worker
+            self._retire(worker)
+        if len(self.busy) < self.size:
+            return self._start()
+        raise BusyError(
+            f"all {self.size} solver{'s' if self.size > 1 else ''} are busy; try again in a moment"
+            f" (searches last at most {self.max_seconds:g} s)"
+        )
+
+    def _retire(self, worker: Worker) -> None:
+        worker.stop()
+        self.recycled += 1
+
+    async def solve(
+        self,
+        game: Game,
+        state: int,
+        seconds: float,
+        gone: Callable[[], Awaitable[bool]] | None = None,
+        kind: str = "solve",
+    ) -> Probe:
+        """The probe of ``state`` proved by a worker within ``seconds``; raises what the search raised.
+
+        ``gone()`` tells whether the client has left; then the worker is killed
+        and :class:`NotProvedError` raised (nobody reads it). ``seconds=0``
+        asks an idle worker for what it proved earlier, without a search. ``kind="probe"``:
+        the file's probe of ``state``, its unstored moves proved by the worker.
+        """
+        shown = game.format_position(state)
+        if seconds <= 0 and kind == "solve":
+            if not self.idle:
+                raise NotProvedError(f"position {shown!r} of {game.name} is not proved yet; solve it with a time limit")
+            kind = "known"  # what the last worker used proved, without a search
+        worker = self._take()
+        self.busy.append(worker)
+        worker.deadline = time.monotonic() + seconds + GRACE
+        keep = False
+        try:
+            worker.conn.send((kind, game.name, state, seconds))
+            reply = await self._wait(worker, game, shown, gone)
+            status, value, worker.memory = reply
+            worker.jobs += 1
+            keep = worker.memory <= self.memory_cap
+        finally:
+            if worker in self.busy:
+                self.busy.remove(worker)
+            worker.deadline = None
+            if keep and not self.closed:
+                self.idle.append(worker)
+            else:
+                self._retire(worker)
+        if status == "error":
+            raise value
+        if kind != "probe":
+            self._keep(game, value)
+        return value  # type: ignore[no-any-return]
+
+    async def _wait(
+        self, worker: Worker, game: Game, shown: str, gone: Callable[[], Awaitable[bool]] | None
+    ) -> tuple[str, Any, int]:
+        checked = time.monotonic()
+        while True:
+            while worker.conn.poll():
+                message = worker.conn.recv()
+                if message[0] == "ready":
+                    worker.ready, worker.memory = True, message[2]
+                    continue
+                return message  # type: ignore[no-any-return]
+            if not worker.process.is_alive():
+                raise TablebaseError(f"the solver of position {shown!r} of {game.name} stopped unexpectedly")
+            now = time.monotonic()
+            assert worker.deadline is not None
+            if now > worker.deadline:
+                raise NotProvedError(f"position {shown!r} of {game.name} not proved in time; the search was stopped")
+            if gone is not None and now - checked >= 0.1:
+                checked = now
+                if await gone():
+                    raise NotProvedError(f"the request for position {shown!r} of {game.name} was closed")
+            await asyncio.sleep(POLL)
+
+    def close(self) -> None:
+        """Stop every worker."""
+        self.closed = True
+        for worker in self.workers():
+            worker.stop()
+        self.idle.clear()
+        self.busy.clear()
+
+
+__all__ = ["GRACE", "MEMORY_CAP", "Solvers", "default_size", "rss"]

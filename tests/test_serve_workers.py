@@ -1,0 +1,209 @@
+"""Searches of the server in worker processes: busy refusals, cancellation, memory recycling, error codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the serve extra is not installed: pip install -e '.[dev]'")
+
+import uvicorn  # noqa: E402
+from fastapi import FastAPI  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+
+import tablebase  # noqa: E402
+from tablebase import games  # noqa: E402
+from tablebase.serve import create_app  # noqa: E402
+from tablebase.serve.app import config  # noqa: E402
+from tablebase.serve.workers import Solvers  # noqa: E402
+
+#: x sent to field 5 with four moves left to choose from (the late position of tests/test_serve_solve.py).
+LATE = ".xo.xxoo./o..oo.xoo/xxoo.oox./x.x.xox.x/xxooxo.x./ooo.oo.xo/.xxoo.x.x/x.ooxoxxx/oxoxoxxxo x 5"
+#: The start of Ultimate with won fields closed: no search proves it within a test's patience.
+HARD = "/api/ultimate-classic/solve?time_limit=30"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("workers") / "tablebase.db"
+    with tablebase.open(path) as tb:
+        tb.build("tictactoe")
+    return path
+
+
+def serving(app: FastAPI) -> Iterator[int]:
+    """Run ``app`` on a loopback port in a thread; yields the port."""
+    server = uvicorn.Server(config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield server.servers[0].sockets[0].getsockname()[1]
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def wait_for(condition: object, seconds: float) -> float:
+    """Seconds until ``condition()`` held (fails after ``seconds``)."""
+    began = time.monotonic()
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() - began < seconds, "condition not reached in time"
+        time.sleep(0.01)
+    return time.monotonic() - began
+
+
+def open_request(port: int, target: str) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.sendall(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    return sock
+
+
+def test_a_search_runs_in_a_worker_and_the_answer_is_kept(db: Path) -> None:
+    app = create_app(db, solvers=1)
+    with TestClient(app) as client:
+        reply = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20})
+        assert reply.status_code == 200, reply.text
+        pool: Solvers = app.state.solvers
+        (worker,) = pool.workers()
+        assert worker.process.pid != os.getpid() and worker.process.is_alive() and worker.jobs == 1
+        # a plain probe now answers from what the worker proved, without another search
+        probe = client.get("/api/ultimate", params={"position": LATE})
+        assert probe.status_code == 200 and probe.json() == reply.json()
+        assert worker.jobs == 1
+
+
+def test_busy_is_refused_at_once_with_retry_after_and_a_closed_request_frees_its_worker(db: Path) -> None:
+    app = create_app(db, solvers=1)
+    pool: Solvers = app.state.solvers
+    for port in serving(app):
+        first = open_request(port, HARD)
+        wait_for(lambda: len(pool.busy) == 1, 10)
+        (worker,) = pool.busy
+        client = TestClient(app)  # without its lifespan, which would stop the pool on leaving
+        began = time.monotonic()
+        busy = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20})
+        assert time.monotonic() - began < 1
+        assert busy.status_code == 503 and busy.json()["error"] == "busy"
+        assert 1 <= int(busy.headers["Retry-After"]) <= 40
+        # the client goes away: its search is stopped and the worker killed within a second
+        first.close()
+        assert wait_for(lambda: not worker.process.is_alive() and not pool.busy, 1.0) < 1.0
+        assert pool.recycled == 1
+
+
+def test_a_worker_past_its_memory_cap_is_replaced(db: Path) -> None:
+    app = create_app(db, solvers=1, memory_cap=1 << 20)
+    with TestClient(app) as client:
+        reply = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20})
+        assert reply.status_code == 200, reply.text
+        pool: Solvers = app.state.solvers
+        assert pool.recycled == 1 and pool.workers() == []
+
+
+def test_error_codes_say_what_happened(db: Path) -> None:
+    with TestClient(create_app(db, solvers=1)) as client:
+        unsolved = client.get("/api/ultimate", params={"position": LATE})
+        assert unsolved.status_code == 404 and unsolved.json()["error"] == "not_solved"
+        assert "/solve" in unsolved.json()["detail"]
+        before = client.get("/api/ultimate/predecessors", params={"position": LATE})
+        assert before.status_code == 404 and before.json()["error"] == "not_enumerated"
+        assert "ultimate" in before.json()["detail"]
+        for limit in ("nan", "inf", "-inf"):
+            bad = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": limit})
+            assert bad.status_code == 400 and "time_limit" in bad.json()["detail"], (limit, bad.text)
+
+
+def test_an_address_over_64_kb_gets_a_json_error(db: Path) -> None:
+    for port in serving(create_app(db, solvers=1)):
+        with open_request(port, "/api/tictactoe?position=" + "x" * 70_000) as sock:
+            sock.settimeout(10)
+            reply = b""
+            while b"}" not in reply:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                reply += chunk
+        head, _, body = reply.partition(b"\r\n\r\n")
+        # the application's 414, or the HTTP parser's 400 when the address is too long for it
+        assert head.split()[1] in (b"414", b"400") and b"application/json" in head, head
+        assert json.loads(body)["error"] in ("uri_too_long", "bad_request")
+
+
+def test_http_solve_agrees_with_the_library_and_value_only_positions_are_probed_in_a_worker(
+    db: Path, tmp_path: Path
+) -> None:
+    game = games.get("ultimate")
+    late = game.parse_position(LATE)
+    positions = [LATE] + [game.format_position(c) for _, c in game.children(late) if game.outcome(c) is None][:2]
+    library = tmp_path / "library.db"
+    expected = {}
+    with tablebase.open(library) as tb:
+        for position in positions:
+            assert tb.solve("ultimate", position).proved
+            expected[position] = tb.variant("ultimate").probe(position).to_dict()
+    app = create_app(db, solvers=1)
+    with TestClient(app) as client:
+        for position in positions:
+            reply = client.get("/api/ultimate/solve", params={"position": position, "time_limit": 20})
+            assert reply.status_code == 200, reply.text
+            assert shape(reply.json()) == shape(expected[position])
+    # a position the library stored with its value only: its moves are proved by a worker
+    with tablebase.open(library) as tb:
+        table = tb.variant("ultimate")
+        value_only = next(
+            game.format_position(g)
+            for _, c in game.children(late)
+            for _, g in game.children(c)
+            if game.outcome(g) is None
+            and (found := table.get_probe(game.format_position(g), search=False)) is not None
+            and not found.moves
+        )
+    app = create_app(library, solvers=1)
+    with TestClient(app) as client:
+        reply = client.get("/api/ultimate", params={"position": value_only})
+        assert reply.status_code == 200, reply.text
+        assert reply.json()["moves"] and all(m["outcome"] is not None for m in reply.json()["moves"])
+        (worker,) = app.state.solvers.workers()
+        assert worker.jobs == 1
+
+
+def shape(probe: dict[str, object]) -> tuple[object, ...]:
+    """A probe's value and its moves' values, whatever the order of equal moves."""
+    moves = probe["moves"]
+    assert isinstance(moves, list)
+    return probe["outcome"], probe["distance"], sorted((m["move"], m["outcome"], m["distance"]) for m in moves)
+
+
+def test_a_writing_server_stores_what_its_workers_prove(db: Path, tmp_path: Path) -> None:
+    path = tmp_path / "written.db"
+    path.write_bytes(db.read_bytes())
+    app = create_app(path, solvers=1, write=True)
+    with TestClient(app) as client:
+        reply = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20})
+        assert reply.status_code == 200, reply.text
+    with tablebase.open(path) as tb:
+        stored = tb.variant("ultimate").probe(LATE).to_dict()
+    assert shape(stored) == shape(reply.json())
+
+
+def test_a_child_proved_by_an_earlier_search_is_known_without_a_search(db: Path) -> None:
+    app = create_app(db, solvers=1)
+    with TestClient(app) as client:
+        first = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20}).json()
+        # the best line of the first search proved the best child with all its moves, in the worker
+        child = first["moves"][0]["position"]
+        again = client.get("/api/ultimate/solve", params={"position": child, "time_limit": 0})
+        assert again.status_code == 200, again.text
+        assert (again.json()["outcome"], again.json()["distance"]) == (
+            {"win": "loss", "loss": "win", "draw": "draw"}[first["moves"][0]["outcome"]],
+            first["moves"][0]["distance"] - 1,
+        )
