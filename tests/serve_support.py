@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import math
+import threading
+import time
 import types
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -260,6 +263,24 @@ def build_database(path: Path, names: Iterable[str] = BUILT) -> Path:
         for name in names:
             tb.build(name)
     return path
+
+
+def serving(app: Any) -> Iterator[int]:
+    """Run the web ``app`` with uvicorn on a loopback port in a thread; yields the port, then stops it."""
+    import uvicorn
+
+    from tablebase.serve.app import config
+
+    server = uvicorn.Server(config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield server.servers[0].sockets[0].getsockname()[1]
+    server.should_exit = True
+    thread.join(timeout=10)
 
 
 def chromium_path() -> str | None:

@@ -5,23 +5,20 @@ from __future__ import annotations
 import json
 import os
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from serve_support import serving
 
 pytest.importorskip("fastapi", reason="the serve extra is not installed: pip install -e '.[dev]'")
 
-import uvicorn  # noqa: E402
-from fastapi import FastAPI  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 import tablebase  # noqa: E402
 from tablebase import games  # noqa: E402
 from tablebase.serve import create_app  # noqa: E402
-from tablebase.serve.app import config  # noqa: E402
 from tablebase.serve.workers import Solvers  # noqa: E402
 
 #: x sent to field 5 with four moves left to choose from (the late position of tests/test_serve_solve.py).
@@ -36,20 +33,6 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with tablebase.open(path) as tb:
         tb.build("tictactoe")
     return path
-
-
-def serving(app: FastAPI) -> Iterator[int]:
-    """Run ``app`` on a loopback port in a thread; yields the port."""
-    server = uvicorn.Server(config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield server.servers[0].sockets[0].getsockname()[1]
-    server.should_exit = True
-    thread.join(timeout=10)
 
 
 def wait_for(condition: object, seconds: float) -> float:

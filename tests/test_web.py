@@ -9,7 +9,6 @@ installs chromium on CI. ``TABLEBASE_CHROMIUM`` names another chromium binary.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from serve_support import BUILT, build_database, chromium_path, registered
+from serve_support import BUILT, build_database, chromium_path, registered, serving
 
 pytest.importorskip("fastapi", reason="the serve extra is not installed: pip install -e '.[dev]'")
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed: pip install -e '.[dev]'")
@@ -28,7 +27,6 @@ if CHROMIUM is None or not Path(CHROMIUM).exists():
         allow_module_level=True,
     )
 
-import uvicorn  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from tablebase.serve import create_app  # noqa: E402
@@ -60,17 +58,8 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="module")
 def base_url(db: Path) -> Iterator[str]:
-    server = uvicorn.Server(uvicorn.Config(create_app(db), host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    for port in serving(create_app(db)):
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")
