@@ -58,10 +58,14 @@ def test_builtin_families_come_through_the_entry_point_group() -> None:
 
 def test_a_plugin_adds_variants(extra_entry_points: list[FakeEntryPoint]) -> None:
     toy = types.SimpleNamespace(VARIANTS={"toy-mnk": lambda: MNKGame(2, 2, 2, name="toy-mnk")})
-    extra_entry_points.append(FakeEntryPoint("toy", "toy-games", toy))
+    extra_entry_points.append(FakeEntryPoint("toy", "aaa-games", toy))  # sorts before "tablebase"
     assert games.get("toy-mnk").name == "toy-mnk"
-    listed = {v.variant: v for v in tablebase.registered_variants()}
-    assert listed["toy-mnk"].package == "toy-games"
+    found = tablebase.registered_variants()
+    packages = [v.package for v in found]
+    assert found[0].variant == "tictactoe"
+    assert packages.index("aaa-games") > max(i for i, p in enumerate(packages) if p == "tablebase")
+    listed = {v.variant: v for v in found}
+    assert listed["toy-mnk"].package == "aaa-games"
     assert listed["toy-mnk"].family == "toy"
     assert listed["tictactoe"].package == "tablebase"
 
@@ -74,6 +78,19 @@ def test_a_broken_plugin_is_reported_in_one_line(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
     assert "'broken-games'" in err[0] and "nowhere" in err[0]
+    assert len(games.problems()) == 1 and "'broken-games'" in games.problems()[0]
+
+
+def test_the_order_is_the_same_whatever_order_entry_points_come_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = list(importlib.metadata.entry_points(group="tablebase.games"))
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda **kwargs: real[::-1])
+    monkeypatch.delitem(games.__dict__, "FAMILIES", raising=False)
+    try:
+        backwards = games.names()
+    finally:
+        games.__dict__.pop("FAMILIES", None)
+    assert backwards == games.names()
+    assert games.problems() == []
 
 
 def test_a_taken_name_is_refused_and_reported(

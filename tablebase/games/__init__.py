@@ -28,8 +28,13 @@ PACKAGES: dict[int, tuple[str, str]] = {}
 
 __all__ = [
     "DRAW", "FAMILIES", "GROUP", "LOSS", "PROBLEMS", "WIN", "Game", "Outcome",
-    "RegisteredVariant", "catalog", "families", "get", "names", "naming", "package_of", "variants",
+    "RegisteredVariant", "catalog", "families", "get", "names", "naming", "package_of", "problems", "variants",
 ]
+
+
+def _distribution(ep: Any) -> str:
+    """The name of the package that registered entry point ``ep``."""
+    return ep.dist.name if ep.dist is not None else "unknown"
 
 
 def _load() -> tuple[Any, ...]:
@@ -39,9 +44,12 @@ def _load() -> tuple[Any, ...]:
     PROBLEMS.clear()
     loaded: list[Any] = []
     taken: dict[str, str] = {}
-    own_first = sorted(entry_points(group=GROUP), key=lambda e: e.dist is None or e.dist.name != "tablebase")
-    for ep in own_first:
-        package = ep.dist.name if ep.dist is not None else "unknown"
+    # our own families first, then plugins by package and entry name: the same order on every machine
+    ordered = sorted(
+        entry_points(group=GROUP), key=lambda ep: (_distribution(ep) != "tablebase", _distribution(ep), ep.name)
+    )
+    for ep in ordered:
+        package = _distribution(ep)
         try:
             family = ep.load()
             variants = family.VARIANTS
@@ -76,6 +84,13 @@ def families() -> tuple[Any, ...]:
             " (is tablebase installed? run: pip install -e .)"
         )
     return found
+
+
+def problems() -> list[str]:
+    """One line per plugin that could not be registered (failed to load, or took a taken name)."""
+    if "FAMILIES" not in globals():
+        globals()["FAMILIES"] = _load()
+    return list(PROBLEMS)
 
 
 def package_of(family: Any) -> tuple[str, str]:
