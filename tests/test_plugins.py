@@ -24,6 +24,7 @@ class FakeEntryPoint:
     def __init__(self, name: str, package: str, target: Any) -> None:
         self.name = name
         self.dist = types.SimpleNamespace(name=package)
+        self.value = f"{package.replace('-', '_')}.{name}"
         self.target = target
 
     def load(self) -> Any:
@@ -58,7 +59,7 @@ def test_builtin_families_come_through_the_entry_point_group() -> None:
 
 def test_a_plugin_adds_variants(extra_entry_points: list[FakeEntryPoint]) -> None:
     toy = types.SimpleNamespace(VARIANTS={"toy-mnk": lambda: MNKGame(2, 2, 2, name="toy-mnk")})
-    extra_entry_points.append(FakeEntryPoint("toy", "aaa-games", toy))  # sorts before "tablebase"
+    extra_entry_points.append(FakeEntryPoint("toy", "aaa-games", toy))  # its module sorts before "tablebase.games"
     assert games.get("toy-mnk").name == "toy-mnk"
     found = tablebase.registered_variants()
     packages = [v.package for v in found]

@@ -23,8 +23,8 @@ GROUP = "tablebase.games"
 
 #: One-line reports of plugins that could not be loaded.
 PROBLEMS: list[str] = []
-#: Family object -> (entry point name, the distribution that registered it).
-PACKAGES: dict[int, tuple[str, str]] = {}
+#: Family object -> (entry point name, the entry point that registered it).
+PACKAGES: dict[int, tuple[str, Any]] = {}
 
 __all__ = [
     "DRAW", "FAMILIES", "GROUP", "LOSS", "PROBLEMS", "WIN", "Game", "Outcome",
@@ -33,7 +33,7 @@ __all__ = [
 
 
 def _distribution(ep: Any) -> str:
-    """The name of the package that registered entry point ``ep``."""
+    """The name of the package that registered entry point ``ep`` (read from its metadata: only when shown)."""
     return ep.dist.name if ep.dist is not None else "unknown"
 
 
@@ -43,29 +43,26 @@ def _load() -> tuple[Any, ...]:
 
     PROBLEMS.clear()
     loaded: list[Any] = []
-    taken: dict[str, str] = {}
-    # our own families first, then plugins by package and entry name: the same order on every machine
-    ordered = sorted(
-        entry_points(group=GROUP), key=lambda ep: (_distribution(ep) != "tablebase", _distribution(ep), ep.name)
-    )
+    taken: dict[str, Any] = {}
+    # our own modules first, then plugins by module and entry name: the same order on every machine
+    ordered = sorted(entry_points(group=GROUP), key=lambda ep: (not ep.value.startswith("tablebase."), ep.value, ep.name))
     for ep in ordered:
-        package = _distribution(ep)
         try:
             family = ep.load()
             variants = family.VARIANTS
         except Exception as exc:  # a broken plugin must not take the others down
-            PROBLEMS.append(f"plugin {package!r} entry {ep.name!r} failed to load: {exc}")
+            PROBLEMS.append(f"plugin {_distribution(ep)!r} entry {ep.name!r} failed to load: {exc}")
             continue
         clash = [name for name in variants if name in taken]
         if clash:
             PROBLEMS.append(
-                f"plugin {package!r} entry {ep.name!r} skipped: variant {clash[0]!r}"
-                f" already registered by {taken[clash[0]]!r}"
+                f"plugin {_distribution(ep)!r} entry {ep.name!r} skipped: variant {clash[0]!r}"
+                f" already registered by {_distribution(taken[clash[0]])!r}"
             )
             continue
         for name in variants:
-            taken[name] = package
-        PACKAGES[id(family)] = (ep.name, package)
+            taken[name] = ep
+        PACKAGES[id(family)] = (ep.name, ep)
         loaded.append(family)
     for problem in PROBLEMS:
         print(f"tablebase: {problem}", file=sys.stderr)
@@ -95,8 +92,10 @@ def problems() -> list[str]:
 
 def package_of(family: Any) -> tuple[str, str]:
     """The family name and the distribution that registered ``family``."""
-    default = (getattr(family, "__name__", "game").rsplit(".", 1)[-1], "tablebase")
-    return PACKAGES.get(id(family), default)
+    registered = PACKAGES.get(id(family))
+    if registered is None:
+        return getattr(family, "__name__", "game").rsplit(".", 1)[-1], "tablebase"
+    return registered[0], _distribution(registered[1])
 
 
 @dataclass(frozen=True)
