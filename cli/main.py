@@ -369,6 +369,18 @@ def list_(
         typer.echo(table(["variant", "states", "moves", "symmetry", "storage", "start", "distance", "rules"], rows))
 
 
+@command(help="List every registered game variant, built or not, with its family, package and rules.")
+def variants(json_: JsonOption = False) -> None:
+    found = tablebase.registered_variants()
+    if json_:
+        emit_json([v.to_dict() for v in found])
+        return
+    rows = [[v.variant, v.family, v.package, "build" if v.buildable else "solve only", v.rules] for v in found]
+    typer.echo(table(["variant", "family", "package", "can", "rules"], rows))
+    for line in tablebase.naming():
+        typer.echo(f"other sizes: {line}")
+
+
 def position_command(
     name: str,
     summary: str,

@@ -41,7 +41,8 @@ from tablebase.errors import (
     UnreachablePositionError,
     VariantNotBuiltError,
 )
-from tablebase.games import catalog, names
+from tablebase.games import RegisteredVariant, catalog, names, naming
+from tablebase.games import variants as registered_variants
 from tablebase.query import DEFAULT_DB, Tablebase, VariantTable, count, open
 from tablebase.results import (
     Line,
@@ -72,6 +73,9 @@ def __getattr__(name: str) -> str:
 
 
 __all__ = [
+    "RegisteredVariant",
+    "naming",
+    "registered_variants",
     "DEFAULT_DB",
     "BuildError",
     "DatabaseError",

@@ -263,3 +263,9 @@ VARIANTS = {
 
 #: Variants built by ``tablebase build --all``.
 CATALOG = ("tictactoe", "tictactoe-misere", "mnk-3-3-2", "mnk-4-3-3")
+
+#: Usual sizes ``tablebase variants`` lists besides the fixed names.
+USUAL = ("mnk-2-2-2", "mnk-3-3-2", "mnk-4-3-3", "mnk-4-4-3", "mnk-4-4-4")
+
+#: How to name other sizes.
+NAMING = "mnk-M-N-K[-misere]: M columns, N rows, K in a row (e.g. mnk-5-4-4)"

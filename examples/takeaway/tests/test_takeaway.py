@@ -1,0 +1,25 @@
+from __future__ import annotations
+
+import tablebase
+
+
+def test_registered_through_the_entry_point() -> None:
+    listed = {v.variant: v for v in tablebase.registered_variants()}
+    assert listed["takeaway-21"].package == "tablebase-takeaway"
+
+
+def test_multiples_of_four_are_lost(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # the classic result for take 1..3: the side to move loses exactly when tokens % 4 == 0
+    with tablebase.open(tmp_path / "t.db") as tb:
+        tb.build("takeaway-21")
+        table = tb.variant("takeaway-21")
+        probed = 0
+        for tokens in range(22):
+            for side in "xo":
+                try:
+                    result = table.probe(f"{tokens} {side}")
+                except tablebase.UnreachablePositionError:
+                    continue
+                probed += 1
+                assert result.outcome == ("loss" if tokens % 4 == 0 else "win")
+        assert probed >= 22
