@@ -2,8 +2,9 @@
 
 Random games through each variant check that every position's board fits the
 layout, that every legal move names cells of the layout, and that a move
-changes what is on no cell but those it names. Games without a layout yet
-are skipped.
+changes what is on no cell but those it names (or, for a layout with
+``click_moves``, those that click to it). Games without a layout yet are
+skipped.
 """
 
 from __future__ import annotations
@@ -14,10 +15,22 @@ import pytest
 from serve_support import TOY_FAMILY
 
 from tablebase import games
-from tablebase.games.base import Game, board_cells, grid_layout, split_move
+from tablebase.games.base import Game, Layout, board_cells, grid_layout, split_move
 
 VARIANTS = sorted({*games.names(), *games.catalog()})
 TOYS = [factory() for factory in TOY_FAMILY.VARIANTS.values()]
+
+
+def move_cells(layout: Layout, move: str) -> tuple[str, ...]:
+    """The cells a move may change: those that click to it when the layout has ``click_moves``,
+    else the cells its string names."""
+    clicks = layout.get("click_moves")
+    if clicks is None:
+        return split_move(layout, move)[1]
+    assert set(clicks) == {c["name"] for c in layout["cells"]}
+    cells = tuple(name for name, played in clicks.items() if played == move)
+    assert cells, f"no cell clicks to move {move!r}"
+    return cells
 
 
 def check_layout(game: Game, playouts: int = 30, seed: int = 7) -> None:
@@ -40,10 +53,11 @@ def check_layout(game: Game, playouts: int = 30, seed: int = 7) -> None:
             marks = game.board_marks(state)
             assert set(marks["active"]) | set(marks["owners"]) <= set(regions)
             assert set(marks["owners"].values()) <= set(game.players)
+            assert set(marks.get("line", [])) <= set(names)
             if game.outcome(state) is not None:
                 break
             for move in game.legal_moves(state):
-                _, cells = split_move(layout, game.format_move(move))
+                cells = move_cells(layout, game.format_move(move))
                 after = board_cells(layout, game.format_position(game.apply(state, move)))
                 changed = {c for c in names if before[c] != after[c]}
                 assert changed and changed <= set(cells), (game.format_move(move), changed)

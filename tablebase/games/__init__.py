@@ -13,10 +13,10 @@ from functools import lru_cache
 from types import ModuleType
 
 from tablebase.errors import UnknownVariantError
-from tablebase.games import mnk, roman, rota, ultimate, wild
+from tablebase.games import connect4, mnk, roman, rota, ultimate, wild
 from tablebase.games.base import DRAW, LOSS, WIN, Game, Outcome
 
-FAMILIES: tuple[ModuleType, ...] = (mnk, roman, rota, wild, ultimate)
+FAMILIES: tuple[ModuleType, ...] = (mnk, roman, rota, wild, ultimate, connect4)
 
 __all__ = ["DRAW", "FAMILIES", "LOSS", "WIN", "Game", "Outcome", "catalog", "get", "names"]
 
@@ -38,7 +38,7 @@ def get(name: str) -> Game:
             if game is not None:
                 return game
     raise UnknownVariantError(
-        f"unknown variant {name!r} (known: {', '.join(names())}, or mnk-M-N-K[-misere])"
+        f"unknown variant {name!r} (known: {', '.join(names())}, or mnk-M-N-K[-misere], connect4-W-H)"
     )
 
 

@@ -63,6 +63,7 @@ class Layout(TypedDict):
     pieces: dict[str, str]
     move_separator: str
     regions: NotRequired[list[LayoutRegion]]
+    click_moves: NotRequired[dict[str, str]]
 
 
 class BoardMarks(TypedDict):
@@ -70,6 +71,7 @@ class BoardMarks(TypedDict):
 
     active: list[str]
     owners: dict[str, str]
+    line: NotRequired[list[str]]
 
 
 class Game(ABC):
@@ -295,6 +297,12 @@ class Game(ABC):
             with ``cells`` a list of cell names (Ultimate's nine fields,
             named ``"0"`` .. ``"8"``); omitted or empty when the board has
             none. What a position shows on them comes from :meth:`board_marks`.
+        ``click_moves`` (optional)
+            Cell name -> the move string a click on that cell plays, for games
+            whose moves do not name cells (Connect Four's column digits: every
+            cell of a column plays that column). When present, move strings
+            need not follow ``move_separator`` and a move changes what is on
+            no cell but those that click to it.
 
         A client composes a move by clicks on its cells in order, and asks for
         the label when several moves share the same cells.
@@ -307,7 +315,8 @@ class Game(ABC):
         ``active``: the regions the side to move must play in (empty when
         the rules name none, or the game is over); ``owners``: region name ->
         the player who owns it (a won field of Ultimate tic-tac-toe). Empty
-        for games without regions.
+        for games without regions. ``line`` (optional): the cells of the line
+        that won the game (Connect Four's four in a row).
         """
         return {"active": [], "owners": {}}
 
