@@ -132,6 +132,8 @@ class Connect4Game(Game):
         return None
 
     def legal_moves(self, state: int) -> list[int]:
+        if self._last_four(state):
+            return []
         return [c for c, h in enumerate(self._heights(state)) if h < self.rows]
 
     def move_count(self, state: int) -> int:
@@ -157,7 +159,9 @@ class Connect4Game(Game):
             if bool(state >> top & 1) != last_is_x:
                 continue
             parent = (state & ~(0b11 << top)) | 1 << top
-            if self.outcome(parent) is None:
+            x_bits, mask = to_bitboards(parent, self.columns, self.rows)
+            # play stops at a four, so neither side has one before the last move
+            if not (has_four(x_bits, self.rows) or has_four(mask ^ x_bits, self.rows)):
                 found.append((parent, c))
         return found
 
