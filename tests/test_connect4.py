@@ -18,6 +18,7 @@ from game_checks import (
     malformed_positions_test,
     random_states,
 )
+from serve_support import build_database
 from tablebase.errors import MalformedPositionError, UnknownVariantError
 from tablebase.games import catalog, get, names
 from tablebase.games.base import board_cells
@@ -227,10 +228,7 @@ def test_wins_that_may_be_the_last_move() -> None:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("connect4") / "t.db"
-    with tablebase.open(path) as tb:
-        tb.build("connect4-4-4")
-    return path
+    return build_database(tmp_path_factory.mktemp("connect4") / "t.db", ["connect4-4-4"])
 
 
 def test_count_matches_tromp() -> None:
