@@ -77,7 +77,7 @@ def columns_of(grid: str) -> tuple[str, ...]:
 def test_registry() -> None:
     assert "connect4" in names() and "connect4-4-4" in catalog()
     game = get("connect4")
-    assert (game.columns, game.rows, game.enumerable) == (7, 6, False)  # type: ignore[attr-defined]
+    assert game.parameters() == {"columns": 7, "rows": 6} and not game.enumerable
     assert get("connect4-4-4").enumerable and get("connect4-5-4").enumerable
     assert not get("connect4-5-5").enumerable
     assert get("connect4-7-6").num_symmetries == 2
