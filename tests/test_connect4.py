@@ -268,3 +268,13 @@ def test_built_values_agree_with_plain_search(built: Path) -> None:
             for move in probe.moves:
                 assert move.outcome == result[-negamax(columns_of(move.position), 4)], (probe.position, move.move)
             checked += 1
+
+
+def test_states_only_build_takes_moves_and_predecessors_from_the_rules(tmp_path: Path) -> None:
+    with tablebase.open(tmp_path / "s.db") as tb:
+        tb.build("connect4-4-4", storage="states")
+        table = tb.variant("connect4-4-4")
+        assert table.probe().outcome == "draw"
+        # 4432: o played last, on column 2 (b1) or on column 4 (d2)
+        found = {(p.position, p.move) for p in table.predecessors("4432")}
+        assert found == {("..../..../..../.oxx", "4"), ("..../..../...o/..xx", "2")}

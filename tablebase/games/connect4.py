@@ -38,6 +38,7 @@ _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 def to_bitboards(state: int, columns: int, rows: int) -> tuple[int, int]:
     """``(x_bits, mask)`` of a state: x's discs and every disc, on the bits of the state layout
     (bit ``c * (rows + 1) + r`` is column ``c``, row ``r`` from the bottom)."""
+    state = int(state)  # builders may pass numpy integers
     x_bits = mask = 0
     height = rows + 1
     column = (1 << height) - 1
@@ -106,7 +107,7 @@ class Connect4Game(Game):
         return self._empty
 
     def _heights(self, state: int) -> list[int]:
-        column = self._column
+        state, column = int(state), self._column
         return [(state >> shift & column).bit_length() - 1 for shift in self._shifts]
 
     def plies_played(self, state: int) -> int:
