@@ -64,7 +64,6 @@ class Layout(TypedDict):
     move_separator: str
     regions: NotRequired[list[LayoutRegion]]
     click_moves: NotRequired[dict[str, str]]
-    click_moves: NotRequired[dict[str, str]]
 
 
 class BoardMarks(TypedDict):
@@ -72,7 +71,6 @@ class BoardMarks(TypedDict):
 
     active: list[str]
     owners: dict[str, str]
-    line: NotRequired[list[str]]
     line: NotRequired[list[str]]
 
 
@@ -299,13 +297,6 @@ class Game(ABC):
             with ``cells`` a list of cell names (Ultimate's nine fields,
             named ``"0"`` .. ``"8"``); omitted or empty when the board has
             none. What a position shows on them comes from :meth:`board_marks`.
-        ``click_moves`` (optional)
-            Cell name -> the move one click on that cell plays at once,
-            instead of composing the move from its cells (Connect Four: every
-            cell of a column plays that column's digit, so a click anywhere in
-            a column drops a disc there); a cell it does not name plays as usual.
-            A move it names need not name cells, but changes only cells
-            that map to it.
 
         A client composes a move by clicks on its cells in order, and asks for
         the label when several moves share the same cells.
@@ -318,9 +309,7 @@ class Game(ABC):
         ``active``: the regions the side to move must play in (empty when
         the rules name none, or the game is over); ``owners``: region name ->
         the player who owns it (a won field of Ultimate tic-tac-toe). Empty
-        for games without regions. ``line`` (optional): the cells of the line
-        that ended the game, for a drawing to highlight the winning line;
-        absent while no line is complete.
+        for games without regions.
         """
         return {"active": [], "owners": {}}
 
