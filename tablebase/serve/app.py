@@ -204,6 +204,10 @@ LayoutReply = typed_dict_model(
     variant=(str, ...),
     cells=(list[CellReply], Field(description="Cells in the order of the board characters of a position.")),
     regions=(list[RegionReply], Field(default=[], description="Named groups of cells (Ultimate's fields).")),
+    click_moves=(
+        dict[str, str],
+        Field(default={}, description="Cell name -> the move one click there plays (Connect Four's columns)."),
+    ),
 )
 
 
