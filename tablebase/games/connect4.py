@@ -137,9 +137,6 @@ class Connect4Game(Game):
             return []
         return [c for c, h in enumerate(self._heights(state)) if h < self.rows]
 
-    def move_count(self, state: int) -> int:
-        return len(self.legal_moves(state))
-
     def apply(self, state: int, move: int) -> int:
         heights = self._heights(state)
         bit = 1 << self._shifts[move] + heights[move]
