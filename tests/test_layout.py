@@ -2,8 +2,9 @@
 
 Random games through each variant check that every position's board fits the
 layout, that every legal move names cells of the layout, and that a move
-changes what is on no cell but those it names. Games without a layout yet
-are skipped.
+changes what is on no cell but those it names (or, for a layout with
+``click_moves``, those that click to it). Games without a layout yet are
+skipped.
 """
 
 from __future__ import annotations

@@ -64,11 +64,18 @@ def test_variants_offer_ultimate_without_a_build(client: TestClient) -> None:
     listed = {v["variant"]: v for v in client.get("/api/variants").json()}
     for entry in listed.values():
         VariantReply.model_validate(entry)
-    assert set(listed) == {"tictactoe", "ultimate", "ultimate-classic"}
+    assert set(listed) == {"tictactoe", "connect4", "ultimate", "ultimate-classic"}
     assert listed["tictactoe"]["complete"] is True
     ultimate = listed["ultimate"]
     assert (ultimate["complete"], ultimate["outcome"], ultimate["states"]) == (False, None, 0)
     assert ultimate["start"] == "/".join([EMPTY_ROW] * 9) + " x *"
+
+
+def test_connect4_layout_clicks_a_column_anywhere(client: TestClient) -> None:
+    layout = client.get("/api/connect4/layout").json()
+    LayoutReply.model_validate(layout)
+    assert len(layout["cells"]) == 42
+    assert layout["click_moves"]["a1"] == layout["click_moves"]["a6"] == "1" and layout["click_moves"]["g3"] == "7"
 
 
 @pytest.mark.parametrize("name", ["ultimate", "ultimate-classic"])

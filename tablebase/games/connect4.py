@@ -1,0 +1,339 @@
+"""Connect Four: discs dropped into columns, four in a row wins.
+
+``W`` columns and ``H`` rows (4..7 each); a move drops a disc into a column
+that is not full, where it falls to the lowest free cell. Four of one
+player's discs in a row across, down or diagonally win; x moves first; a
+full board without a four is a draw. The one symmetry is the left-right
+mirror.
+
+A state is one integer, column-major with ``H + 1`` bits per column: column
+``c`` (0 the leftmost) owns bits ``c * (H + 1)`` up to ``(c + 1) * (H + 1)``;
+with ``h`` discs in it, bit ``c * (H + 1) + h`` is set (the sentinel) and for
+``r < h`` bit ``c * (H + 1) + r`` is 1 when the disc on row ``r`` (0 at the
+bottom) is x's. The empty board has only the sentinels of empty columns.
+
+Positions are written as grid text (rows top to bottom separated by ``/``,
+cells ``x``, ``o`` and ``.``) and can be entered as such or as the columns
+played from the empty board, ``1`` the leftmost (``4453``). A move is the
+digit of its column.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
+from tablebase.games.base import BoardMarks, Game, Layout, cell_name, grid_layout, split_side
+from tablebase.outcome import DRAW, LOSS, Outcome
+
+MIN_SIDE = 4
+MAX_SIDE = 7
+#: The largest board the builders can enumerate.
+MAX_ENUMERABLE_CELLS = 20
+
+_DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+def to_bitboards(state: int, columns: int, rows: int) -> tuple[int, int]:
+    """``(x_bits, mask)`` of a state: x's discs and every disc, on the bits of the state layout
+    (bit ``c * (rows + 1) + r`` is column ``c``, row ``r`` from the bottom)."""
+    state = int(state)  # builders may pass numpy integers
+    x_bits = mask = 0
+    height = rows + 1
+    column = (1 << height) - 1
+    for c in range(columns):
+        shift = c * height
+        block = state >> shift & column
+        below = (1 << (block.bit_length() - 1)) - 1
+        mask |= below << shift
+        x_bits |= (block & below) << shift
+    return x_bits, mask
+
+
+def has_four(bits: int, rows: int) -> bool:
+    """Whether ``bits`` (one player's discs in the state layout) hold four in a row."""
+    for step in (1, rows + 1, rows, rows + 2):
+        pairs = bits & bits >> step
+        if pairs & pairs >> 2 * step:
+            return True
+    return False
+
+
+class Connect4Game(Game):
+    """Connect Four on ``columns`` x ``rows`` (bottom row 0)."""
+
+    family = "connect4"
+
+    def __init__(self, columns: int, rows: int, name: str | None = None):
+        if not (MIN_SIDE <= columns <= MAX_SIDE and MIN_SIDE <= rows <= MAX_SIDE):
+            raise UnknownVariantError(
+                f"unsupported board {columns}x{rows}: columns and rows must be {MIN_SIDE}..{MAX_SIDE}"
+            )
+        self.columns, self.rows = columns, rows
+        self.cells = columns * rows
+        self.name = name or f"connect4-{columns}-{rows}"
+        self.rules = f"{columns} columns x {rows} rows, discs fall, four in a row wins, x first"
+        self._height = rows + 1
+        self._column = (1 << self._height) - 1
+        self._shifts = tuple(c * self._height for c in range(columns))
+        self._empty = sum(1 << shift for shift in self._shifts)
+        self._digits = [str(c + 1) for c in range(columns)]
+        # per row of the grid text (top first), the state bit of each of its cells
+        self._cell_bits = [[self._shifts[c] + r for c in range(columns)] for r in reversed(range(rows))]
+        self._lines = self._line_masks()
+
+    def _line_masks(self) -> list[int]:
+        """Bitmasks (state layout) of every four cells in a row."""
+        masks = []
+        for c in range(self.columns):
+            for r in range(self.rows):
+                for dc, dr in _DIRECTIONS:
+                    cells = [(c + i * dc, r + i * dr) for i in range(4)]
+                    if all(0 <= cc < self.columns and 0 <= rr < self.rows for cc, rr in cells):
+                        masks.append(sum(1 << self._shifts[cc] + rr for cc, rr in cells))
+        return masks
+
+    def parameters(self) -> dict[str, Any]:
+        return {"columns": self.columns, "rows": self.rows}
+
+    def size_bound(self, symmetry: bool = True) -> int | None:
+        # every column holds 0..rows discs, each x or o
+        return int((2**self._height - 1) ** self.columns) // (2 if symmetry else 1) + 1
+
+    # -- rules ---------------------------------------------------------------
+
+    def initial_state(self) -> int:
+        return self._empty
+
+    def _heights(self, state: int) -> list[int]:
+        state, column = int(state), self._column
+        return [(state >> shift & column).bit_length() - 1 for shift in self._shifts]
+
+    def plies_played(self, state: int) -> int:
+        return sum(self._heights(state))
+
+    def max_plies(self, state: int) -> int:
+        return self.cells - self.plies_played(state)
+
+    def to_move(self, state: int) -> str:
+        return "x" if self.plies_played(state) % 2 == 0 else "o"
+
+    def _last_four(self, state: int) -> int:
+        """The discs of the player who moved last, if they hold four in a row, else 0."""
+        x_bits, mask = to_bitboards(state, self.columns, self.rows)
+        last = x_bits if mask.bit_count() % 2 else mask ^ x_bits
+        return last if has_four(last, self.rows) else 0
+
+    def outcome(self, state: int) -> Outcome | None:
+        if self._last_four(state):
+            return LOSS
+        if self.plies_played(state) == self.cells:
+            return DRAW
+        return None
+
+    def legal_moves(self, state: int) -> list[int]:
+        if self._last_four(state):
+            return []
+        return [c for c, h in enumerate(self._heights(state)) if h < self.rows]
+
+    def apply(self, state: int, move: int) -> int:
+        heights = self._heights(state)
+        bit = 1 << self._shifts[move] + heights[move]
+        # x: the sentinel stays as x's disc and a new one goes above; o: the sentinel carries up
+        return state | bit << 1 if sum(heights) % 2 == 0 else state + bit
+
+    def unmoves(self, state: int) -> list[tuple[int, int]]:
+        heights = self._heights(state)
+        plies = sum(heights)
+        if plies == 0:
+            return []
+        last_is_x = plies % 2 == 1
+        found = []
+        for c, h in enumerate(heights):
+            if h == 0:
+                continue
+            top = self._shifts[c] + h - 1
+            if bool(state >> top & 1) != last_is_x:
+                continue
+            parent = (state & ~(0b11 << top)) | 1 << top
+            x_bits, mask = to_bitboards(parent, self.columns, self.rows)
+            # play stops at a four, so neither side has one before the last move
+            if not (has_four(x_bits, self.rows) or has_four(mask ^ x_bits, self.rows)):
+                found.append((parent, c))
+        return found
+
+    # -- symmetry ------------------------------------------------------------
+
+    @property
+    def num_symmetries(self) -> int:
+        return 2
+
+    def transform(self, state: int, sym: int) -> int:
+        if sym == 0:
+            return state
+        column, shifts = self._column, self._shifts
+        image = 0
+        for shift, target in zip(shifts, reversed(shifts)):
+            image |= (state >> shift & column) << target
+        return image
+
+    def transform_move(self, move: int, sym: int) -> int:
+        return self.columns - 1 - move if sym else move
+
+    def canonical(self, state: int) -> tuple[int, int]:
+        image = self.transform(state, 1)
+        return (image, 1) if image < state else (state, 0)
+
+    # -- notation ------------------------------------------------------------
+
+    def format_position(self, state: int) -> str:
+        x_bits, mask = to_bitboards(state, self.columns, self.rows)
+        return "/".join(
+            "".join("." if not mask >> b & 1 else "x" if x_bits >> b & 1 else "o" for b in row)
+            for row in self._cell_bits
+        )
+
+    def parse_position(self, text: str) -> int:
+        board, side = split_side(text)
+        if board.isascii() and board.isdigit():
+            state = self._play_columns(text, board)
+        else:
+            state = self._parse_grid(text, board)
+        if side is not None and side != self.to_move(state):
+            raise MalformedPositionError(
+                f"invalid position {text!r}: wrong side to move, the counts say {self.to_move(state)!r}"
+            )
+        return state
+
+    def _play_columns(self, text: str, digits: str) -> int:
+        """The state after dropping discs in the columns ``digits`` from the empty board."""
+        state = self._empty
+        for i, digit in enumerate(digits):
+            try:
+                move = self._column_of(state, digit)
+            except IllegalMoveError as err:
+                reason = str(err).split(": ", 1)[1]
+                raise MalformedPositionError(f"invalid position {text!r}: move {i + 1} {digit!r}: {reason}") from None
+            state = self.apply(state, move)
+        return state
+
+    def _parse_grid(self, text: str, board: str) -> int:
+        """The state of grid text, checked for floating discs, counts and wins."""
+        lines = board.split("/")
+        if len(lines) != self.rows:
+            raise MalformedPositionError(
+                f"invalid position {text!r}: {len(lines)} rows, {self.name} has {self.rows} "
+                f"(rows of {self.columns} cells separated by '/', or the columns played such as '4453')"
+            )
+        for r, line in enumerate(lines):
+            bad = next((ch for ch in line if ch not in "xo."), None)
+            if bad is not None:
+                raise MalformedPositionError(f"invalid position {text!r}: bad character {bad!r} (cells are 'x', 'o' or '.')")
+            if len(line) != self.columns:
+                raise MalformedPositionError(
+                    f"invalid position {text!r}: row {r + 1} has {len(line)} cells, {self.name} has {self.columns}"
+                )
+        state = 0
+        for c, shift in enumerate(self._shifts):
+            stack = [lines[self.rows - 1 - r][c] for r in range(self.rows)]
+            h = stack.index(".") if "." in stack else self.rows
+            if any(ch != "." for ch in stack[h:]):
+                raise MalformedPositionError(
+                    f"invalid position {text!r}: floating disc in column {c + 1} (discs rest on the bottom or on another disc)"
+                )
+            block = 1 << h | sum(1 << r for r in range(h) if stack[r] == "x")
+            state |= block << shift
+        x_bits, mask = to_bitboards(state, self.columns, self.rows)
+        nx, no = x_bits.bit_count(), (mask ^ x_bits).bit_count()
+        if nx - no not in (0, 1):
+            raise MalformedPositionError(
+                f"invalid position {text!r}: {nx} x and {no} o; x moves first, so x has as many discs as o or one more"
+            )
+        x_four, o_four = has_four(x_bits, self.rows), has_four(mask ^ x_bits, self.rows)
+        if x_four and o_four:
+            raise MalformedPositionError(f"invalid position {text!r}: both sides have four in a row")
+        if (x_four or o_four) and not self.unmoves(state):
+            winner = "x" if x_four else "o"
+            raise MalformedPositionError(
+                f"invalid position {text!r}: play went on after {winner} had four in a row"
+            )
+        return state
+
+    def _column_of(self, state: int, text: str) -> int:
+        """The column a move string names in ``state``; raises :class:`IllegalMoveError`."""
+        if not isinstance(text, str) or text not in self._digits:
+            raise IllegalMoveError(f"invalid move {text!r}: expected a column 1..{self.columns}")
+        if self.outcome(state) is not None:
+            raise IllegalMoveError(f"illegal move {text!r}: the game is over")
+        column = int(text) - 1
+        if self._heights(state)[column] == self.rows:
+            raise IllegalMoveError(f"illegal move {text!r}: column {text} is full")
+        return column
+
+    def parse_move(self, state: int, text: str) -> int:
+        return self._column_of(state, text)
+
+    def format_move(self, move: int) -> str:
+        return self._digits[move]
+
+    def format_board(self, state: int) -> str:
+        lines = [" ".join(row) for row in self.format_position(state).split("/")]
+        lines.append(" ".join(self._digits))
+        return "\n".join(lines)
+
+    def layout(self) -> Layout:
+        layout = grid_layout(self.columns, self.rows)
+        layout["click_moves"] = {cell["name"]: self._digits[i % self.columns] for i, cell in enumerate(layout["cells"])}
+        return layout
+
+    def board_marks(self, state: int) -> BoardMarks:
+        marks: BoardMarks = {"active": [], "owners": {}}
+        last = self._last_four(state)
+        line = next((m for m in self._lines if last & m == m), 0)
+        if line:
+            marks["line"] = [
+                cell_name((self.rows - 1 - r) * self.columns + c, self.columns)
+                for c, shift in enumerate(self._shifts)
+                for r in range(self.rows)
+                if line >> shift + r & 1
+            ]
+        return marks
+
+
+class LargeConnect4Game(Connect4Game):
+    """A board too big for the builders to enumerate (over :data:`MAX_ENUMERABLE_CELLS` cells)."""
+
+    enumerable = False
+
+
+def make(columns: int, rows: int, name: str | None = None) -> Connect4Game:
+    """The game on ``columns`` x ``rows``, enumerable when the builders can take it."""
+    cls = Connect4Game if columns * rows <= MAX_ENUMERABLE_CELLS else LargeConnect4Game
+    return cls(columns, rows, name)
+
+
+def connect4() -> Connect4Game:
+    """Standard Connect Four: 7 columns, 6 rows."""
+    return make(7, 6, name="connect4")
+
+
+def from_name(name: str) -> Connect4Game | None:
+    """The game named ``connect4-W-H``, or ``None`` if the name is not of that form."""
+    match = re.fullmatch(r"connect4-(\d{1,3})-(\d{1,3})", name)
+    if not match:
+        return None
+    return make(int(match.group(1)), int(match.group(2)))
+
+
+#: Fixed names this module registers, with their factories.
+VARIANTS = {"connect4": connect4}
+
+#: Variants built by ``tablebase build --all``.
+CATALOG = ("connect4-4-4",)
+
+#: Usual sizes ``tablebase variants`` lists besides the fixed names.
+USUAL = ("connect4-4-4", "connect4-5-4", "connect4-4-5", "connect4-6-4", "connect4-5-5", "connect4-6-5")
+
+#: How to name other sizes.
+NAMING = "connect4-W-H: W columns, H rows, 4 to 7 each (connect4 is 7x6)"
