@@ -63,7 +63,7 @@ def test_a_plugin_adds_variants(extra_entry_points: list[FakeEntryPoint]) -> Non
     assert games.get("toy-mnk").name == "toy-mnk"
     found = tablebase.registered_variants()
     packages = [v.package for v in found]
-    assert found[0].variant == "tictactoe"
+    assert found[0].package == "tablebase"
     assert packages.index("aaa-games") > max(i for i, p in enumerate(packages) if p == "tablebase")
     listed = {v.variant: v for v in found}
     assert listed["toy-mnk"].package == "aaa-games"
