@@ -1,0 +1,44 @@
+"""Pascal Pons' Connect Four score and the tablebase's value and distance.
+
+Pons scores a position from the side to move: 0 for a draw; for a win,
+``floor((W*H + 1 - m) / 2)`` where ``m`` is the number of discs on the board
+just before the winning disc; a loss is the negated score of the winner.
+With ``n`` discs on the board and the game ending ``d`` plies later, the last
+disc is the ``(n + d)``-th, so the score is ``floor((W*H + 2 - n - d) / 2)``.
+The side to move wins on odd ``d`` and loses on even ``d``, which makes the
+mapping one-to-one.
+"""
+
+from __future__ import annotations
+
+
+def score_from_outcome(outcome: str, distance: int, discs: int, width: int, height: int) -> int:
+    """Pons' score of a position with ``discs`` discs, given its outcome and distance."""
+    if outcome == "draw":
+        return 0
+    magnitude = (width * height + 2 - discs - distance) // 2
+    if outcome == "win":
+        return magnitude
+    if outcome == "loss":
+        return -magnitude
+    raise ValueError(f"unknown outcome: {outcome!r}")
+
+
+def outcome_from_score(score: int, discs: int, width: int, height: int) -> tuple[str, int]:
+    """Outcome and distance (plies to the end) of a position with ``discs`` discs and Pons' ``score``.
+
+    >>> outcome_from_score(1, 0, 7, 6)
+    ('win', 41)
+    """
+    cells = width * height
+    if score == 0:
+        return "draw", cells - discs
+    magnitude = abs(score)
+    parity = (discs + 1) % 2 if score > 0 else discs % 2
+    for last in (cells + 2 - 2 * magnitude, cells + 1 - 2 * magnitude):
+        if last % 2 == parity:
+            distance = last - discs
+            if distance < 1 or last > cells:
+                break
+            return ("win" if score > 0 else "loss"), distance
+    raise ValueError(f"score {score} impossible with {discs} discs on {width}x{height}")
