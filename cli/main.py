@@ -513,27 +513,7 @@ def strategy(
     ] = 0,
     json_: JsonOption = False,
 ) -> None:
-    if game != "ultimate":
-        fail(f"no strategy to check for {game!r}: only 'ultimate' has one (seed 004)")
-    report: Any
-    if lower_bound:
-        from tablebase.games.ultimate_lbs import check_lower_bound
-
-        report = check_lower_bound()
-        if walk_to:
-            from tablebase.games.ultimate_lbs import check_funnel
-
-            walk = check_funnel(walk_to)
-            if json_:
-                emit_json({**report.to_dict(), "funnel_walk": walk.to_dict()})
-            else:
-                typer.echo(report.summary())
-                typer.echo(walk.summary())
-            return
-    else:
-        from tablebase.games.ultimate import check_strategy
-
-        report = check_strategy()
+    report = tablebase.check_strategy(game, lower_bound=lower_bound, walk_to=walk_to)
     if json_:
         emit_json(report.to_dict())
     else:

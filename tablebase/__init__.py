@@ -41,7 +41,7 @@ from tablebase.errors import (
     UnreachablePositionError,
     VariantNotBuiltError,
 )
-from tablebase.games import RegisteredVariant, catalog, names, naming
+from tablebase.games import RegisteredVariant, catalog, check_strategy, names, naming
 from tablebase.games import variants as registered_variants
 from tablebase.query import DEFAULT_DB, Tablebase, VariantTable, count, open
 from tablebase.results import (
@@ -75,6 +75,7 @@ def __getattr__(name: str) -> str:
 __all__ = [
     "RegisteredVariant",
     "naming",
+    "check_strategy",
     "registered_variants",
     "DEFAULT_DB",
     "BuildError",

@@ -28,7 +28,7 @@ PACKAGES: dict[int, tuple[str, Any]] = {}
 
 __all__ = [
     "DRAW", "FAMILIES", "GROUP", "LOSS", "PROBLEMS", "WIN", "Game", "Outcome",
-    "RegisteredVariant", "catalog", "families", "get", "names", "naming", "package_of", "problems", "variants",
+    "RegisteredVariant", "catalog", "check_strategy", "families", "get", "names", "naming", "package_of", "problems", "variants",
 ]
 
 
@@ -164,3 +164,15 @@ def names() -> list[str]:
 def catalog() -> list[str]:
     """The variants ``build --all`` builds."""
     return [name for family in families() for name in getattr(family, "CATALOG", family.VARIANTS)]
+
+
+def check_strategy(name: str, *, lower_bound: bool = False, walk_to: int = 0) -> Any:
+    """The by-machine check of the strategies a family states for variant ``name`` (its module's
+    ``check_strategies``, for the variants it lists in ``STRATEGIES``): an object with ``to_dict()`` and ``summary()``; raises
+    :class:`UnknownVariantError` naming ``name`` when no family has one for it."""
+    having = [family for family in families() if hasattr(family, "check_strategies")]
+    for family in having:
+        if name in family.STRATEGIES:
+            return family.check_strategies(lower_bound=lower_bound, walk_to=walk_to)
+    known = ", ".join(repr(variant) for family in having for variant in family.STRATEGIES) or "none"
+    raise UnknownVariantError(f"no strategy to check for {name!r} (variants with one: {known})")
