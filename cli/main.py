@@ -452,9 +452,15 @@ def stats(
     if json_:
         emit_json(result.to_dict())
         return
+    headers = ["ply", "positions", "classes"]
     rows: list[list[Any]] = [[p.ply, p.positions, p.classes] for p in result.plies]
     rows.append(["total", result.positions, result.classes])
-    typer.echo(table(["ply", "positions", "classes"], rows))
+    if result.plies and all(p.outcomes is not None for p in result.plies):
+        headers += ["win", "draw", "loss"]
+        for row, p in zip(rows, result.plies):
+            row += [p.outcomes[k] for k in ("win", "draw", "loss")] if p.outcomes else []
+        rows[-1] += [sum(p.outcomes[k] for p in result.plies if p.outcomes) for k in ("win", "draw", "loss")]
+    typer.echo(table(headers, rows))
     o = result.outcomes
     if o:
         typer.echo(f"stored states: {o['win']} win, {o['loss']} loss, {o['draw']} draw; {result.terminal} terminal")

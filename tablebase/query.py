@@ -594,10 +594,11 @@ class VariantTable:
         return Predecessors(self.name, game.format_position(state), [Predecessor(p, m) for p, m in sorted(pairs)])
 
     def stats(self) -> Stats:
-        """Positions and symmetry classes per ply, and totals of outcomes and terminal states."""
+        """Positions and symmetry classes per ply with the positions won, drawn and lost there for the
+        side to move, and totals of the stored states' outcomes and of terminal states."""
         with self.snapshot() as conn:
             rows = self.storage.plies(conn)
-        plies = tuple(PlyCount(r[0], r[1], r[2]) for r in rows)
+        plies = tuple(PlyCount(r[0], r[1], r[2], _ply_outcomes(r[7], r[8], r[9])) for r in rows)
         outcomes = {"win": sum(r[3] for r in rows), "loss": sum(r[4] for r in rows), "draw": sum(r[5] for r in rows)}
         terminal = sum(r[6] for r in rows)
         return Stats(self.name, plies, outcomes, terminal)
@@ -613,6 +614,13 @@ class VariantTable:
         with self.snapshot() as conn:
             rows = list(self.storage.rows(conn))
         yield from rows
+
+
+def _ply_outcomes(win: int | None, loss: int | None, draw: int | None) -> dict[str, int] | None:
+    """The per-ply outcome counts of a ``plies`` row, ``None`` when the row has none."""
+    if win is None or loss is None or draw is None:
+        return None
+    return {"win": win, "draw": draw, "loss": loss}
 
 
 def _share(deadline: float | None, share: float) -> float | None:

@@ -119,19 +119,25 @@ class Predecessors(list[Predecessor]):
 
 @dataclass(frozen=True)
 class PlyCount:
-    """Positions and symmetry classes after ``ply`` moves."""
+    """Positions and symmetry classes after ``ply`` moves, and how many of the positions are won,
+    drawn and lost for the side to move (``None`` when not known: counted from the rules, or a
+    packed file built before these counts were kept)."""
 
     ply: int
     positions: int
     classes: int
+    outcomes: dict[str, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return _pick(self, "ply", "positions", "classes")
+        data = _pick(self, "ply", "positions", "classes")
+        if self.outcomes is not None:
+            data["outcomes"] = dict(self.outcomes)
+        return data
 
 
 @dataclass(frozen=True)
 class Stats:
-    """Per-ply counts of positions and symmetry classes, and label totals."""
+    """Per-ply counts of positions, symmetry classes and outcomes, and label totals."""
 
     variant: str
     plies: tuple[PlyCount, ...]

@@ -62,7 +62,7 @@ def test_best_line_predecessors_stats_list_json(built_db: Path) -> None:
     }
     stats = ok_json("stats", "tictactoe", db=built_db)
     assert (stats["positions"], stats["classes"]) == (5478, 765)
-    assert stats["plies"][1] == {"ply": 1, "positions": 9, "classes": 3}
+    assert stats["plies"][1] == {"ply": 1, "positions": 9, "classes": 3, "outcomes": {"win": 0, "draw": 9, "loss": 0}}
     assert set(stats["outcomes"]) == {"win", "loss", "draw"} and stats["terminal"] == 138
     listing = ok_json("list", db=built_db)
     assert {

@@ -175,7 +175,9 @@ PLY_SCAN = (
     "SELECT s.variant_id, s.ply,"
     " CASE WHEN v.symmetry THEN SUM(s.orbit) ELSE COUNT(*) END,"
     " CASE WHEN v.symmetry THEN COUNT(*) ELSE SUM(s.representative) END,"
-    " SUM(s.outcome = 'win'), SUM(s.outcome = 'loss'), SUM(s.outcome = 'draw'), SUM(s.terminal)"
+    " SUM(s.outcome = 'win'), SUM(s.outcome = 'loss'), SUM(s.outcome = 'draw'), SUM(s.terminal),"
+    " SUM((s.outcome = 'win') * IIF(v.symmetry, s.orbit, 1)), SUM((s.outcome = 'loss') * IIF(v.symmetry, s.orbit, 1)),"
+    " SUM((s.outcome = 'draw') * IIF(v.symmetry, s.orbit, 1))"
     " FROM states AS s JOIN variants AS v ON v.id = s.variant_id GROUP BY s.variant_id, s.ply ORDER BY 1, 2"
 )
 PLY_TABLE = "SELECT * FROM plies ORDER BY variant_id, ply"

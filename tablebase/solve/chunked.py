@@ -75,6 +75,8 @@ class LayerInfo:
     positions: int
     classes: int
     terminal: int
+    #: Positions won, lost and drawn for the side to move, once the layer is labelled.
+    outcomes: list[int] | None = None
 
 
 @dataclass
@@ -435,8 +437,9 @@ def _next_layer(job: Job, bdir: BuildDir, depth: int) -> tuple[np.ndarray, np.nd
     return _NEXT[2], _NEXT[3], _NEXT[4]
 
 
-def _label_task(job: Job, depth: int, index: int, lo: int, hi: int, last: bool) -> int:
-    """Label parents ``lo:hi`` of layer ``depth`` from the labels of the next layer into two files."""
+def _label_task(job: Job, depth: int, index: int, lo: int, hi: int, last: bool) -> tuple[int, list[int]]:
+    """Label parents ``lo:hi`` of layer ``depth`` from the labels of the next layer into two files;
+    returns how many there were and the positions they stand for won, lost and drawn."""
     bdir = BuildDir(job.location)
     kernels = job.kernels()
     parents = bdir.read(_states(depth), np.uint64, lo, hi)
@@ -451,7 +454,9 @@ def _label_task(job: Job, depth: int, index: int, lo: int, hi: int, last: bool) 
     folder = _labels(depth)
     bdir.write(f"{folder}/{index}.i8", outcome)
     bdir.write(f"{folder}/{index}.i16", distance)
-    return int(parents.size)
+    weights = kernels.orbit_sizes(parents) if job.symmetry else np.ones(parents.size)
+    counts = np.bincount(outcome, weights=weights, minlength=DRAW + 1)
+    return int(parents.size), [int(round(counts[code])) for code in (WIN, LOSS, DRAW)]
 
 
 # -- the build -------------------------------------------------------------------
@@ -540,12 +545,14 @@ def _forward_layer(
         return None, spilled
     bdir.concat([f"{spill}/part-{b}.u64" for b in range(len(merges))], _states(depth + 1))
     bdir.remove(spill)
-    return LayerInfo(depth + 1, *(int(t) for t in total)), spilled
+    states, positions, classes, terminal = (int(t) for t in total)
+    return LayerInfo(depth + 1, states, positions, classes, terminal), spilled
 
 
 def _label_layer(
     job: Job, bdir: BuildDir, executor: Executor, depth: int, last: bool, chunk: int, progress: Progress | None
-) -> None:
+) -> list[int]:
+    """Label layer ``depth``; the positions it holds won, lost and drawn for the side to move."""
     n = bdir.count(_states(depth), np.uint64)
     folder = _labels(depth)
     bdir.remove(folder)
@@ -553,15 +560,18 @@ def _label_layer(
     tasks = [(job, depth, i, lo, hi, last) for i, (lo, hi) in enumerate(_chunks(n, chunk))]
     phase = f"layer {depth} label"
     done = 0
+    outcomes = np.zeros(3, dtype=np.int64)
     if progress is not None:
         progress(phase, 0, n)
-    for labelled in executor.map(_label_task, tasks):
+    for labelled, counts in executor.map(_label_task, tasks):
         done += labelled
+        outcomes += counts
         if progress is not None:
             progress(phase, done, n)
     bdir.concat([f"{folder}/{i}.i16" for i in range(len(tasks))], _distance(depth))
     bdir.concat([f"{folder}/{i}.i8" for i in range(len(tasks))], _outcome(depth))
     bdir.remove(folder)
+    return [int(c) for c in outcomes]
 
 
 def solve_chunked(
@@ -620,7 +630,8 @@ def solve_chunked(
         for depth in range(last, -1, -1):
             if depth in manifest.labelled:
                 continue
-            _label_layer(job, bdir, executor, depth, depth == last, chunk, progress)
+            outcomes = _label_layer(job, bdir, executor, depth, depth == last, chunk, progress)
+            next(info for info in manifest.layers if info.depth == depth).outcomes = outcomes
             manifest.labelled.append(depth)
             manifest.seconds["label"] = manifest.seconds.get("label", 0.0) + time.perf_counter() - t0
             t0 = time.perf_counter()

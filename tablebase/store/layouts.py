@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 
 #: ``(outcome, distance)`` of a stored position, for its side to move.
 Value = tuple[Outcome, "int | None"]
+#: A row of the ``plies`` table: ``(ply, positions, classes, wins, losses, draws, terminal,
+#: win_positions, loss_positions, draw_positions)``; the last three are ``None`` when not counted.
+PlyRow = tuple[int, int, int, int, int, int, int, "int | None", "int | None", "int | None"]
 #: A stored row: ``(ref, key, to_move, terminal, outcome, distance)``.
 Row = tuple[int, str, str, bool, Outcome, "int | None"]
 
@@ -135,8 +138,8 @@ class Storage(Protocol):
         """Every stored move as ``(from ref, move, to ref)``; nothing when moves are not stored."""
         ...
 
-    def plies(self, conn: sqlite3.Connection) -> list[tuple[int, int, int, int, int, int, int]]:
-        """Per ply: ``(ply, positions, classes, wins, losses, draws, terminal)``, by ply."""
+    def plies(self, conn: sqlite3.Connection) -> list[PlyRow]:
+        """The rows of the ``plies`` table, by ply."""
         ...
 
     # -- what verify reads -----------------------------------------------------
@@ -232,10 +235,11 @@ def open_storage(name: str, game: Game, variant_id: int, symmetry: bool) -> Stor
     return cls(game, variant_id, symmetry)
 
 
-def read_plies(conn: sqlite3.Connection, variant_id: int) -> list[tuple[int, int, int, int, int, int, int]]:
+def read_plies(conn: sqlite3.Connection, variant_id: int) -> list[PlyRow]:
     """The variant's rows of the ``plies`` table (which every writer fills), as :meth:`Storage.plies` returns them."""
-    rows: list[tuple[int, int, int, int, int, int, int]] = conn.execute(
-        "SELECT ply, positions, classes, wins, losses, draws, terminal FROM plies WHERE variant_id = ? ORDER BY ply",
+    rows: list[PlyRow] = conn.execute(
+        "SELECT ply, positions, classes, wins, losses, draws, terminal, win_positions, loss_positions, draw_positions"
+        " FROM plies WHERE variant_id = ? ORDER BY ply",
         (variant_id,),
     ).fetchall()
     return rows
@@ -343,7 +347,7 @@ class StatesTable:
     def move_rows(self, conn: sqlite3.Connection) -> Iterator[tuple[int, str, int]]:
         return iter(())
 
-    def plies(self, conn: sqlite3.Connection) -> list[tuple[int, int, int, int, int, int, int]]:
+    def plies(self, conn: sqlite3.Connection) -> list[PlyRow]:
         return read_plies(conn, self.variant_id)
 
     def _block(self, conn: sqlite3.Connection) -> tuple[int, int] | None:
@@ -650,6 +654,7 @@ __all__ = [
     "Entry",
     "MovesTable",
     "Packed",
+    "PlyRow",
     "Row",
     "RulesMoves",
     "StateChunk",

@@ -117,6 +117,11 @@ class Ply(Base):
     losses: Mapped[int] = mapped_column(Integer)
     draws: Mapped[int] = mapped_column(Integer)
     terminal: Mapped[int] = mapped_column(Integer)
+    #: Positions won, lost and drawn for the side to move (``wins``, ``losses``, ``draws`` count stored states);
+    #: empty for a packed variant built before these columns existed.
+    win_positions: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
+    loss_positions: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
+    draw_positions: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
 
     __table_args__ = {"sqlite_with_rowid": False}
 

@@ -412,9 +412,10 @@ def ply_tally(layers: Layers) -> PlyTally:
         outcome = np.asarray(layers.outcome(d))
         labels = np.bincount(outcome, minlength=len(OUTCOME_LABELS))
         info = known.get(d)
-        if info is not None:
+        if info is not None and info.outcomes is not None:
             tally.sums[d] = np.array(
-                [info.positions, info.classes, labels[1], labels[2], labels[3], info.terminal], dtype=np.int64
+                [info.positions, info.classes, labels[1], labels[2], labels[3], info.terminal, *info.outcomes],
+                dtype=np.int64,
             )
             continue
         states = np.asarray(layers.states(d), dtype=np.uint64)

@@ -102,7 +102,9 @@ class PlyTally:
     """Per-ply counts (the ``plies`` table) accumulated over the chunks of a write."""
 
     #: Columns after ``variant_id`` and ``ply``, in the order of :meth:`add`'s sums.
-    COLUMNS = ("positions", "classes", "wins", "losses", "draws", "terminal")
+    COLUMNS = (
+        "positions", "classes", "wins", "losses", "draws", "terminal", "win_positions", "loss_positions", "draw_positions",
+    )
 
     def __init__(self, symmetry: bool):
         self.symmetry = symmetry
@@ -129,6 +131,7 @@ class PlyTally:
         measures = [positions, classes]
         measures += [(outcome == OUTCOME_LABELS.index(label)).astype(np.float64) for label in ("win", "loss", "draw")]
         measures.append((np.asarray(terminal) != 0).astype(np.float64))
+        measures += [m * positions for m in measures[2:5]]
         table = np.stack([np.bincount(at, weights=m, minlength=plies.size) for m in measures], axis=1)
         for i, p in enumerate(plies.tolist()):
             row = np.rint(table[i]).astype(np.int64)
@@ -138,20 +141,29 @@ class PlyTally:
         """Replace the variant's rows of ``plies`` with the counts."""
         cur.execute("DELETE FROM plies WHERE variant_id = ?", (variant_id,))
         cur.executemany(
-            f"INSERT INTO plies (variant_id, ply, {', '.join(self.COLUMNS)}) VALUES ({', '.join('?' * 8)})",
+            f"INSERT INTO plies (variant_id, ply, {', '.join(self.COLUMNS)}) VALUES ({', '.join('?' * (2 + len(self.COLUMNS)))})",
             [(variant_id, p, *map(int, self.sums[p])) for p in sorted(self.sums)],
         )
+
+
+#: SQL sums over ``states AS s JOIN variants AS v`` of the positions won, lost and drawn for the side to move
+#: (a stored state of a symmetry-reduced variant stands for its whole orbit).
+POSITION_OUTCOMES = ", ".join(
+    f"SUM(CASE WHEN s.outcome = '{label}' THEN (CASE WHEN v.symmetry THEN s.orbit ELSE 1 END) ELSE 0 END)"
+    for label in ("win", "loss", "draw")
+)
 
 
 def recount_plies(cur: sqlite3.Cursor, variant_id: int) -> None:
     """Recompute the variant's rows of ``plies`` from its stored states (variants solved a few positions at a time)."""
     cur.execute("DELETE FROM plies WHERE variant_id = ?", (variant_id,))
     cur.execute(
-        "INSERT INTO plies (variant_id, ply, positions, classes, wins, losses, draws, terminal)"
+        f"INSERT INTO plies (variant_id, ply, {', '.join(PlyTally.COLUMNS)})"
         " SELECT s.variant_id, s.ply,"
         " CASE WHEN v.symmetry THEN SUM(s.orbit) ELSE COUNT(*) END,"
         " CASE WHEN v.symmetry THEN COUNT(*) ELSE SUM(s.representative) END,"
-        " SUM(s.outcome = 'win'), SUM(s.outcome = 'loss'), SUM(s.outcome = 'draw'), SUM(s.terminal)"
+        " SUM(s.outcome = 'win'), SUM(s.outcome = 'loss'), SUM(s.outcome = 'draw'), SUM(s.terminal),"
+        f" {POSITION_OUTCOMES}"
         " FROM states AS s JOIN variants AS v ON v.id = s.variant_id WHERE s.variant_id = ? GROUP BY s.ply",
         (variant_id,),
     )
