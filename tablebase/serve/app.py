@@ -244,6 +244,7 @@ class BoardReply(BaseModel):
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorReply, "description": "Malformed position or illegal move."},
     404: {"model": ErrorReply, "description": "Unknown or unbuilt variant, or a position not in the tablebase."},
+    414: {"model": ErrorReply, "description": "Request address (path and query) longer than 64 KB: uri_too_long."},
 }
 
 
