@@ -63,12 +63,9 @@ from tablebase.results import (
 def __getattr__(name: str) -> str:
     """``__version__``: the installed distribution's version, read from its metadata on first use."""
     if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
+        from tablebase.version import installed_version
 
-        try:
-            return version("tablebase")
-        except PackageNotFoundError:
-            return "0+unknown"
+        return installed_version()
     raise AttributeError(f"module 'tablebase' has no attribute {name!r}")
 
 
