@@ -17,7 +17,9 @@ The package:
 * :mod:`tablebase.solve` — enumeration and retrograde labelling (out of core: local processes or a
   Dask cluster, the ``cluster`` extra);
 * :mod:`tablebase.store` — schema, migrations, writers and the storage layouts;
-* :mod:`tablebase.serve` — the HTTP API and web board (the ``serve`` extra).
+* :mod:`tablebase.serve` — the HTTP API and web board (the ``serve`` extra);
+* :mod:`tablebase.svg` — positions and probes drawn from a game's layout (notebooks show them);
+* :mod:`tablebase.testing` — the checks every game passes, for authors of game plugins.
 
 The import rule: ``import tablebase``, opening a file and probing a
 position load neither numpy nor SQLAlchemy, alembic, typer or pydantic
