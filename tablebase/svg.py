@@ -12,7 +12,6 @@ the probe with each move's value written on the cell it plays::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from html import escape
 from typing import Protocol, Sequence
 
 from tablebase.games import get
@@ -23,6 +22,11 @@ CELL = 48
 #: Fill of a move's value by its outcome for the player making it.
 COLOURS = {"win": "#1a7f37", "loss": "#cf222e", "draw": "#6e7781"}
 _SHORT = {"win": "W", "loss": "L", "draw": "D"}
+
+
+def escape(text: str) -> str:
+    """``text`` safe inside an SVG element or a double-quoted attribute."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 class Valued(Protocol):
