@@ -27,7 +27,10 @@ position load neither numpy nor SQLAlchemy, alembic, typer or pydantic
 Modules that need them (array kernels, solvers, writers, ``verify``, the
 typer app, the server) are imported inside the functions that use them,
 and array kernels live in modules of their own (``games/*_kernels.py``,
-``games/kernels.py``). ``tests/test_imports.py`` checks the rule.
+``games/kernels.py``). No module imports one that imports it back, directly
+or round a loop, typing-only imports included: what two modules share lives
+in the lower one (a small ``Protocol`` where the lower one needs the higher
+one's type). ``tests/test_imports.py`` checks both rules.
 """
 
 from __future__ import annotations
