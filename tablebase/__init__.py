@@ -6,7 +6,8 @@
 
 The package:
 
-* :mod:`tablebase.query` — the front object (:class:`Tablebase`, :class:`VariantTable`);
+* :mod:`tablebase.query` — the front object (:class:`Tablebase`: open, build, export, solve, verify);
+* :mod:`tablebase.variant` — one built variant (:class:`VariantTable`: probe, line, predecessors, stats);
 * :mod:`tablebase.results` — what queries return, each with its JSON (``to_dict``);
 * :mod:`tablebase.outcome` — outcome names, codes and the labelling rule;
 * :mod:`tablebase.reader` — the read-only connection and snapshots;
