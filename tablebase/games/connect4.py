@@ -21,16 +21,19 @@ digit of its column.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
 from tablebase.games.base import BoardMarks, Game, Layout, cell_name, grid_layout, split_side
 from tablebase.outcome import DRAW, LOSS, Outcome
 
+if TYPE_CHECKING:
+    from tablebase.games.kernels import VectorKernels
+
 MIN_SIDE = 4
 MAX_SIDE = 7
-#: The largest board the builders can enumerate.
-MAX_ENUMERABLE_CELLS = 20
+#: The largest board the builders can enumerate (5x5: 69,763,700 positions, out of core and packed).
+MAX_ENUMERABLE_CELLS = 25
 
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
@@ -82,6 +85,16 @@ class Connect4Game(Game):
         # per row of the grid text (top first), the state bit of each of its cells
         self._cell_bits = [[self._shifts[c] + r for c in range(columns)] for r in reversed(range(rows))]
         self._lines = self._line_masks()
+        self._vector: VectorKernels | None = None
+
+    @property
+    def vector(self) -> VectorKernels:  # type: ignore[override]
+        """The array kernels of this board (numpy is imported on first use only)."""
+        if self._vector is None:
+            from tablebase.games.connect4_kernels import Connect4Kernels
+
+            self._vector = Connect4Kernels(self)
+        return self._vector
 
     def _line_masks(self) -> list[int]:
         """Bitmasks (state layout) of every four cells in a row."""
