@@ -83,8 +83,20 @@ class Connect4Game(Game):
         self._empty = sum(1 << shift for shift in self._shifts)
         self._digits = [str(c + 1) for c in range(columns)]
         # per row of the grid text (top first), the state bit of each of its cells
-        self._cell_bits = [[self._shifts[c] + r for c in range(columns)] for r in reversed(range(rows))]
         self._lines = self._line_masks()
+        # bit masks of the cells of each row (0 the bottom) and of the slot above the top row, across all columns
+        rows_at = [sum(1 << shift + r for shift in self._shifts) for r in range(self._height)]
+        self._tops = rows_at[rows]
+        # the smear from each column's sentinel downwards: by 1, 2 and 4 rows, never across columns
+        self._smears = tuple(sum(rows_at[: self._height - step]) for step in (1, 2, 4))
+        self._below_top = sum(rows_at[:rows])
+        # each column block's cells, top row first, as text
+        self._block_text = [
+            "".join(
+                "." if r >= (h := max(b.bit_length() - 1, 0)) else "x" if b >> r & 1 else "o" for r in reversed(range(rows))
+            )
+            for b in range(1 << self._height)
+        ]
         self._vector: VectorKernels | None = None
 
     @property
@@ -123,8 +135,17 @@ class Connect4Game(Game):
         state, column = int(state), self._column
         return [(state >> shift & column).bit_length() - 1 for shift in self._shifts]
 
+    def disc_mask(self, state: int) -> int:
+        """The cells holding a disc, on the bits of the state layout (the bits below each column's sentinel)."""
+        state = int(state)
+        one, two, four = self._smears
+        state |= state >> 1 & one
+        state |= state >> 2 & two
+        state |= state >> 4 & four
+        return state >> 1 & self._below_top
+
     def plies_played(self, state: int) -> int:
-        return sum(self._heights(state))
+        return self.disc_mask(state).bit_count()
 
     def max_plies(self, state: int) -> int:
         return self.cells - self.plies_played(state)
@@ -134,8 +155,8 @@ class Connect4Game(Game):
 
     def _last_four(self, state: int) -> int:
         """The discs of the player who moved last, if they hold four in a row, else 0."""
-        x_bits, mask = to_bitboards(state, self.columns, self.rows)
-        last = x_bits if mask.bit_count() % 2 else mask ^ x_bits
+        mask = self.disc_mask(state)
+        last = state & mask if mask.bit_count() % 2 else ~state & mask
         return last if has_four(last, self.rows) else 0
 
     def outcome(self, state: int) -> Outcome | None:
@@ -148,13 +169,15 @@ class Connect4Game(Game):
     def legal_moves(self, state: int) -> list[int]:
         if self._last_four(state):
             return []
-        return [c for c, h in enumerate(self._heights(state)) if h < self.rows]
+        top = self.rows
+        return [c for c, shift in enumerate(self._shifts) if not state >> shift + top & 1]
 
     def apply(self, state: int, move: int) -> int:
-        heights = self._heights(state)
-        bit = 1 << self._shifts[move] + heights[move]
+        mask = self.disc_mask(state)
+        # the column's sentinel: its bit not below the sentinel
+        bit = state & ~mask & self._column << self._shifts[move]
         # x: the sentinel stays as x's disc and a new one goes above; o: the sentinel carries up
-        return state | bit << 1 if sum(heights) % 2 == 0 else state + bit
+        return state | bit << 1 if mask.bit_count() % 2 == 0 else state + bit
 
     def unmoves(self, state: int) -> list[tuple[int, int]]:
         heights = self._heights(state)
@@ -201,11 +224,8 @@ class Connect4Game(Game):
     # -- notation ------------------------------------------------------------
 
     def format_position(self, state: int) -> str:
-        x_bits, mask = to_bitboards(state, self.columns, self.rows)
-        return "/".join(
-            "".join("." if not mask >> b & 1 else "x" if x_bits >> b & 1 else "o" for b in row)
-            for row in self._cell_bits
-        )
+        state, column, text = int(state), self._column, self._block_text
+        return "/".join(map("".join, zip(*[text[state >> shift & column] for shift in self._shifts])))
 
     def parse_position(self, text: str) -> int:
         board, side = split_side(text)

@@ -5,8 +5,8 @@ import without numpy; :attr:`Connect4Game.vector` imports this on first use.
 
 A state holds ``H + 1`` bits per column (see :mod:`tablebase.games.connect4`):
 the discs below a sentinel bit. Every column block is at most 8 bits wide,
-so each kernel reads the blocks once and looks up their heights and the
-discs below their sentinels in 256-entry tables.
+so the heights come from a 256-entry table; the cells holding a disc come
+from smearing each sentinel downwards, as in :meth:`Connect4Game.disc_mask`.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ if TYPE_CHECKING:
 
 #: Per column block value (up to 8 bits): the number of discs below its sentinel.
 _HEIGHT = np.array([max(b.bit_length() - 1, 0) for b in range(256)], dtype=np.int8)
-#: Per column block value: the bits of the cells holding a disc (below the sentinel).
-_BELOW = np.array([(1 << max(b.bit_length() - 1, 0)) - 1 for b in range(256)], dtype=np.uint64)
 
 
 class Connect4Kernels(VectorKernels):
@@ -39,6 +37,8 @@ class Connect4Kernels(VectorKernels):
         self.column_mask = np.uint64((1 << height) - 1)
         self.shifts = [np.uint64(c * height) for c in range(game.columns)]
         self.shift_array = np.array([c * height for c in range(game.columns)], dtype=np.uint64)
+        self.smears = [(np.uint64(step), np.uint64(bits)) for step, bits in zip((1, 2, 4), game._smears)]
+        self.below_top = np.uint64(game._below_top)
         # the steps between neighbouring cells down a column, across, and on the two diagonals
         self.steps = [np.uint64(step) for step in (1, height, height - 1, height + 1)]
 
@@ -58,9 +58,11 @@ class Connect4Kernels(VectorKernels):
     def bitboards(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(x_bits, mask)``: x's discs and every disc, on the bits of the state layout."""
         states = np.asarray(states, dtype=np.uint64)
-        mask = np.zeros(len(states), dtype=np.uint64)
-        for block, shift in zip(self.blocks(states), self.shifts):
-            mask |= _BELOW[block] << shift
+        # each column's sentinel smeared downwards (see Connect4Game.disc_mask)
+        smeared = states.copy()
+        for step, bits in self.smears:
+            smeared |= (smeared >> step) & bits
+        mask = (smeared >> np.uint64(1)) & self.below_top
         return states & mask, mask
 
     def has_four(self, bits: np.ndarray) -> np.ndarray:
