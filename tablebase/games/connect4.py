@@ -97,6 +97,8 @@ class Connect4Game(Game):
             )
             for b in range(1 << self._height)
         ]
+        # the block of each column text (top row first) with no disc floating
+        self._column_blocks = {self._block_text[b]: b for b in range(1, 1 << self._height)}
         self._vector: VectorKernels | None = None
 
     @property
@@ -254,6 +256,36 @@ class Connect4Game(Game):
     def _parse_grid(self, text: str, board: str) -> int:
         """The state of grid text, checked for floating discs, counts and wins."""
         lines = board.split("/")
+        state = 0
+        if len(lines) == self.rows and all(len(line) == self.columns for line in lines):
+            blocks = self._column_blocks
+            for column, shift in zip(zip(*lines), self._shifts):
+                block = blocks.get("".join(column))
+                if block is None:
+                    state = 0
+                    break
+                state |= block << shift
+        if not state:
+            state = self._parse_columns(text, lines)
+        mask = self.disc_mask(state)
+        x_bits = state & mask
+        nx, no = x_bits.bit_count(), (mask ^ x_bits).bit_count()
+        if nx - no not in (0, 1):
+            raise MalformedPositionError(
+                f"invalid position {text!r}: {nx} x and {no} o; x moves first, so x has as many discs as o or one more"
+            )
+        x_four, o_four = has_four(x_bits, self.rows), has_four(mask ^ x_bits, self.rows)
+        if x_four and o_four:
+            raise MalformedPositionError(f"invalid position {text!r}: both sides have four in a row")
+        if (x_four or o_four) and not self.unmoves(state):
+            winner = "x" if x_four else "o"
+            raise MalformedPositionError(
+                f"invalid position {text!r}: play went on after {winner} had four in a row"
+            )
+        return state
+
+    def _parse_columns(self, text: str, lines: list[str]) -> int:
+        """The state of the rows of grid text, or the error naming the first thing wrong with them."""
         if len(lines) != self.rows:
             raise MalformedPositionError(
                 f"invalid position {text!r}: {len(lines)} rows, {self.name} has {self.rows} "
@@ -277,20 +309,6 @@ class Connect4Game(Game):
                 )
             block = 1 << h | sum(1 << r for r in range(h) if stack[r] == "x")
             state |= block << shift
-        x_bits, mask = to_bitboards(state, self.columns, self.rows)
-        nx, no = x_bits.bit_count(), (mask ^ x_bits).bit_count()
-        if nx - no not in (0, 1):
-            raise MalformedPositionError(
-                f"invalid position {text!r}: {nx} x and {no} o; x moves first, so x has as many discs as o or one more"
-            )
-        x_four, o_four = has_four(x_bits, self.rows), has_four(mask ^ x_bits, self.rows)
-        if x_four and o_four:
-            raise MalformedPositionError(f"invalid position {text!r}: both sides have four in a row")
-        if (x_four or o_four) and not self.unmoves(state):
-            winner = "x" if x_four else "o"
-            raise MalformedPositionError(
-                f"invalid position {text!r}: play went on after {winner} had four in a row"
-            )
         return state
 
     def _column_of(self, state: int, text: str) -> int:
