@@ -11,6 +11,7 @@ import pytest
 
 import tablebase
 from tablebase.games import get
+from tablebase.games.connect4 import Connect4Game, to_bitboards
 from tablebase.games.kernels import UNKNOWN
 from tablebase.outcome import NAMES
 
@@ -95,12 +96,32 @@ def test_count_4x6_matches_tromp() -> None:
     assert tablebase.count("connect4-4-6").positions == TROMP_LEGAL_POSITIONS["connect4-4-6"]
 
 
-def test_packed_builds_agree_with_tromp(tmp_path: Path) -> None:
-    names = ["connect4-4-4", "connect4-5-4", "connect4-4-5"]
-    with tablebase.open(tmp_path / "c4.db") as tb:
+def check_packed_builds(path: Path, names: list[str]) -> None:
+    """Build ``names`` packed into one file; each start value and count is Tromp's, and verify passes."""
+    with tablebase.open(path) as tb:
         for name in names:
             tb.build(name, storage="packed")
+        for name in names:
             table = tb.variant(name)
             assert table.probe().outcome == TROMP_START[name]
             assert table.stats().positions == TROMP_LEGAL_POSITIONS[name]
-        assert tb.verify("connect4-5-4").ok
+            assert tb.verify(name).ok
+
+
+def test_packed_builds_agree_with_tromp(tmp_path: Path) -> None:
+    check_packed_builds(tmp_path / "c4.db", ["connect4-4-4", "connect4-4-5"])
+
+
+@pytest.mark.slow
+def test_packed_5x4_agrees_with_tromp(tmp_path: Path) -> None:
+    check_packed_builds(tmp_path / "c4.db", ["connect4-5-4"])
+
+
+@pytest.mark.parametrize("name", ["connect4-4-4", "connect4-6-5", "connect4"])
+def test_disc_mask_agrees_with_the_column_walk(name: str) -> None:
+    # to_bitboards reads each column's height from its sentinel, one column at a time
+    game = get(name)
+    assert isinstance(game, Connect4Game)
+    for state in random_walk_states(name, walks=20, seed=3):
+        x_bits, mask = to_bitboards(state, game.columns, game.rows)
+        assert game.disc_mask(state) == mask and state & mask == x_bits
