@@ -32,8 +32,9 @@ if TYPE_CHECKING:
 
 MIN_SIDE = 4
 MAX_SIDE = 7
-#: The largest board the builders can enumerate (5x5: 69,763,700 positions, out of core and packed).
-MAX_ENUMERABLE_CELLS = 25
+#: The largest board the builders enumerate (6x5 and 5x6, out of core and packed: 5x6's
+#: 1,044,334,437 positions take about 5 minutes and 1.3 GB on 2 cores).
+MAX_ENUMERABLE_CELLS = 30
 
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
