@@ -11,14 +11,29 @@ from smearing each sentinel downwards, as in :meth:`Connect4Game.disc_mask`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, VectorKernels, popcount
+from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, ScalarRules, VectorKernels, popcount
 
-if TYPE_CHECKING:
-    from tablebase.games.connect4 import Connect4Game
+
+class Connect4Rules(ScalarRules, Protocol):
+    """What the kernels read of a :class:`~tablebase.games.connect4.Connect4Game`."""
+
+    @property
+    def columns(self) -> int: ...
+
+    @property
+    def rows(self) -> int: ...
+
+    @property
+    def cells(self) -> int: ...
+
+    #: The masks that keep a smear by 1, 2 and 4 bits inside its column (see ``Connect4Game.disc_mask``).
+    _smears: tuple[int, ...]
+    #: Every cell below the top of its column.
+    _below_top: int
 
 #: Per column block value (up to 8 bits): the number of discs below its sentinel.
 _HEIGHT = np.array([max(b.bit_length() - 1, 0) for b in range(256)], dtype=np.int8)
@@ -29,7 +44,7 @@ class Connect4Kernels(VectorKernels):
 
     layered = True
 
-    def __init__(self, game: Connect4Game):
+    def __init__(self, game: Connect4Rules):
         super().__init__(game)
         self.columns, self.rows = game.columns, game.rows
         self.cells = game.cells
