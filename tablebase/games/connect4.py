@@ -163,6 +163,15 @@ class Connect4Game(Game):
                 found.append((parent, c))
         return found
 
+    def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
+        """The exact score search compiled with numba (:mod:`tablebase.games.connect4_jit`),
+        when it is installed; its ``label`` gives outcome and distance at once."""
+        try:
+            from tablebase.games.connect4_jit import Solver
+        except ImportError:
+            return None
+        return Solver(self.columns, self.rows)
+
     # -- symmetry ------------------------------------------------------------
 
     @property
