@@ -33,7 +33,7 @@ CHUNK = 2_000_000
 
 
 @njit(cache=True, inline="always")
-def _popcount(x: np.uint64) -> np.int64:
+def _popcount(x: Any) -> int:
     n = 0
     while x:
         x &= x - np.uint64(1)
@@ -42,7 +42,7 @@ def _popcount(x: np.uint64) -> np.int64:
 
 
 @njit(cache=True, inline="always")
-def _winning_spots(position: np.uint64, mask: np.uint64, h: np.int64, board: np.uint64) -> np.uint64:
+def _winning_spots(position: Any, mask: Any, h: int, board: Any) -> Any:
     """Empty cells (on the board, not necessarily playable) that would complete a four of ``position``."""
     one = np.uint64(1)
     two = np.uint64(2)
@@ -61,20 +61,20 @@ def _winning_spots(position: np.uint64, mask: np.uint64, h: np.int64, board: np.
 
 @njit(cache=True)
 def _negamax(
-    current: np.uint64,
-    mask: np.uint64,
-    moves: np.int64,
-    alpha: np.int64,
-    beta: np.int64,
-    w: np.int64,
-    h: np.int64,
-    bottom: np.uint64,
-    board: np.uint64,
+    current: Any,
+    mask: Any,
+    moves: int,
+    alpha: int,
+    beta: int,
+    w: int,
+    h: int,
+    bottom: Any,
+    board: Any,
     order: np.ndarray,
     keys: np.ndarray,
     vals: np.ndarray,
     stats: np.ndarray,
-) -> np.int64:
+) -> int:
     """Score of a position whose side to move cannot win at once, fail-soft in ``(alpha, beta)``.
     ``stats``: nodes, node budget, aborted flag (results of an aborted call mean nothing)."""
     stats[0] += 1
@@ -105,7 +105,7 @@ def _negamax(
     max_score = (cells + 1) // 2
     min_score = -(cells // 2)
     if keys[slot] == key:
-        v = np.int64(vals[slot])
+        v: int = vals[slot]
         if v > max_score - min_score + 1:
             bound = v + 2 * min_score - max_score - 2
             if alpha < bound:
@@ -155,7 +155,7 @@ def _negamax(
 
 
 @njit(cache=True)
-def _wins_now(current: np.uint64, mask: np.uint64, h: np.int64, bottom: np.uint64, board: np.uint64) -> bool:
+def _wins_now(current: Any, mask: Any, h: int, bottom: Any, board: Any) -> Any:
     return ((mask + bottom) & board & _winning_spots(current, mask, h, board)) != 0
 
 

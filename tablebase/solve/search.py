@@ -699,8 +699,9 @@ class _Searcher:
         began = time.perf_counter()
         try:
             while True:
-                label_ = self.wdl.label(state, COMPILED_CHUNK)  # type: ignore[attr-defined]
-                if label_ is not None:
+                found: tuple[str, int] | None = self.wdl.label(state, COMPILED_CHUNK)  # type: ignore[attr-defined]
+                if found is not None:
+                    label_ = found
                     break
                 if self.deadline is not None and time.perf_counter() > self.deadline:
                     raise _Timeout
