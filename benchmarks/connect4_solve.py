@@ -91,10 +91,11 @@ def main() -> None:
         began = time.perf_counter()
         run = subprocess.run([str(binary)], input="\n".join(batch) + "\n", capture_output=True, text=True, check=True, cwd=tmp)
         pons_seconds = time.perf_counter() - began
+        print(f"pons done: {pons_seconds:.2f} s", flush=True)
     pons_scores = [int(line.split()[1]) for line in run.stdout.splitlines()]
     began = time.perf_counter()
     solver = Solver(7, 6)
-    solver.score(game.parse_position("4"))  # compile or load the cached code
+    solver.score(game.parse_position(batch[0]))  # compile or load the cached code
     compile_seconds = time.perf_counter() - began
     solver = Solver(7, 6)
     ours: list[int] = []
