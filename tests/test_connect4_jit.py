@@ -75,18 +75,24 @@ def test_immediate_win_scores() -> None:
     assert solver.label(state) == ("win", 1)
 
 
-def test_cli_solve_then_probe_without_search(tmp_path: Path) -> None:
-    db = tmp_path / "c4.db"
+def late_position(rng: random.Random, discs: int = 30) -> str:
+    """Grid text of a 7x6 position with ``discs`` discs from random play, the game not over."""
     game = get("connect4")
-    rng = random.Random(3)
-    state = game.initial_state()
-    while game.plies_played(state) < 30 or game.outcome(state) is not None:
+    while True:
         state = game.initial_state()
-        for _ in range(30):
+        for _ in range(discs):
             if game.outcome(state) is not None:
                 break
             state = game.apply(state, rng.choice(game.legal_moves(state)))
-    position = game.format_position(state)
+        if game.plies_played(state) == discs and game.outcome(state) is None:
+            return game.format_position(state)
+
+
+def test_cli_solve_then_probe_without_search(tmp_path: Path) -> None:
+    db = tmp_path / "c4.db"
+    game = get("connect4")
+    position = late_position(random.Random(3))
+    state = game.parse_position(position)
     result = runner.invoke(app, ["solve", "connect4", position, "--json", "--db", str(db)])
     assert result.exit_code == 0, result.output
     probe = runner.invoke(app, ["probe", "connect4", position, "--json", "--db", str(db)])
@@ -112,4 +118,32 @@ def test_cli_solve_bad_input(tmp_path: Path, position: str, needle: str) -> None
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0], result.output
+    assert not db.exists()
+
+
+def test_cli_solve_file(tmp_path: Path) -> None:
+    db, batch = tmp_path / "c4.db", tmp_path / "batch.txt"
+    rng = random.Random(5)
+    late = [late_position(rng, 30), late_position(rng, 32)]
+    batch.write_text("\n".join(late) + "\n\n")
+    result = runner.invoke(app, ["solve", "connect4", "--file", str(batch), "--json", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    reports = [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
+    assert [r["proved"] for r in reports] == [True, True]
+    game = get("connect4")
+    for text, report in zip(late, reports):
+        columns = columns_of(game.format_position(game.parse_position(text)))
+        discs = sum(len(c) for c in columns)
+        assert score_from_outcome(report["outcome"], report["distance"], discs, 7, 6) == pons_score(columns, 6)
+        probe = runner.invoke(app, ["probe", "connect4", text, "--json", "--db", str(db)])
+        assert json.loads(probe.output)["outcome"] == report["outcome"]
+
+
+def test_cli_solve_file_bad_line_stores_nothing(tmp_path: Path) -> None:
+    db, batch = tmp_path / "c4.db", tmp_path / "batch.txt"
+    batch.write_text(late_position(random.Random(5)) + "\n44444444\n")
+    result = runner.invoke(app, ["solve", "connect4", "--file", str(batch), "--db", str(db)])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "'44444444'" in lines[0] and "column 4 is full" in lines[0], result.output
     assert not db.exists()
