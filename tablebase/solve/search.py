@@ -694,9 +694,10 @@ class _Searcher:
         return label_
 
     def _label_compiled(self, state: int) -> tuple[str, int]:
-        """Outcome and distance from a compiled exact search (``table.label(state, budget)``),
-        run in node budgets between looks at the clock."""
+        """Outcome and distance from a compiled exact search (``table.label(state, budget)``,
+        its node count in ``table.nodes``), run in node budgets between looks at the clock."""
         began = time.perf_counter()
+        before: int = self.wdl.nodes  # type: ignore[attr-defined]
         try:
             while True:
                 found: tuple[str, int] | None = self.wdl.label(state, COMPILED_CHUNK)  # type: ignore[attr-defined]
@@ -707,6 +708,7 @@ class _Searcher:
                     raise _Timeout
         finally:
             self.seconds["outcome"] += time.perf_counter() - began
+            self.nodes += self.wdl.nodes - before  # type: ignore[attr-defined]
         self.proved[state] = label_
         return label_
 
