@@ -29,7 +29,7 @@ import threading
 import time
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 from tablebase import games
 from tablebase.errors import BuildError, DatabaseError, TablebaseError, UnknownVariantError, VariantNotBuiltError
@@ -272,6 +272,19 @@ class Tablebase:
             nodes=result.nodes,
             seconds=time.perf_counter() - started,
         )
+
+    def solve_many(
+        self, name: str, positions: list[str], *, time_limit: float | None = None
+    ) -> Iterator[SolveReport]:
+        """:meth:`solve` each of ``positions`` in turn (``time_limit`` per position), storing
+        as it goes; every position is read first, so bad input stores nothing."""
+        game = games.get(name)
+        for position in positions:
+            parse_position(game, position)
+        if time_limit is not None and not time_limit > 0:
+            raise BuildError(f"time limit must be a positive number of seconds, got {time_limit!r}")
+        for position in positions:
+            yield self.solve(name, position, time_limit=time_limit)
 
     def _check_writable(self) -> None:
         if not self._owns_engine:

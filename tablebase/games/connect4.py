@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
 from tablebase.games.base import BoardMarks, Game, Layout, cell_name, grid_layout, split_side
+from tablebase.games.connect4_bits import to_bitboards as to_bitboards
 from tablebase.outcome import DRAW, LOSS, Outcome
 
 if TYPE_CHECKING:
@@ -37,22 +38,6 @@ MAX_SIDE = 7
 MAX_ENUMERABLE_CELLS = 30
 
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
-
-
-def to_bitboards(state: int, columns: int, rows: int) -> tuple[int, int]:
-    """``(x_bits, mask)`` of a state: x's discs and every disc, on the bits of the state layout
-    (bit ``c * (rows + 1) + r`` is column ``c``, row ``r`` from the bottom)."""
-    state = int(state)  # builders may pass numpy integers
-    x_bits = mask = 0
-    height = rows + 1
-    column = (1 << height) - 1
-    for c in range(columns):
-        shift = c * height
-        block = state >> shift & column
-        below = (1 << (block.bit_length() - 1)) - 1
-        mask |= below << shift
-        x_bits |= (block & below) << shift
-    return x_bits, mask
 
 
 def has_four(bits: int, rows: int) -> bool:
@@ -201,6 +186,15 @@ class Connect4Game(Game):
             if not (has_four(x_bits, self.rows) or has_four(mask ^ x_bits, self.rows)):
                 found.append((parent, c))
         return found
+
+    def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
+        """The exact score search compiled with numba (:mod:`tablebase.games.connect4_jit`),
+        when it is installed; its ``label`` gives outcome and distance at once."""
+        try:
+            from tablebase.games.connect4_jit import Solver
+        except ImportError:
+            return None
+        return Solver(self.columns, self.rows)
 
     # -- symmetry ------------------------------------------------------------
 
