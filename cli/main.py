@@ -295,8 +295,14 @@ def solve(
         Optional[float], typer.Option("--time-limit", help="Give up after this many seconds.")
     ] = None,
     json_: JsonOption = False,
+    file: Annotated[
+        Optional[Path], typer.Option("--file", help="Solve every position of this file, one a line (time limit per position).")
+    ] = None,
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
+    if file is not None:
+        solve_file(variant, position, file, time_limit, json_, db)
+        return
     with tablebase.open(db) as tb:
         report = tb.solve(variant, position, time_limit=time_limit)
     if json_:
@@ -310,6 +316,30 @@ def solve(
         fail(
             f"not proved within {time_limit} s; stored only the {report.stored:,} positions that were proved"
         )
+
+
+def solve_file(variant: str, position: str | None, file: Path, time_limit: float | None, json_: bool, db: str) -> None:
+    """``solve --file``: one report per line as each position is proved, progress on stderr."""
+    if position is not None:
+        fail(f"give a position or --file, not both (got {position[:80]!r})")
+    try:
+        lines = [line.strip() for line in file.read_text().splitlines()]
+    except (OSError, UnicodeDecodeError) as err:
+        fail(f"cannot read {str(file)!r}: {err.__class__.__name__.lower()}")
+    positions = [line for line in lines if line]
+    missed = 0
+    with tablebase.open(db) as tb:
+        for i, report in enumerate(tb.solve_many(variant, positions, time_limit=time_limit), 1):
+            if json_:
+                typer.echo(json.dumps(report.to_dict()))
+            elif report.proved:
+                typer.echo(f"{report.position}: {report.outcome} in {show_distance(report.distance)} ({report.seconds:.1f} s)")
+            else:
+                typer.echo(f"{report.position}: not proved within {time_limit} s")
+            missed += not report.proved
+            typer.echo(f"[{i}/{len(positions)}]", err=True)
+    if missed:
+        fail(f"{missed} of {len(positions)} positions not proved within {time_limit} s each")
 
 
 @command(help="Write a packed variant (or some of its plies) into another file as rows for SQL browsers.")

@@ -6,7 +6,8 @@
 
 The package:
 
-* :mod:`tablebase.query` — the front object (:class:`Tablebase`, :class:`VariantTable`);
+* :mod:`tablebase.query` — the front object (:class:`Tablebase`: open, build, export, solve, verify);
+* :mod:`tablebase.variant` — one built variant (:class:`VariantTable`: probe, line, predecessors, stats);
 * :mod:`tablebase.results` — what queries return, each with its JSON (``to_dict``);
 * :mod:`tablebase.outcome` — outcome names, codes and the labelling rule;
 * :mod:`tablebase.reader` — the read-only connection and snapshots;
@@ -17,7 +18,9 @@ The package:
 * :mod:`tablebase.solve` — enumeration and retrograde labelling (out of core: local processes or a
   Dask cluster, the ``cluster`` extra);
 * :mod:`tablebase.store` — schema, migrations, writers and the storage layouts;
-* :mod:`tablebase.serve` — the HTTP API and web board (the ``serve`` extra).
+* :mod:`tablebase.serve` — the HTTP API and web board (the ``serve`` extra);
+* :mod:`tablebase.svg` — positions and probes drawn from a game's layout (notebooks show them);
+* :mod:`tablebase.testing` — the checks every game passes, for authors of game plugins.
 
 The import rule: ``import tablebase``, opening a file and probing a
 position load neither numpy nor SQLAlchemy, alembic, typer or pydantic
@@ -25,7 +28,10 @@ position load neither numpy nor SQLAlchemy, alembic, typer or pydantic
 Modules that need them (array kernels, solvers, writers, ``verify``, the
 typer app, the server) are imported inside the functions that use them,
 and array kernels live in modules of their own (``games/*_kernels.py``,
-``games/kernels.py``). ``tests/test_imports.py`` checks the rule.
+``games/kernels.py``). No module imports one that imports it back, directly
+or round a loop, typing-only imports included: what two modules share lives
+in the lower one (a small ``Protocol`` where the lower one needs the higher
+one's type). ``tests/test_imports.py`` checks both rules.
 """
 
 from __future__ import annotations
@@ -63,12 +69,9 @@ from tablebase.results import (
 def __getattr__(name: str) -> str:
     """``__version__``: the installed distribution's version, read from its metadata on first use."""
     if name == "__version__":
-        from importlib.metadata import PackageNotFoundError, version
+        from tablebase.version import installed_version
 
-        try:
-            return version("tablebase")
-        except PackageNotFoundError:
-            return "0+unknown"
+        return installed_version()
     raise AttributeError(f"module 'tablebase' has no attribute {name!r}")
 
 

@@ -84,3 +84,9 @@ class SchemaVersionError(DatabaseError):
 
 class BuildError(TablebaseError):
     """A build could not be completed; the database is left as it was."""
+
+
+def one_line(exc: BaseException) -> str:
+    """The first line of an exception's message (SQLAlchemy appends a second one with a link)."""
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -18,16 +18,19 @@ import sqlite3
 import threading
 import time
 import weakref
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
-from tablebase.errors import DatabaseError, TablebaseError
+from tablebase.errors import DatabaseError, TablebaseError, one_line
 from tablebase.results import VariantInfo
 from tablebase.store.schema import UPGRADE_COMMAND, check_revision
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
+
+    from tablebase.games.base import Game
+    from tablebase.store.layouts import Storage
 
 #: How much of the file read-only connections map into memory.
 READ_MMAP_BYTES = 1 << 30
@@ -396,10 +399,39 @@ def database_errors(path: Path) -> Iterator[None]:
         raise
 
 
-def one_line(exc: BaseException) -> str:
-    """The first line of an exception's message (SQLAlchemy appends a second one with a link)."""
-    text = str(getattr(exc, "orig", None) or exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+class StoredFile(Protocol):
+    """A tablebase file, as far as :class:`StoredVariant` users need it."""
+
+    @property
+    def path(self) -> Path: ...
+
+
+class StoredVariant(Protocol):
+    """A built variant as the audit and the export read it: its rules, row, storage layout and
+    snapshots (:class:`tablebase.query.VariantTable` is one)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def game(self) -> Game: ...
+
+    @property
+    def info(self) -> VariantInfo: ...
+
+    @property
+    def storage(self) -> Storage: ...
+
+    @property
+    def tablebase(self) -> StoredFile: ...
+
+    def snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A read-only connection holding one snapshot of the file."""
+        ...
+
+    def canonical(self, state: int) -> tuple[int, int]:
+        """The stored key of ``state`` and the symmetry to it."""
+        ...
 
 
 #: The first bytes of every SQLite 3 database file.
@@ -438,6 +470,8 @@ __all__ = [
     "TURNS",
     "TURN_SECONDS",
     "Reader",
+    "StoredFile",
+    "StoredVariant",
     "Turns",
     "check_file",
     "check_not_folder",

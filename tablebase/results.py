@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tablebase.svg import board_svg
+
 if TYPE_CHECKING:
     from tablebase.games.base import Game
 
@@ -62,6 +64,10 @@ class Probe:
     def to_dict(self) -> dict[str, Any]:
         """``tablebase probe --json`` and ``GET /api/{variant}``."""
         return {**self._head(), "moves": [m.to_dict() for m in self.moves]}
+
+    def _repr_svg_(self) -> str | None:
+        """The board with each move's value on the cell it plays (Jupyter); ``None`` without a layout."""
+        return board_svg(self.variant, self.position, self.moves)
 
     def best_dict(self) -> dict[str, Any]:
         """``tablebase best --json``: the probe with only the best move (``None`` at the end)."""

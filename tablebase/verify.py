@@ -28,9 +28,9 @@ from tablebase.results import VerifyReport
 
 if TYPE_CHECKING:
     from tablebase.games.kernels import VectorKernels
-    from tablebase.query import VariantTable
+    from tablebase.reader import StoredVariant
     from tablebase.store.layouts import Row, StateChunk
-    from tablebase.solve import Progress
+    from tablebase.progress import Progress
 
 _NONE = NO_DISTANCE
 _CHUNK = 200_000
@@ -44,7 +44,7 @@ class _Stored:
     def __init__(
         self,
         conn: sqlite3.Connection,
-        table: VariantTable,
+        table: StoredVariant,
         keep_keys: bool,
         parse: Callable[[list[str]], Any] | None,
     ):
@@ -121,7 +121,7 @@ class _Refs:
         return lambda i: int(refs[i])
 
 
-def check(table: VariantTable, sample: int | None = None, progress: Progress | None = None) -> VerifyReport:
+def check(table: StoredVariant, sample: int | None = None, progress: Progress | None = None) -> VerifyReport:
     """The check :meth:`tablebase.Tablebase.verify` runs: every label against its stored moves and the
     rules where the layout stores moves, else (and for a ``sample`` of random states) against the
     children the rules derive."""
@@ -130,7 +130,7 @@ def check(table: VariantTable, sample: int | None = None, progress: Progress | N
     return verify(table)
 
 
-def verify(table: VariantTable, rules: bool = True, vector: bool | None = None) -> VerifyReport:
+def verify(table: StoredVariant, rules: bool = True, vector: bool | None = None) -> VerifyReport:
     """Check every state of ``table``; the report lists each disagreement.
 
     ``vector`` chooses the rules check: ``None`` uses the game's array
@@ -141,7 +141,7 @@ def verify(table: VariantTable, rules: bool = True, vector: bool | None = None) 
         return _verify(conn, table, rules, vector)
 
 
-def _verify(conn: sqlite3.Connection, table: VariantTable, rules: bool, vector: bool | None) -> VerifyReport:
+def _verify(conn: sqlite3.Connection, table: StoredVariant, rules: bool, vector: bool | None) -> VerifyReport:
     report = VerifyReport(table.name)
     use_kernels = rules and table.info.complete and vector is not False
     kernels = table.game.vector if use_kernels else None
@@ -188,7 +188,7 @@ def _verify(conn: sqlite3.Connection, table: VariantTable, rules: bool, vector: 
     return report
 
 
-def _check_rules(table: VariantTable, stored_rows: _Stored, edges: list[tuple[int, str, int]], report: VerifyReport) -> None:
+def _check_rules(table: StoredVariant, stored_rows: _Stored, edges: list[tuple[int, str, int]], report: VerifyReport) -> None:
     game = table.game
     symmetric = table.info.symmetry
     keys = stored_rows.keys or []
@@ -240,7 +240,7 @@ def _report(report: VerifyReport, rows: np.ndarray, message: Callable[[int], str
 
 
 def _check_rules_vector(
-    table: VariantTable,
+    table: StoredVariant,
     kernels: VectorKernels,
     stored: _Stored,
     src: np.ndarray,
@@ -310,7 +310,7 @@ def _check_rules_vector(
 
 
 def _check_states_vector(
-    table: VariantTable,
+    table: StoredVariant,
     kernels: VectorKernels,
     key: Callable[[int], str],
     states: np.ndarray,
@@ -424,7 +424,7 @@ def _check_labels(
 
 def _verify_children_vector(
     conn: sqlite3.Connection,
-    table: VariantTable,
+    table: StoredVariant,
     kernels: VectorKernels,
     report: VerifyReport,
     progress: Progress | None = None,
@@ -482,7 +482,7 @@ def _verify_children_vector(
 
 
 def verify_children(
-    table: VariantTable,
+    table: StoredVariant,
     sample: int | None = None,
     seed: int = 0,
     vector: bool | None = None,
@@ -535,7 +535,7 @@ def _chunks(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
         yield chunk
 
 
-def _check_children(conn: sqlite3.Connection, table: VariantTable, rows: list[Row], report: VerifyReport) -> None:
+def _check_children(conn: sqlite3.Connection, table: StoredVariant, rows: list[Row], report: VerifyReport) -> None:
     game = table.game
     parsed = []
     for _, key, to_move, terminal, outcome, distance in rows:
@@ -572,7 +572,7 @@ def _check_children(conn: sqlite3.Connection, table: VariantTable, rows: list[Ro
 
 
 def _verify_layers_vector(
-    table: VariantTable,
+    table: StoredVariant,
     kernels: VectorKernels,
     layers: Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]],
     report: VerifyReport,

@@ -1,7 +1,8 @@
 """Generic checks of a game's rules and of a solved variant, shared by the per-game tests.
 
 Everything here talks to a game only through the :class:`tablebase.games.base.Game`
-protocol, so the same checks apply to every family.
+protocol, so the same checks apply to every family. The rules checks a plugin author can run
+too live in :mod:`tablebase.testing` and are re-exported here.
 """
 
 from __future__ import annotations
@@ -16,70 +17,12 @@ from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games import get
 from tablebase.games.base import Game
 from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, Solution
+from tablebase.testing import check_random_play, check_random_symmetries, check_state, check_symmetries, random_states
 
 CODES = {"win": WIN, "loss": LOSS, "draw": DRAW}
 
 
-def random_states(game: Game, playouts: int, seed: int, max_plies: int = 60) -> list[int]:
-    """States met in random games from the start (each game stops at the end or after ``max_plies``)."""
-    rng = random.Random(seed)
-    seen: list[int] = []
-    for _ in range(playouts):
-        state = game.initial_state()
-        for _ in range(max_plies):
-            seen.append(state)
-            moves = game.legal_moves(state)
-            if game.outcome(state) is not None or not moves:
-                break
-            state = game.apply(state, rng.choice(moves))
-        else:
-            seen.append(state)
-    return seen
-
-
-def check_state(game: Game, state: int) -> None:
-    """Notation round-trips, terminal states have no moves, moves round-trip, apply is pure."""
-    text = game.format_position(state)
-    assert game.parse_position(text) == state, text
-    assert game.format_position(game.parse_position(text)) == text
-    assert game.to_move(state) in game.players
-    moves = game.legal_moves(state)
-    if game.outcome(state) is not None:
-        assert moves == [], text
-        assert game.children(state) == []
-        return
-    assert moves, f"{text}: no legal move but not terminal"
-    assert len(set(moves)) == len(moves)
-    before = state
-    for move in moves:
-        notation = game.format_move(move)
-        assert game.parse_move(state, notation) == move, (text, notation)
-        assert game.format_move(game.parse_move(state, notation)) == notation
-        child = game.apply(state, move)
-        assert child != state
-        assert state == before and game.format_position(state) == text
-        assert game.to_move(child) != game.to_move(state)
-        game.parse_position(game.format_position(child))  # every child is a valid position
-
-
-def check_symmetries(game: Game, state: int) -> None:
-    """``transform_move`` agrees with ``transform`` for every symmetry and legal move."""
-    moves = game.legal_moves(state)
-    images = set()
-    canonical, canonical_sym = game.canonical(state)
-    for sym in range(game.num_symmetries):
-        image = game.transform(state, sym)
-        images.add(image)
-        assert game.transform(image, game.inverse_symmetry(sym)) == state
-        assert game.outcome(image) == game.outcome(state)
-        assert game.to_move(image) == game.to_move(state)
-        assert game.parse_position(game.format_position(image)) == image
-        assert sorted(game.transform_move(m, sym) for m in moves) == sorted(game.legal_moves(image))
-        for move in moves:
-            assert game.apply(image, game.transform_move(move, sym)) == game.transform(game.apply(state, move), sym)
-    assert canonical == min(images)
-    assert game.transform(state, canonical_sym) == canonical
-    assert game.orbit_size(state) == len(images)
+__all__ = ["check_random_play", "check_random_symmetries", "check_state", "check_symmetries", "random_states"]
 
 
 def index_of(solution: Solution) -> dict[int, int]:
@@ -147,20 +90,6 @@ def check_message(error: Exception, text: str, *fragments: str) -> None:
     assert repr(text) in message, message
     for fragment in fragments:
         assert fragment in message, message
-
-
-def check_random_play(game: Game, playouts: int, seed: int) -> None:
-    """Random playouts reach an end, and every state on the way passes :func:`check_state`."""
-    states = random_states(game, playouts=playouts, seed=seed)
-    assert any(game.outcome(s) is not None for s in states)
-    for state in states:
-        check_state(game, state)
-
-
-def check_random_symmetries(game: Game, playouts: int, seed: int, step: int) -> None:
-    """:func:`check_symmetries` on every ``step``-th state of random playouts."""
-    for state in random_states(game, playouts=playouts, seed=seed)[::step]:
-        check_symmetries(game, state)
 
 
 def check_illegal_move(game: Game, position: str, move: str, *fragments: str) -> None:

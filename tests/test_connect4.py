@@ -78,8 +78,8 @@ def test_registry() -> None:
     assert "connect4" in names() and "connect4-4-4" in catalog()
     game = get("connect4")
     assert game.parameters() == {"columns": 7, "rows": 6} and not game.enumerable
-    assert get("connect4-4-4").enumerable and get("connect4-5-4").enumerable
-    assert not get("connect4-5-5").enumerable
+    assert get("connect4-4-4").enumerable and get("connect4-5-5").enumerable
+    assert get("connect4-6-5").enumerable and not get("connect4-7-5").enumerable
     assert get("connect4-7-6").num_symmetries == 2
     for bad in ("connect4-3-4", "connect4-4-8", "connect4-8-6"):
         with pytest.raises(UnknownVariantError) as err:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import json
 import types
@@ -75,7 +76,7 @@ def test_a_broken_plugin_is_reported_in_one_line(
     extra_entry_points: list[FakeEntryPoint], capsys: pytest.CaptureFixture[str]
 ) -> None:
     extra_entry_points.append(FakeEntryPoint("bad", "broken-games", ImportError("no module named 'nowhere'")))
-    assert games.get("tictactoe").name == "tictactoe"
+    assert "tictactoe" in games.names()
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1
     assert "'broken-games'" in err[0] and "nowhere" in err[0]
@@ -100,12 +101,14 @@ def test_a_taken_name_is_refused_and_reported(
     thief = types.SimpleNamespace(VARIANTS={"tictactoe": lambda: MNKGame(2, 2, 2)})
     extra_entry_points.append(FakeEntryPoint("thief", "thief-games", thief))
     assert games.get("tictactoe").parameters()["m"] == 3
+    assert games._find(games.families(), "tictactoe").parameters()["m"] == 3  # type: ignore[union-attr]
     err = capsys.readouterr().err
     assert "'thief-games'" in err and "'tictactoe'" in err and "already registered" in err
 
 
 def test_no_family_registered_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda **kwargs: [])
+    monkeypatch.setattr(games, "_own_entries", lambda: None)
     monkeypatch.delitem(games.__dict__, "FAMILIES", raising=False)
     games.get.cache_clear()
     try:
@@ -133,3 +136,32 @@ def test_variants_command_lists_text_and_json() -> None:
 def test_variants_command_has_help_text() -> None:
     out = CliRunner().invoke(app, ["--help"])
     assert "variants" in out.output and "registered game variant" in out.output
+
+
+def test_a_builtin_name_resolves_without_reading_the_entry_points() -> None:
+    """A probe of a built-in variant reads our own entry points file, not every installed package's."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\nfrom tablebase import games\n"
+        "assert games.get('tictactoe').name == 'tictactoe' and games.get('mnk-4-4-4').name == 'mnk-4-4-4'\n"
+        "print('importlib.metadata' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "False", result.stderr
+
+
+def test_the_builtin_shortcut_answers_as_the_registry() -> None:
+    own = games._own_entries()
+    assert own is not None
+    assert own == sorted(ep.value for ep in importlib.metadata.entry_points(group="tablebase.games") if ep.dist.name == "tablebase")
+    for name in [*games.names(), "mnk-4-4-4", "mnk-5-4-4-misere", "no-such-game"]:
+        quick = games._builtin(name)
+        registry = games._find(games.families(), name)
+        if quick is None:
+            assert registry is None or games.package_of(importlib.import_module(type(registry).__module__))[1] != "tablebase"
+        else:
+            assert registry is not None and (type(quick), quick.name, quick.parameters()) == (
+                type(registry), registry.name, registry.parameters()
+            )

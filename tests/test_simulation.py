@@ -8,14 +8,13 @@ positions have equal values.
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 
 import tablebase
-from tablebase import games
-from game_checks import check_random_play, check_random_symmetries, random_states
+from tablebase import games, testing
+from game_checks import check_random_play, check_random_symmetries
 from serve_support import build_database
 
 VARIANTS = [name for name in games.names() if games.get(name).enumerable]
@@ -32,62 +31,19 @@ def test_registry_is_not_empty() -> None:
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_random_playouts(every_variant: Path, name: str) -> None:
-    rng = random.Random(name)
     with tablebase.open(every_variant) as tb:
-        table = tb.variant(name)
-        game = table.game
         assert tb.verify(name).ok
-        for _ in range(30):
-            position = table.probe().position
-            for _ply in range(60):
-                state = game.parse_position(position)
-                assert game.format_position(state) == position
-                probe = table.probe(position)
-                assert probe.position == position
-                legal = {game.format_move(m) for m in game.legal_moves(state)} if not probe.terminal else set()
-                assert {m.move for m in probe.moves} == legal
-                for sym in range(game.num_symmetries):
-                    image = game.format_position(game.transform(state, sym))
-                    other = table.probe(image)
-                    assert (other.outcome, other.distance) == (probe.outcome, probe.distance)
-                if probe.terminal:
-                    assert probe.moves == () and probe.distance == 0
-                    break
-                move = rng.choice(probe.moves)
-                after = table.play(position, move.move)
-                assert after == move.position
-                assert table.probe(position) == probe
-                position = after
+        testing.check_probes(tb.variant(name), playouts=30, seed=len(name))
 
 
 @pytest.mark.parametrize("name", games.names())
 def test_search_hints_hold_on_random_playouts(name: str) -> None:
-    game = games.get(name)
-    rng = random.Random(name)
-    for _ in range(20):
-        state = game.initial_state()
-        bounds = []
-        for _ply in range(200):
-            assert game.move_count(state) == len(game.legal_moves(state))
-            bounds.append(game.max_plies(state))
-            if game.outcome(state) is not None:
-                break
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
-        else:
-            continue
-        for played_before, bound in enumerate(bounds):
-            assert bound is None or bound >= len(bounds) - 1 - played_before
+    testing.check_search_hints(games.get(name), playouts=20, seed=len(name))
 
 
 @pytest.mark.parametrize("name", [name for name in games.names() if games.get(name).has_unmoves])
 def test_unmoves_invert_moves(name: str) -> None:
-    game = games.get(name)
-    for state in random_states(game, 40, seed=7):
-        for move, child in game.children(state):
-            assert (state, move) in game.unmoves(child), (game.format_position(state), game.format_move(move))
-        for parent, move in game.unmoves(state):
-            assert game.outcome(parent) is None
-            assert move in game.legal_moves(parent) and game.apply(parent, move) == state
+    testing.check_unmoves(games.get(name), playouts=40, seed=7)
 
 
 def test_games_that_list_unmoves() -> None:
@@ -103,3 +59,25 @@ def test_rules_hold_on_random_playouts(name: str) -> None:
     game = games.get(name)
     check_random_play(game, playouts=60, seed=2)
     check_random_symmetries(game, playouts=10, seed=3, step=3)
+
+
+def test_checks_catch_broken_rules() -> None:
+    """The shared checks fail on a game whose moves do not round-trip, or whose hints lie."""
+
+    class Broken(type(games.get("tictactoe"))):  # type: ignore[misc]
+        def format_move(self, move: int) -> str:
+            return "a1"
+
+        def max_plies(self, state: int) -> int | None:
+            return 0
+
+    broken = Broken(3, 3, 3, name="broken")
+    with pytest.raises(AssertionError, match="does not parse back"):
+        testing.check_random_play(broken, playouts=2, seed=0)
+    with pytest.raises(AssertionError, match="max_plies 0"):
+        testing.check_search_hints(broken, playouts=2, seed=0)
+
+
+def test_check_game_passes_every_registered_family() -> None:
+    for name in ("tictactoe", "rota", "wild"):
+        testing.check_game(name, playouts=10)

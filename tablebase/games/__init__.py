@@ -6,6 +6,9 @@ parameterised names such as ``mnk-4-4-4``) and ``CATALOG`` (what
 ``build --all`` builds). Families come in through the ``tablebase.games``
 entry point group, built-in ones and plugin packages alike; adding a family
 means one line under ``[project.entry-points."tablebase.games"]``.
+Our own families come first in every lookup, so a name they know is
+resolved from our own ``entry_points.txt`` without reading every installed
+package's metadata.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import sys
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Sequence
 
 from tablebase.errors import TablebaseError, UnknownVariantError
 from tablebase.games.base import DRAW, LOSS, WIN, Game, Outcome
@@ -67,6 +70,63 @@ def _load() -> tuple[Any, ...]:
     for problem in PROBLEMS:
         print(f"tablebase: {problem}", file=sys.stderr)
     return tuple(loaded)
+
+
+@lru_cache(maxsize=1)
+def _own_entries() -> list[str] | None:
+    """The object references (``module`` or ``module:attr``) our own distribution registers in
+    :data:`GROUP`, read from its ``entry_points.txt`` without importing :mod:`importlib.metadata`
+    (which costs a probe more than the probe itself); ``None`` when that file is not found."""
+    import os
+    import re
+
+    for folder in sys.path:
+        try:
+            listing = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for entry in listing:
+            if re.fullmatch(r"tablebase-[^-]+\.dist-info", entry):
+                try:
+                    with open(os.path.join(folder or ".", entry, "entry_points.txt"), encoding="utf-8") as file:
+                        text = file.read()
+                except OSError:
+                    return None
+                section = re.search(rf"^\[{re.escape(GROUP)}\]\s*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
+                lines = section.group(1).splitlines() if section else []
+                return sorted(line.split("=", 1)[1].strip() for line in lines if "=" in line)
+    return None
+
+
+def _builtin(name: str) -> Game | None:
+    """``name`` resolved among our own families only (they come first in every lookup, so the
+    answer is the registry's), or ``None``: then the whole registry is read."""
+    from importlib import import_module
+
+    own = []
+    for reference in _own_entries() or ():
+        module, _, attr = reference.partition(":")
+        family = import_module(module)
+        for part in attr.split(".") if attr else ():
+            family = getattr(family, part)
+        own.append(family)
+    return _find(own, name)
+
+
+def _find(found: Sequence[Any], name: str) -> Game | None:
+    """The game ``name`` names in families ``found``: a fixed name first, then a parametrised one."""
+    for family in found:
+        factory = family.VARIANTS.get(name)
+        if factory is not None:
+            made: Game = factory()
+            return made
+    for family in found:
+        from_name = getattr(family, "from_name", None)
+        if from_name is not None:
+            game: Game | None = from_name(name)
+            if game is not None:
+                return game
+    return None
 
 
 def families() -> tuple[Any, ...]:
@@ -140,17 +200,11 @@ def get(name: str) -> Game:
     """The game registered as ``name``; raises :class:`UnknownVariantError` naming it otherwise."""
     if not isinstance(name, str):
         raise UnknownVariantError(f"unknown variant {name!r}")
-    for family in families():
-        factory = family.VARIANTS.get(name)
-        if factory is not None:
-            made: Game = factory()
-            return made
-    for family in families():
-        from_name = getattr(family, "from_name", None)
-        if from_name is not None:
-            game: Game | None = from_name(name)
-            if game is not None:
-                return game
+    game = _builtin(name) if "FAMILIES" not in globals() else None
+    if game is None:
+        game = _find(families(), name)
+    if game is not None:
+        return game
     raise UnknownVariantError(
         f"unknown variant {name!r} (known: {', '.join(names())}; see tablebase variants)"
     )

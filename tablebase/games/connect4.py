@@ -21,34 +21,23 @@ digit of its column.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
 from tablebase.games.base import BoardMarks, Game, Layout, cell_name, grid_layout, split_side
+from tablebase.games.connect4_bits import to_bitboards as to_bitboards
 from tablebase.outcome import DRAW, LOSS, Outcome
+
+if TYPE_CHECKING:
+    from tablebase.games.kernels import VectorKernels
 
 MIN_SIDE = 4
 MAX_SIDE = 7
-#: The largest board the builders can enumerate.
-MAX_ENUMERABLE_CELLS = 20
+#: The largest board the builders enumerate (6x5 and 5x6, out of core and packed: 5x6's
+#: 1,044,334,437 positions take about 5 minutes and 1.3 GB on 2 cores).
+MAX_ENUMERABLE_CELLS = 30
 
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
-
-
-def to_bitboards(state: int, columns: int, rows: int) -> tuple[int, int]:
-    """``(x_bits, mask)`` of a state: x's discs and every disc, on the bits of the state layout
-    (bit ``c * (rows + 1) + r`` is column ``c``, row ``r`` from the bottom)."""
-    state = int(state)  # builders may pass numpy integers
-    x_bits = mask = 0
-    height = rows + 1
-    column = (1 << height) - 1
-    for c in range(columns):
-        shift = c * height
-        block = state >> shift & column
-        below = (1 << (block.bit_length() - 1)) - 1
-        mask |= below << shift
-        x_bits |= (block & below) << shift
-    return x_bits, mask
 
 
 def has_four(bits: int, rows: int) -> bool:
@@ -80,8 +69,32 @@ class Connect4Game(Game):
         self._empty = sum(1 << shift for shift in self._shifts)
         self._digits = [str(c + 1) for c in range(columns)]
         # per row of the grid text (top first), the state bit of each of its cells
-        self._cell_bits = [[self._shifts[c] + r for c in range(columns)] for r in reversed(range(rows))]
         self._lines = self._line_masks()
+        # bit masks of the cells of each row (0 the bottom) and of the slot above the top row, across all columns
+        rows_at = [sum(1 << shift + r for shift in self._shifts) for r in range(self._height)]
+        self._tops = rows_at[rows]
+        # the smear from each column's sentinel downwards: by 1, 2 and 4 rows, never across columns
+        self._smears = tuple(sum(rows_at[: self._height - step]) for step in (1, 2, 4))
+        self._below_top = sum(rows_at[:rows])
+        # each column block's cells, top row first, as text
+        self._block_text = [
+            "".join(
+                "." if r >= (h := max(b.bit_length() - 1, 0)) else "x" if b >> r & 1 else "o" for r in reversed(range(rows))
+            )
+            for b in range(1 << self._height)
+        ]
+        # the block of each column text (top row first) with no disc floating
+        self._column_blocks = {self._block_text[b]: b for b in range(1, 1 << self._height)}
+        self._vector: VectorKernels | None = None
+
+    @property
+    def vector(self) -> VectorKernels:  # type: ignore[override]
+        """The array kernels of this board (numpy is imported on first use only)."""
+        if self._vector is None:
+            from tablebase.games.connect4_kernels import Connect4Kernels
+
+            self._vector = Connect4Kernels(self)
+        return self._vector
 
     def _line_masks(self) -> list[int]:
         """Bitmasks (state layout) of every four cells in a row."""
@@ -110,8 +123,17 @@ class Connect4Game(Game):
         state, column = int(state), self._column
         return [(state >> shift & column).bit_length() - 1 for shift in self._shifts]
 
+    def disc_mask(self, state: int) -> int:
+        """The cells holding a disc, on the bits of the state layout (the bits below each column's sentinel)."""
+        state = int(state)
+        one, two, four = self._smears
+        state |= state >> 1 & one
+        state |= state >> 2 & two
+        state |= state >> 4 & four
+        return state >> 1 & self._below_top
+
     def plies_played(self, state: int) -> int:
-        return sum(self._heights(state))
+        return self.disc_mask(state).bit_count()
 
     def max_plies(self, state: int) -> int:
         return self.cells - self.plies_played(state)
@@ -121,8 +143,8 @@ class Connect4Game(Game):
 
     def _last_four(self, state: int) -> int:
         """The discs of the player who moved last, if they hold four in a row, else 0."""
-        x_bits, mask = to_bitboards(state, self.columns, self.rows)
-        last = x_bits if mask.bit_count() % 2 else mask ^ x_bits
+        mask = self.disc_mask(state)
+        last = state & mask if mask.bit_count() % 2 else ~state & mask
         return last if has_four(last, self.rows) else 0
 
     def outcome(self, state: int) -> Outcome | None:
@@ -135,13 +157,15 @@ class Connect4Game(Game):
     def legal_moves(self, state: int) -> list[int]:
         if self._last_four(state):
             return []
-        return [c for c, h in enumerate(self._heights(state)) if h < self.rows]
+        top = self.rows
+        return [c for c, shift in enumerate(self._shifts) if not state >> shift + top & 1]
 
     def apply(self, state: int, move: int) -> int:
-        heights = self._heights(state)
-        bit = 1 << self._shifts[move] + heights[move]
+        mask = self.disc_mask(state)
+        # the column's sentinel: its bit not below the sentinel
+        bit = state & ~mask & self._column << self._shifts[move]
         # x: the sentinel stays as x's disc and a new one goes above; o: the sentinel carries up
-        return state | bit << 1 if sum(heights) % 2 == 0 else state + bit
+        return state | bit << 1 if mask.bit_count() % 2 == 0 else state + bit
 
     def unmoves(self, state: int) -> list[tuple[int, int]]:
         heights = self._heights(state)
@@ -162,6 +186,15 @@ class Connect4Game(Game):
             if not (has_four(x_bits, self.rows) or has_four(mask ^ x_bits, self.rows)):
                 found.append((parent, c))
         return found
+
+    def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
+        """The exact score search compiled with numba (:mod:`tablebase.games.connect4_jit`),
+        when it is installed; its ``label`` gives outcome and distance at once."""
+        try:
+            from tablebase.games.connect4_jit import Solver
+        except ImportError:
+            return None
+        return Solver(self.columns, self.rows)
 
     # -- symmetry ------------------------------------------------------------
 
@@ -188,11 +221,8 @@ class Connect4Game(Game):
     # -- notation ------------------------------------------------------------
 
     def format_position(self, state: int) -> str:
-        x_bits, mask = to_bitboards(state, self.columns, self.rows)
-        return "/".join(
-            "".join("." if not mask >> b & 1 else "x" if x_bits >> b & 1 else "o" for b in row)
-            for row in self._cell_bits
-        )
+        state, column, text = int(state), self._column, self._block_text
+        return "/".join(map("".join, zip(*[text[state >> shift & column] for shift in self._shifts])))
 
     def parse_position(self, text: str) -> int:
         board, side = split_side(text)
@@ -221,6 +251,36 @@ class Connect4Game(Game):
     def _parse_grid(self, text: str, board: str) -> int:
         """The state of grid text, checked for floating discs, counts and wins."""
         lines = board.split("/")
+        state = 0
+        if len(lines) == self.rows and all(len(line) == self.columns for line in lines):
+            blocks = self._column_blocks
+            for column, shift in zip(zip(*lines), self._shifts):
+                block = blocks.get("".join(column))
+                if block is None:
+                    state = 0
+                    break
+                state |= block << shift
+        if not state:
+            state = self._parse_columns(text, lines)
+        mask = self.disc_mask(state)
+        x_bits = state & mask
+        nx, no = x_bits.bit_count(), (mask ^ x_bits).bit_count()
+        if nx - no not in (0, 1):
+            raise MalformedPositionError(
+                f"invalid position {text!r}: {nx} x and {no} o; x moves first, so x has as many discs as o or one more"
+            )
+        x_four, o_four = has_four(x_bits, self.rows), has_four(mask ^ x_bits, self.rows)
+        if x_four and o_four:
+            raise MalformedPositionError(f"invalid position {text!r}: both sides have four in a row")
+        if (x_four or o_four) and not self.unmoves(state):
+            winner = "x" if x_four else "o"
+            raise MalformedPositionError(
+                f"invalid position {text!r}: play went on after {winner} had four in a row"
+            )
+        return state
+
+    def _parse_columns(self, text: str, lines: list[str]) -> int:
+        """The state of the rows of grid text, or the error naming the first thing wrong with them."""
         if len(lines) != self.rows:
             raise MalformedPositionError(
                 f"invalid position {text!r}: {len(lines)} rows, {self.name} has {self.rows} "
@@ -244,20 +304,6 @@ class Connect4Game(Game):
                 )
             block = 1 << h | sum(1 << r for r in range(h) if stack[r] == "x")
             state |= block << shift
-        x_bits, mask = to_bitboards(state, self.columns, self.rows)
-        nx, no = x_bits.bit_count(), (mask ^ x_bits).bit_count()
-        if nx - no not in (0, 1):
-            raise MalformedPositionError(
-                f"invalid position {text!r}: {nx} x and {no} o; x moves first, so x has as many discs as o or one more"
-            )
-        x_four, o_four = has_four(x_bits, self.rows), has_four(mask ^ x_bits, self.rows)
-        if x_four and o_four:
-            raise MalformedPositionError(f"invalid position {text!r}: both sides have four in a row")
-        if (x_four or o_four) and not self.unmoves(state):
-            winner = "x" if x_four else "o"
-            raise MalformedPositionError(
-                f"invalid position {text!r}: play went on after {winner} had four in a row"
-            )
         return state
 
     def _column_of(self, state: int, text: str) -> int:

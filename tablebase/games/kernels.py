@@ -27,14 +27,38 @@ from __future__ import annotations
 
 import sys
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING
+from typing import Protocol, Sequence
 
 import numpy as np
 
 from tablebase.outcome import Code
 
-if TYPE_CHECKING:
-    from tablebase.games.base import BitboardGame, Game
+
+class ScalarRules(Protocol):
+    """What the array kernels read of a :class:`~tablebase.games.base.Game` (its scalar rules and notation)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def to_move(self, state: int) -> str: ...
+
+    def format_position(self, state: int) -> str: ...
+
+    def parse_position(self, text: str) -> int: ...
+
+
+class BoardRules(ScalarRules, Protocol):
+    """What :class:`BitboardKernels` reads of a :class:`~tablebase.games.base.BitboardGame`."""
+
+    @property
+    def cells(self) -> int: ...
+
+    @property
+    def num_symmetries(self) -> int: ...
+
+    def cell_permutation(self, sym: int) -> Sequence[int]: ...
+
+    def swaps_colours(self, sym: int) -> bool: ...
 
 #: Outcome codes of the array kernels and the solver (:class:`tablebase.outcome.Code`): play goes on, or the
 #: result for the side to move.
@@ -53,7 +77,7 @@ class VectorKernels(ABC):
     #: marks). ``False`` for games whose positions can repeat.
     layered: bool = False
 
-    def __init__(self, game: Game):
+    def __init__(self, game: ScalarRules):
         self.game = game
 
     # -- rules ---------------------------------------------------------------
@@ -139,7 +163,7 @@ class BitboardKernels(VectorKernels):
     Games whose states fit in 32 bits work in ``np.uint32`` throughout.
     """
 
-    def __init__(self, game: BitboardGame, state_bits: int = 64):
+    def __init__(self, game: BoardRules, state_bits: int = 64):
         """``state_bits``: how many low bits the game's states use (at least ``2 * cells``)."""
         super().__init__(game)
         self.cells = game.cells

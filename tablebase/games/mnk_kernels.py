@@ -6,14 +6,30 @@ without numpy; :attr:`MNKGame.vector` imports this on first use.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol, Sequence
 
 import numpy as np
 
-from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, WIN, BitboardKernels, popcount
+from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, WIN, BitboardKernels, BoardRules, popcount
 
-if TYPE_CHECKING:
-    from tablebase.games.mnk import MNKGame
+
+class MNKRules(BoardRules, Protocol):
+    """What the kernels read of an :class:`~tablebase.games.mnk.MNKGame`."""
+
+    @property
+    def m(self) -> int: ...
+
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def misere(self) -> bool: ...
+
+    @property
+    def full(self) -> int: ...
+
+    @property
+    def lines(self) -> Sequence[int]: ...
 
 
 class MNKKernels(BitboardKernels):
@@ -21,7 +37,7 @@ class MNKKernels(BitboardKernels):
 
     layered = True
 
-    def __init__(self, game: MNKGame):
+    def __init__(self, game: MNKRules):
         super().__init__(game, state_bits=2 * game.cells)
         self.m, self.n = game.m, game.n
         self.mask = np.uint64(game.full)

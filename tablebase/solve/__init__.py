@@ -24,6 +24,7 @@ from typing import Callable
 import numpy as np
 
 from tablebase.games.base import Game
+from tablebase.progress import Progress
 from tablebase.solve.retrograde import (
     DRAW,
     LOSS,
@@ -53,8 +54,6 @@ __all__ = [
     "solve",
 ]
 
-#: ``progress(phase, done, total)``; ``total`` is ``None`` when unknown.
-Progress = Callable[[str, int, "int | None"], None]
 
 
 @dataclass

@@ -49,7 +49,7 @@ from tablebase.solve.retrograde import OUTCOME_NAMES, sorted_unique
 
 if TYPE_CHECKING:
     from tablebase.games.base import Game
-    from tablebase.solve import Progress
+    from tablebase.progress import Progress
 
 #: Parents per chunk by default (about 10 children each: a few hundred MB of temporaries).
 CHUNK = 1 << 20

@@ -674,6 +674,8 @@ class _Searcher:
         known = self.exact(state)
         if known is not None:
             return known
+        if hasattr(self.wdl, "label"):
+            return self._label_compiled(state)
         began = time.perf_counter()
         try:
             value = self.wdl_search(state, -1, 1)
@@ -688,6 +690,25 @@ class _Searcher:
                 label_ = (WIN if value > 0 else LOSS), self.exact_distance(state)
         finally:
             self.seconds["draw" if value == 0 else "distance"] += time.perf_counter() - began
+        self.proved[state] = label_
+        return label_
+
+    def _label_compiled(self, state: int) -> tuple[str, int]:
+        """Outcome and distance from a compiled exact search (``table.label(state, budget)``,
+        its node count in ``table.nodes``), run in node budgets between looks at the clock."""
+        began = time.perf_counter()
+        before: int = self.wdl.nodes  # type: ignore[attr-defined]
+        try:
+            while True:
+                found: tuple[str, int] | None = self.wdl.label(state, COMPILED_CHUNK)  # type: ignore[attr-defined]
+                if found is not None:
+                    label_ = found
+                    break
+                if self.deadline is not None and time.perf_counter() > self.deadline:
+                    raise _Timeout
+        finally:
+            self.seconds["outcome"] += time.perf_counter() - began
+            self.nodes += self.wdl.nodes - before  # type: ignore[attr-defined]
         self.proved[state] = label_
         return label_
 

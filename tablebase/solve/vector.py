@@ -27,7 +27,7 @@ from tablebase.games.kernels import UNKNOWN, VectorKernels
 from tablebase.solve.retrograde import sorted_unique
 
 if TYPE_CHECKING:
-    from tablebase.solve import Progress
+    from tablebase.progress import Progress
 
 #: Parents expanded at once; bounds the temporary arrays of one expansion step.
 CHUNK = 1 << 13

@@ -9,8 +9,7 @@ from typing import Any
 from sqlalchemy import create_engine, event, inspect
 from sqlalchemy.engine import Engine
 
-from tablebase.errors import DatabaseError, SchemaVersionError
-from tablebase.reader import one_line
+from tablebase.errors import DatabaseError, SchemaVersionError, one_line
 from tablebase.store.schema import HEAD, REVISIONS
 
 

@@ -17,8 +17,9 @@ import numpy as np
 from tablebase.errors import BuildError, DatabaseError
 
 if TYPE_CHECKING:
-    from tablebase.query import VariantTable
-    from tablebase.solve import Progress, Solution
+    from tablebase.reader import StoredVariant
+    from tablebase.progress import Progress
+    from tablebase.solve import Solution
 
 
 def _raise(message: str) -> None:
@@ -28,7 +29,7 @@ def _raise(message: str) -> None:
 class PackedLayers:
     """The plies ``plies`` (inclusive; ``None``: all) of a packed variant as per-ply arrays."""
 
-    def __init__(self, table: VariantTable, plies: tuple[int, int] | None = None):
+    def __init__(self, table: StoredVariant, plies: tuple[int, int] | None = None):
         self.game = table.game
         self._layers: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         with table.snapshot() as conn:
@@ -105,7 +106,7 @@ class PackedLayers:
 
 
 def export_variant(
-    table: VariantTable,
+    table: StoredVariant,
     to: str | os.PathLike[str],
     storage: str = "states",
     plies: tuple[int, int] | None = None,

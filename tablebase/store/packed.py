@@ -53,6 +53,9 @@ if TYPE_CHECKING:
 BLOCK = 4096
 #: zlib level of the blocks.
 LEVEL = 6
+#: SQLite page size of a file made anew for a packed variant: a compressed block is about 2 KB, so
+#: a 4 KB page holds one and wastes nearly half of it; a 16 KB page holds seven.
+PAGE_SIZE = 16384
 #: Bytes of decoded blocks a reader keeps (one reader per build of a variant, shared by the threads of a process).
 CACHE_BYTES = 64 << 20
 #: Largest state a block can hold (keys are SQLite integers).
@@ -207,11 +210,11 @@ class BlockCache:
 
 
 def supports(game: Game) -> bool:
-    """Whether ``game``'s states fit the key coding (bitboards in 64-bit integers) and its
-    rules list the moves into a position (predecessors come from them)."""
+    """Whether ``game``'s states fit the key coding (bitboards, or the ``np.uint64`` states of
+    array kernels) and its rules list the moves into a position (predecessors come from them)."""
     from tablebase.games.base import BitboardGame
 
-    return isinstance(game, BitboardGame) and game.has_unmoves
+    return game.has_unmoves and (isinstance(game, BitboardGame) or game.vector is not None)
 
 
 class PackedReader:
@@ -457,5 +460,11 @@ def write_packed(
     from tablebase.store.states import replace_layers
 
     replace_layers(
-        Path(path), layers, "packed", build_seconds, lambda cur, vid: fill_packed(cur, layers, vid, progress), progress
+        Path(path),
+        layers,
+        "packed",
+        build_seconds,
+        lambda cur, vid: fill_packed(cur, layers, vid, progress),
+        progress,
+        page_size=PAGE_SIZE,
     )

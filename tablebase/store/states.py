@@ -231,15 +231,24 @@ def replace_layers(
     build_seconds: float,
     fill: Callable[[sqlite3.Cursor, int], PlyTally],
     progress: Progress | None = None,
+    page_size: int | None = None,
 ) -> None:
     """Replace the variant of ``layers`` in ``target`` by a new one of layout ``storage``, whose data
-    ``fill`` writes (see the module notes)."""
+    ``fill`` writes (see the module notes). A file made anew gets pages of ``page_size`` bytes
+    (default SQLite's); a file that holds other variants keeps its own."""
     from tablebase.store.engine import make_engine, upgrade
 
     if _other_variants(target, layers.game.name) == 0:
         fresh = target.with_name(target.name + ".building")
         for leftover in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
             leftover.unlink(missing_ok=True)
+        if page_size is not None:
+            conn = sqlite3.connect(fresh)
+            try:
+                conn.execute(f"PRAGMA page_size = {int(page_size)}")
+                conn.execute("VACUUM")
+            finally:
+                conn.close()
         engine = make_engine(fresh)
         upgrade(engine)
         engine.dispose()

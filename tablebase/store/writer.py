@@ -29,8 +29,10 @@ import numpy as np
 from sqlalchemy.engine import Engine
 
 from tablebase.outcome import NAMES, NO_DISTANCE, Code
-from tablebase.solve import Progress, Solution
+from tablebase.progress import Progress
+from tablebase.solve import Solution
 from tablebase.store import bulk
+from tablebase.version import installed_version
 
 #: Rows per bulk insert.
 CHUNK = 100_000
@@ -236,9 +238,7 @@ def rebuild_indexes(cur: sqlite3.Cursor, statements: list[str]) -> None:
 
 def builder_version() -> str:
     """What the ``builder_version`` column records: the package and its version."""
-    import tablebase
-
-    return f"tablebase {tablebase.__version__}"
+    return f"tablebase {installed_version()}"
 
 
 def insert_variant(

@@ -1,0 +1,170 @@
+"""Build the Connect Four boards packed and probe them, with mnk-5-4-4 measured the same way in the same run.
+
+Usage::
+
+    python benchmarks/connect4.py [--dir DIR] [--boards connect4-4-4,...] [--skip-mnk]
+        [--mnk-db FILE] [--skip-build] [--samples 2000]
+
+Each board is built packed (``Tablebase.build(name, storage="packed")``, what
+``tablebase build NAME --storage packed`` runs) into one file, ``DIR/connect4.db``,
+in a child process of its own so that its peak resident memory (the child or
+its largest worker) is its own. mnk-5-4-4 goes into ``DIR/mnk-5-4-4.db``
+(``--skip-mnk``: not at all; ``--mnk-db``: probe that file instead of building).
+
+Per board: build time, positions per second, bytes per position (the file's
+growth by the board; for mnk-5-4-4 its own file), peak resident memory, and
+the probe latency over ``--samples`` positions of random games (every
+non-terminal position of random walks from the start, until there are
+enough; each probe reads the values of every child): the median of the first
+probe of each position (blocks cached by the earlier positions only) and of a
+second pass over the same positions (warm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import tablebase  # noqa: E402
+from tablebase.games import get  # noqa: E402
+
+BOARDS = ("connect4-4-4", "connect4-5-4", "connect4-4-5", "connect4-6-4", "connect4-4-6", "connect4-5-5")
+MNK = "mnk-5-4-4"
+#: Targets of the Connect Four issue: all six boards in 8 minutes into 60 MB, warm probe median 100 us.
+TARGET_BUILD_S = 8 * 60
+TARGET_FILE_MB = 60.0
+TARGET_PROBE_US = 100.0
+
+
+def build_one(db: str, name: str) -> None:
+    """Build ``name`` packed into ``db`` in this process and print its figures as JSON."""
+    t0 = time.perf_counter()
+    with tablebase.open(db) as tb:
+        info = tb.build(name, storage="packed")
+    wall = time.perf_counter() - t0
+    rss = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    print(json.dumps({"classes": info.states, "outcome": info.outcome, "distance": info.distance, "build_s": wall, "rss_mb": rss / 1024}))
+
+
+def build(db: Path, name: str) -> dict[str, float]:
+    """Build ``name`` into ``db`` in a child process; its figures with the file's growth."""
+    before = db.stat().st_size if db.exists() else 0
+    out = subprocess.run(
+        [sys.executable, __file__, "--build-one", name, "--db-one", str(db)], check=True, capture_output=True, text=True
+    ).stdout
+    result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    result["bytes"] = db.stat().st_size - before
+    return result
+
+
+def walk_positions(name: str, count: int, seed: int = 1) -> list[str]:
+    """``count`` non-terminal positions of random games from the start."""
+    game = get(name)
+    rng = random.Random(seed)
+    found: list[str] = []
+    while len(found) < count:
+        state = game.initial_state()
+        while game.outcome(state) is None and len(found) < count:
+            found.append(game.format_position(state))
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+    return found
+
+
+def probe_times(db: Path, name: str, positions: list[str]) -> tuple[float, float]:
+    """Median microseconds of the first and of a second probe of each position."""
+    passes = []
+    with tablebase.open(db) as tb:
+        table = tb.variant(name)
+        for _ in range(2):
+            times = []
+            for position in positions:
+                t = time.perf_counter()
+                probe = table.probe(position)
+                times.append(time.perf_counter() - t)
+                assert probe.moves, position
+            passes.append(1e6 * statistics.median(times))
+    return passes[0], passes[1]
+
+
+def report(name: str, figures: dict[str, float], db: Path, samples: int) -> dict[str, float]:
+    positions = tablebase.open(db).variant(name).stats().positions
+    first, warm = probe_times(db, name, walk_positions(name, samples))
+    row = dict(figures, positions=positions, probe_first_us=first, probe_warm_us=warm)
+    print(json.dumps({"variant": name, **row}), flush=True)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dir", default="bench-connect4")
+    parser.add_argument("--boards", default=",".join(BOARDS))
+    parser.add_argument("--skip-mnk", action="store_true", help="leave mnk-5-4-4 out (its build takes minutes)")
+    parser.add_argument("--mnk-db", help="an existing file with mnk-5-4-4 packed: probe it, do not build")
+    parser.add_argument("--skip-build", action="store_true", help="probe the files of an earlier run")
+    parser.add_argument("--samples", type=int, default=2000)
+    parser.add_argument("--build-one", help=argparse.SUPPRESS)
+    parser.add_argument("--db-one", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.build_one:
+        build_one(args.db_one, args.build_one)
+        return
+    out = Path(args.dir)
+    out.mkdir(parents=True, exist_ok=True)
+    db = out / "connect4.db"
+    print(f"load before: {os.getloadavg()}")
+    if not args.skip_build:
+        for stale in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+            stale.unlink(missing_ok=True)
+    rows: dict[str, dict[str, float]] = {}
+    for name in args.boards.split(","):
+        rows[name] = report(name, {} if args.skip_build else build(db, name), db, args.samples)
+    if not args.skip_mnk:
+        mnk_db = Path(args.mnk_db) if args.mnk_db else out / f"{MNK}.db"
+        figures: dict[str, float] = {}
+        if not args.mnk_db and not args.skip_build:
+            for stale in (mnk_db, Path(f"{mnk_db}-wal"), Path(f"{mnk_db}-shm")):
+                stale.unlink(missing_ok=True)
+            figures = build(mnk_db, MNK)
+        rows[MNK] = report(MNK, figures, mnk_db, args.samples)
+    print(f"load after: {os.getloadavg()}")
+    print()
+    print("| variant | positions | classes | build | positions/s | bytes/position | peak RSS | probe p50 first | warm |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, r in rows.items():
+        built = "build_s" in r
+        cells = [name, f"{r['positions']:,}"]
+        if built:
+            cells += [
+                f"{r['classes']:,}",
+                f"{r['build_s']:.1f} s",
+                f"{r['positions'] / r['build_s']:,.0f}",
+                f"{r['bytes'] / r['positions']:.3f}",
+                f"{r['rss_mb']:,.0f} MB",
+            ]
+        else:
+            cells += ["-"] * 5
+        cells += [f"{r['probe_first_us']:.0f} us", f"{r['probe_warm_us']:.0f} us"]
+        print("| " + " | ".join(cells) + " |")
+    c4 = [rows[n] for n in rows if n != MNK]
+    if c4 and all("build_s" in r for r in c4):
+        total_s = sum(r["build_s"] for r in c4)
+        size_mb = db.stat().st_size / 1e6
+        print()
+        print(f"connect4 boards: {total_s:.1f} s in all (target {TARGET_BUILD_S} s: ratio {total_s / TARGET_BUILD_S:.2f}),")
+        print(f"  one file of {size_mb:.1f} MB (target {TARGET_FILE_MB:.0f} MB: ratio {size_mb / TARGET_FILE_MB:.2f}),")
+    worst = max(r["probe_warm_us"] for r in rows.values())
+    print(f"worst warm probe median {worst:.0f} us (target {TARGET_PROBE_US:.0f} us: ratio {worst / TARGET_PROBE_US:.2f})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,24 @@
+"""The bit layout of Connect Four states, shared by the rules and the compiled solver.
+
+A state holds ``rows + 1`` bits per column, column ``c`` from bit
+``c * (rows + 1)``: the discs from the bottom (1 for x, 0 for o) under a
+sentinel bit that marks the column's height.
+"""
+
+from __future__ import annotations
+
+
+def to_bitboards(state: int, columns: int, rows: int) -> tuple[int, int]:
+    """``(x_bits, mask)`` of a state: x's discs and every disc, on the bits of the state layout
+    (bit ``c * (rows + 1) + r`` is column ``c``, row ``r`` from the bottom)."""
+    state = int(state)  # builders may pass numpy integers
+    x_bits = mask = 0
+    height = rows + 1
+    column = (1 << height) - 1
+    for c in range(columns):
+        shift = c * height
+        block = state >> shift & column
+        below = (1 << (block.bit_length() - 1)) - 1
+        mask |= below << shift
+        x_bits |= (block & below) << shift
+    return x_bits, mask

@@ -1,0 +1,216 @@
+"""Checks a game author runs on their game: the generic simulation checks every registered game passes.
+
+They talk to a game only through :class:`tablebase.games.base.Game` (and to a built variant only
+through :class:`tablebase.query.VariantTable`), so they apply to any family, built in or plugged in.
+Each raises :class:`AssertionError` naming the position and what is wrong; call them from a test::
+
+    from tablebase import testing
+
+    def test_rules():
+        testing.check_game("takeaway-21")
+
+    def test_built(tmp_path):
+        testing.check_built("takeaway-21", tmp_path / "t.db")
+
+This module imports no test framework.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tablebase.games import get
+from tablebase.games.base import Game, board_cells, split_move
+from tablebase.query import Tablebase
+
+if TYPE_CHECKING:
+    from tablebase.query import VariantTable
+
+
+def _expect(condition: bool, *context: object) -> None:
+    if not condition:
+        raise AssertionError(" ".join(str(part) for part in context))
+
+
+def _game(game: Game | str) -> Game:
+    return get(game) if isinstance(game, str) else game
+
+
+def random_states(game: Game, playouts: int, seed: int, max_plies: int = 60) -> list[int]:
+    """States met in random games from the start (each game stops at the end or after ``max_plies``)."""
+    rng = random.Random(seed)
+    seen: list[int] = []
+    for _ in range(playouts):
+        state = game.initial_state()
+        for _ in range(max_plies):
+            seen.append(state)
+            if game.outcome(state) is not None or not (moves := game.legal_moves(state)):
+                break
+            state = game.apply(state, rng.choice(moves))
+        else:
+            seen.append(state)
+    return seen
+
+
+def check_state(game: Game, state: int) -> None:
+    """Notation round-trips, terminal states have no moves, moves round-trip, apply is pure."""
+    text = game.format_position(state)
+    _expect(game.parse_position(text) == state, f"{text!r} does not parse back to its state")
+    _expect(game.format_position(game.parse_position(text)) == text, f"{text!r} does not format back")
+    _expect(game.to_move(state) in game.players, f"{text!r}: side to move {game.to_move(state)!r} is no player")
+    if game.outcome(state) is not None:
+        _expect(game.children(state) == [], f"{text!r} is over but has children")
+        return
+    moves = game.legal_moves(state)
+    _expect(bool(moves), f"{text!r}: no legal move but not terminal")
+    _expect(len(set(moves)) == len(moves), f"{text!r}: a move is listed twice")
+    before = state
+    for move in moves:
+        notation = game.format_move(move)
+        _expect(game.parse_move(state, notation) == move, f"{text!r}: move {notation!r} does not parse back")
+        _expect(game.format_move(game.parse_move(state, notation)) == notation, f"{text!r}: move {notation!r}")
+        child = game.apply(state, move)
+        _expect(child != state, f"{text!r}: move {notation!r} changes nothing")
+        _expect(state == before and game.format_position(state) == text, f"{text!r}: {notation!r} changed it")
+        _expect(game.to_move(child) != game.to_move(state), f"{text!r}: {notation!r} keeps the side to move")
+        game.parse_position(game.format_position(child))  # every child is a valid position
+
+
+def check_symmetries(game: Game, state: int) -> None:
+    """``transform_move`` agrees with ``transform`` for every symmetry and legal move."""
+    text = game.format_position(state)
+    moves = game.legal_moves(state)
+    images = set()
+    canonical, canonical_sym = game.canonical(state)
+    for sym in range(game.num_symmetries):
+        image = game.transform(state, sym)
+        images.add(image)
+        where = f"{text!r}, symmetry {sym}:"
+        _expect(game.transform(image, game.inverse_symmetry(sym)) == state, where, "the inverse does not undo it")
+        _expect(game.outcome(image) == game.outcome(state), where, "the outcome differs")
+        _expect(game.to_move(image) == game.to_move(state), where, "the side to move differs")
+        _expect(game.parse_position(game.format_position(image)) == image, where, "the image does not round-trip")
+        mapped = sorted(game.transform_move(m, sym) for m in moves)
+        _expect(mapped == sorted(game.legal_moves(image)), where, "moves do not map to the image's moves")
+        for move in moves:
+            after = game.apply(image, game.transform_move(move, sym))
+            _expect(after == game.transform(game.apply(state, move), sym), where, f"move {game.format_move(move)!r}")
+    _expect(canonical == min(images), f"{text!r}: canonical is not the smallest image")
+    _expect(game.transform(state, canonical_sym) == canonical, f"{text!r}: canonical symmetry")
+    _expect(game.orbit_size(state) == len(images), f"{text!r}: orbit size")
+
+
+def check_random_play(game: Game, playouts: int, seed: int) -> None:
+    """Random playouts reach an end, and every state on the way passes :func:`check_state`."""
+    states = random_states(game, playouts=playouts, seed=seed)
+    _expect(any(game.outcome(s) is not None for s in states), f"{game.name}: no random playout ended")
+    for state in states:
+        check_state(game, state)
+
+
+def check_random_symmetries(game: Game, playouts: int, seed: int, step: int) -> None:
+    """:func:`check_symmetries` on every ``step``-th state of random playouts."""
+    for state in random_states(game, playouts=playouts, seed=seed)[::step]:
+        check_symmetries(game, state)
+
+
+def check_search_hints(game: Game, playouts: int = 20, seed: int = 0, max_plies: int = 200) -> None:
+    """``move_count`` counts the legal moves, and ``max_plies`` bounds the plies left, on random playouts."""
+    rng = random.Random(seed)
+    for _ in range(playouts):
+        state = game.initial_state()
+        bounds = []
+        for _ply in range(max_plies):
+            text = game.format_position(state)
+            _expect(game.move_count(state) == len(game.legal_moves(state)), f"{text!r}: move_count")
+            bounds.append(game.max_plies(state))
+            if game.outcome(state) is not None:
+                break
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+        else:
+            continue
+        for played_before, bound in enumerate(bounds):
+            left = len(bounds) - 1 - played_before
+            _expect(bound is None or bound >= left, f"{game.name}: max_plies {bound} where {left} plies were left")
+
+
+def check_unmoves(game: Game, playouts: int = 40, seed: int = 7) -> None:
+    """For games with ``has_unmoves``: ``unmoves`` lists exactly the (parent, move) pairs that lead to a state."""
+    for state in random_states(game, playouts, seed=seed):
+        for move, child in game.children(state):
+            _expect((state, move) in game.unmoves(child), game.format_position(state), game.format_move(move))
+        for parent, move in game.unmoves(state):
+            where = f"{game.format_position(parent)!r} {game.format_move(move)!r}:"
+            _expect(game.outcome(parent) is None, where, "unmove from a finished position")
+            _expect(move in game.legal_moves(parent), where, "unmove is not a legal move")
+            _expect(game.apply(parent, move) == state, where, "unmove does not lead back")
+
+
+def check_game(game: Game | str, playouts: int = 40, seed: int = 1) -> None:
+    """Every rules check of this module on ``game`` (a game or a registered name)."""
+    game = _game(game)
+    check_random_play(game, playouts=playouts, seed=seed)
+    check_random_symmetries(game, playouts=max(1, playouts // 4), seed=seed + 1, step=3)
+    check_search_hints(game, playouts=max(1, playouts // 2), seed=seed + 2)
+    if game.has_unmoves:
+        check_unmoves(game, playouts=playouts, seed=seed + 3)
+    layout = game.layout()
+    if layout is not None:
+        for state in random_states(game, playouts=max(1, playouts // 4), seed=seed + 4):
+            board_cells(layout, game.format_position(state))
+            for move in game.legal_moves(state):
+                split_move(layout, game.format_move(move))
+
+
+def check_probes(table: VariantTable, playouts: int = 30, seed: int = 0, max_plies: int = 60) -> None:
+    """Random games through the public API of a built variant: position strings round-trip, the probed
+    moves are exactly the legal ones, symmetric positions have equal values, terminal positions have no
+    moves, and playing a move leaves the old position's probe as it was."""
+    rng = random.Random(seed)
+    game = table.game
+    for _ in range(playouts):
+        position = table.probe().position
+        for _ply in range(max_plies):
+            state = game.parse_position(position)
+            _expect(game.format_position(state) == position, f"{position!r} does not round-trip")
+            probe = table.probe(position)
+            _expect(probe.position == position, f"probe of {position!r} answers for {probe.position!r}")
+            legal = {game.format_move(m) for m in game.legal_moves(state)} if not probe.terminal else set()
+            _expect({m.move for m in probe.moves} == legal, f"{position!r}: probed moves are not the legal ones")
+            for sym in range(game.num_symmetries):
+                other = table.probe(game.format_position(game.transform(state, sym)))
+                same = (other.outcome, other.distance) == (probe.outcome, probe.distance)
+                _expect(same, f"{position!r}: symmetry {sym} has another value")
+            if probe.terminal:
+                _expect(probe.moves == () and probe.distance == 0, f"{position!r} is over but has moves")
+                break
+            move = rng.choice(probe.moves)
+            after = table.play(position, move.move)
+            _expect(after == move.position, f"{position!r}: playing {move.move!r} gives {after!r}")
+            _expect(table.probe(position) == probe, f"{position!r}: probing again answers differently")
+            position = after
+
+
+def check_built(name: str, path: str | Path, playouts: int = 30, seed: int = 0) -> None:
+    """Build variant ``name`` into the new file ``path``, audit it with ``verify``, then :func:`check_probes`."""
+    with Tablebase(path) as tb:
+        tb.build(name)
+        report = tb.verify(name)
+        _expect(report.ok, f"{name}: verify found {report.error_count} errors, first {report.errors[:1]!r}")
+        check_probes(tb.variant(name), playouts=playouts, seed=seed)
+
+
+__all__ = [
+    "check_built",
+    "check_game",
+    "check_probes",
+    "check_random_play",
+    "check_random_symmetries",
+    "check_search_hints",
+    "check_state",
+    "check_symmetries",
+    "check_unmoves",
+    "random_states",
+]

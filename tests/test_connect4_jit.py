@@ -1,0 +1,149 @@
+"""The compiled Connect Four search: Pons' scores against a plain search written here, and
+`tablebase solve connect4` storing what probe then answers without search."""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+pytest.importorskip("numba")
+
+from cli.main import app  # noqa: E402
+from tablebase.games import get  # noqa: E402
+from tablebase.games.connect4_jit import Solver  # noqa: E402
+from tablebase.games.connect4_score import score_from_outcome  # noqa: E402
+from test_connect4 import columns_of, four_in_a_row  # noqa: E402
+
+runner = CliRunner()
+
+
+@lru_cache(maxsize=None)
+def pons_score(columns: tuple[str, ...], rows: int) -> int:
+    """Pons' score by plain minimax: a win whose last disc is the ``k``-th scores
+    ``(cells + 1 - (k - 1)) // 2`` for the winner, a draw 0."""
+    cells = len(columns) * rows
+    discs = sum(len(c) for c in columns)
+    mover, last = ("x", "o") if discs % 2 == 0 else ("o", "x")
+    if four_in_a_row(columns, rows, last):
+        return -((cells + 2 - discs) // 2)
+    if discs == cells:
+        return 0
+    return max(
+        -pons_score(columns[:c] + (column + mover,) + columns[c + 1 :], rows)
+        for c, column in enumerate(columns)
+        if len(column) < rows
+    )
+
+
+@pytest.mark.parametrize(("name", "plies"), [("connect4-4-4", (0, 12)), ("connect4-5-4", (6, 14)), ("connect4", (30, 36))])
+def test_scores_agree_with_plain_minimax(name: str, plies: tuple[int, int]) -> None:
+    game = get(name)
+    solver = Solver(game.columns, game.rows, 1 << 16)
+    rng = random.Random(7)
+    checked = 0
+    while checked < 25:
+        state = game.initial_state()
+        for _ in range(rng.randint(*plies)):
+            if game.outcome(state) is not None:
+                break
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+        if game.outcome(state) is not None:
+            continue
+        expected = pons_score(columns_of(game.format_position(state)), game.rows)
+        assert solver.score(state) == expected, game.format_position(state)
+        checked += 1
+
+
+def test_empty_4x4_is_a_draw_and_budgets_resume() -> None:
+    game = get("connect4-4-4")
+    solver = Solver(4, 4, 1 << 12)
+    assert solver.score(game.initial_state(), budget=10) is None
+    assert solver.label(game.initial_state()) == ("draw", 16)
+
+
+def test_immediate_win_scores() -> None:
+    game = get("connect4")
+    solver = Solver(7, 6)
+    # x has three in column 1 and wins with the 7th disc: (42 + 1 - 6) // 2 = 18
+    state = game.parse_position("121212")
+    assert solver.score(state) == 18
+    assert solver.label(state) == ("win", 1)
+
+
+def late_position(rng: random.Random, discs: int = 30) -> str:
+    """Grid text of a 7x6 position with ``discs`` discs from random play, the game not over."""
+    game = get("connect4")
+    while True:
+        state = game.initial_state()
+        for _ in range(discs):
+            if game.outcome(state) is not None:
+                break
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+        if game.plies_played(state) == discs and game.outcome(state) is None:
+            return game.format_position(state)
+
+
+def test_cli_solve_then_probe_without_search(tmp_path: Path) -> None:
+    db = tmp_path / "c4.db"
+    game = get("connect4")
+    position = late_position(random.Random(3))
+    state = game.parse_position(position)
+    result = runner.invoke(app, ["solve", "connect4", position, "--json", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    probe = runner.invoke(app, ["probe", "connect4", position, "--json", "--db", str(db)])
+    assert probe.exit_code == 0, probe.output
+    answer = json.loads(probe.output)
+    columns = columns_of(position)
+    assert score_from_outcome(answer["outcome"], answer["distance"], 30, 7, 6) == pons_score(columns, 6)
+    moves = answer["moves"]
+    assert len(moves) == len(game.legal_moves(state))
+    for m in moves:
+        c = int(m["move"]) - 1
+        child = columns[:c] + (columns[c] + "x",) + columns[c + 1 :]
+        # a move is shown for the side that plays it, its distance counts the move
+        assert score_from_outcome(m["outcome"], m["distance"], 30, 7, 6) == -pons_score(child, 6)
+    verify = runner.invoke(app, ["verify", "connect4", "--db", str(db)])
+    assert verify.exit_code == 0, verify.output
+
+
+@pytest.mark.parametrize(("position", "needle"), [("4444444", "column 4 is full"), ("12121212", "game is over")])
+def test_cli_solve_bad_input(tmp_path: Path, position: str, needle: str) -> None:
+    db = tmp_path / "c4.db"
+    result = runner.invoke(app, ["solve", "connect4", position, "--db", str(db)])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], result.output
+    assert not db.exists()
+
+
+def test_cli_solve_file(tmp_path: Path) -> None:
+    db, batch = tmp_path / "c4.db", tmp_path / "batch.txt"
+    rng = random.Random(5)
+    late = [late_position(rng, 30), late_position(rng, 32)]
+    batch.write_text("\n".join(late) + "\n\n")
+    result = runner.invoke(app, ["solve", "connect4", "--file", str(batch), "--json", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    reports = [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
+    assert [r["proved"] for r in reports] == [True, True]
+    game = get("connect4")
+    for text, report in zip(late, reports):
+        columns = columns_of(game.format_position(game.parse_position(text)))
+        discs = sum(len(c) for c in columns)
+        assert score_from_outcome(report["outcome"], report["distance"], discs, 7, 6) == pons_score(columns, 6)
+        probe = runner.invoke(app, ["probe", "connect4", text, "--json", "--db", str(db)])
+        assert json.loads(probe.output)["outcome"] == report["outcome"]
+
+
+def test_cli_solve_file_bad_line_stores_nothing(tmp_path: Path) -> None:
+    db, batch = tmp_path / "c4.db", tmp_path / "batch.txt"
+    batch.write_text(late_position(random.Random(5)) + "\n44444444\n")
+    result = runner.invoke(app, ["solve", "connect4", "--file", str(batch), "--db", str(db)])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "'44444444'" in lines[0] and "column 4 is full" in lines[0], result.output
+    assert not db.exists()
