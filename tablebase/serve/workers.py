@@ -12,7 +12,7 @@ memory grows past ``memory_cap`` bytes after a search exits and is replaced.
 
 Each worker opens the tablebase file read-only and keeps what it proved in its
 own memory (:class:`~tablebase.serve.analysis.Analysis`); once started it
-searches at the lowest scheduling priority and, on two or more cores, off the
+searches only on processor time no other process wants and, on two or more cores, off the
 first one, which is left to the server's probes; the server keeps the
 last answers it relayed (small probe replies), so asking again costs no search.
 """
@@ -44,7 +44,7 @@ MEMORY_CAP = 1 << 30
 MAX_ANSWERS = 10_000
 #: Seconds a worker gets beyond the request's time limit (its start-up, the reply) before it is killed.
 GRACE = 10.0
-#: Scheduling priority of a worker (Unix ``nice``, the lowest).
+#: Scheduling priority of a worker where ``SCHED_IDLE`` is not available (Unix ``nice``, the lowest).
 NICENESS = 19
 #: How often a waiting request checks its worker and its client, in seconds.
 POLL = 0.02
@@ -68,14 +68,17 @@ def rss() -> int:
 
 
 def yield_to_server() -> None:
-    """Make this process give way to the server: off the server's core where there are two or more,
-    at the lowest scheduling priority (``nice`` 19: still progressing on a busy machine)."""
+    """Make this process give way to the server: off the first core where there are two or more, and
+    run only on time no other process wants (Linux ``SCHED_IDLE``; elsewhere the lowest ``nice``)."""
     if hasattr(os, "sched_getaffinity"):
         cores = sorted(os.sched_getaffinity(0))
         if len(cores) >= 2:
             os.sched_setaffinity(0, cores[1:])
-    if hasattr(os, "nice"):
-        os.nice(NICENESS - os.nice(0))
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined,unused-ignore]
+    except (AttributeError, OSError):
+        if hasattr(os, "nice"):
+            os.nice(NICENESS - os.nice(0))
 
 
 def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int, write: bool = False) -> None:
