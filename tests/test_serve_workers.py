@@ -92,6 +92,12 @@ def test_busy_is_refused_at_once_with_retry_after_and_a_closed_request_frees_its
         assert time.monotonic() - began < 1
         assert busy.status_code == 503 and busy.json()["error"] == "busy"
         assert 1 <= int(busy.headers["Retry-After"]) <= 40
+        # time_limit=0 searches nothing, so a busy pool answers it as an idle one would: not_proved at once
+        began = time.monotonic()
+        lookup = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 0})
+        assert time.monotonic() - began < 1
+        assert lookup.status_code == 503 and lookup.json()["error"] == "not_proved", lookup.text
+        assert "Retry-After" not in lookup.headers
         # the client goes away: its search is stopped and the worker killed within a second
         first.close()
         assert wait_for(lambda: not worker.process.is_alive() and not pool.busy, 1.0) < 1.0
