@@ -224,7 +224,7 @@ def bench_searches(db: Path, args: argparse.Namespace) -> None:
             busy, answers = asyncio.run(
                 during_searches(port, paths, searches, args.search_seconds, args.clients, 20_000)
             )
-            statuses = ",".join(sorted(f"{code}" for code, _ in answers))
+            statuses = ", ".join(sorted(f"{code} in {took:.1f} s" for code, took in answers))
             rows.append({"phase": f"search {round_ + 1} ({statuses})", **summary(busy), **memory(server.pid)})
         time.sleep(1.0)
         after = asyncio.run(timed_probes(port, paths, 2.0, args.clients, 20_000))

@@ -177,6 +177,9 @@ def test_openapi_describes_every_endpoint(client: TestClient) -> None:
     }
     probe = spec["paths"]["/api/{variant}"]["get"]
     assert {"200", "400", "404"} <= set(probe["responses"])
+    for path in spec["paths"].values():
+        too_long = path["get"]["responses"]["414"]
+        assert too_long["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorReply")
     assert "ProbeReply" in spec["components"]["schemas"]
 
 

@@ -64,6 +64,21 @@ def test_a_search_runs_in_a_worker_and_the_answer_is_kept(db: Path) -> None:
         assert worker.jobs == 1
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="Linux scheduling calls")
+def test_workers_give_way_to_the_server(db: Path) -> None:
+    app = create_app(db, solvers=1)
+    with TestClient(app) as client:
+        assert client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20}).status_code == 200
+        (worker,) = app.state.solvers.workers()
+        pid = worker.process.pid
+        if hasattr(os, "SCHED_IDLE"):
+            assert os.sched_getscheduler(pid) == os.SCHED_IDLE and os.sched_getscheduler(0) != os.SCHED_IDLE
+        else:
+            assert os.getpriority(os.PRIO_PROCESS, pid) == 19
+        cores = sorted(os.sched_getaffinity(0))
+        assert sorted(os.sched_getaffinity(pid)) == (cores[1:] if len(cores) >= 2 else cores)
+
+
 def test_busy_is_refused_at_once_with_retry_after_and_a_closed_request_frees_its_worker(db: Path) -> None:
     app = create_app(db, solvers=1)
     pool: Solvers = app.state.solvers
@@ -77,10 +92,41 @@ def test_busy_is_refused_at_once_with_retry_after_and_a_closed_request_frees_its
         assert time.monotonic() - began < 1
         assert busy.status_code == 503 and busy.json()["error"] == "busy"
         assert 1 <= int(busy.headers["Retry-After"]) <= 40
+        # time_limit=0 searches nothing, so a busy pool answers it as an idle one would: not_proved at once
+        began = time.monotonic()
+        lookup = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 0})
+        assert time.monotonic() - began < 1
+        assert lookup.status_code == 503 and lookup.json()["error"] == "not_proved", lookup.text
+        assert "Retry-After" not in lookup.headers
         # the client goes away: its search is stopped and the worker killed within a second
         first.close()
         assert wait_for(lambda: not worker.process.is_alive() and not pool.busy, 1.0) < 1.0
         assert pool.recycled == 1
+
+
+def test_a_lookup_without_search_while_every_worker_is_busy_answers_from_what_is_proved(db: Path) -> None:
+    app = create_app(db, solvers=1)
+    pool: Solvers = app.state.solvers
+    for port in serving(app):
+        client = TestClient(app)  # without its lifespan, which would stop the pool on leaving
+        assert client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20}).status_code == 200
+        first = open_request(port, HARD)
+        wait_for(lambda: len(pool.busy) == 1, 10)
+        began = time.monotonic()
+        unproved = client.get("/api/ultimate-classic/solve", params={"time_limit": 0})
+        proved = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 0})
+        assert time.monotonic() - began < 1
+        assert unproved.status_code == 503 and unproved.json()["error"] == "not_proved"
+        assert proved.status_code == 200 and proved.json()["position"]
+        first.close()
+
+
+def test_the_schema_documents_every_error_status(db: Path) -> None:
+    with TestClient(create_app(db, solvers=1)) as client:
+        paths = client.get("/openapi.json").json()["paths"]
+    for path in ("/api/{variant}", "/api/{variant}/solve", "/api/{variant}/line"):
+        assert {"400", "404", "414"} <= set(paths[path]["get"]["responses"]), path
+    assert "503" in paths["/api/{variant}/solve"]["get"]["responses"]
 
 
 def test_a_worker_past_its_memory_cap_is_replaced(db: Path) -> None:

@@ -244,6 +244,7 @@ class BoardReply(BaseModel):
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorReply, "description": "Malformed position or illegal move."},
     404: {"model": ErrorReply, "description": "Unknown or unbuilt variant, or a position not in the tablebase."},
+    414: {"model": ErrorReply, "description": "Request address (path and query) over 64 KiB: error `uri_too_long`."},
 }
 
 
@@ -390,7 +391,7 @@ def create_app(
         detail = f"{request.method} {quote(request.url.path)}: {str(exc.detail).lower()}"
         return JSONResponse({"error": kind, "detail": detail}, status_code=exc.status_code, headers=exc.headers)
 
-    @app.get("/api/variants", response_model=list[VariantReply], tags=["api"])
+    @app.get("/api/variants", response_model=list[VariantReply], responses={414: ERRORS[414]}, tags=["api"])
     async def variants() -> JSONResponse:
         """Every variant built into the database (variants whose rules this version lacks are left out),
         and the variants too large to build, explored position by position with ``/solve``."""

@@ -11,8 +11,9 @@ limit, has its worker killed (and replaced) within a second. A worker whose
 memory grows past ``memory_cap`` bytes after a search exits and is replaced.
 
 Each worker opens the tablebase file read-only and keeps what it proved in its
-own memory (:class:`~tablebase.serve.analysis.Analysis`), at a lower
-scheduling priority than the server; the server keeps the
+own memory (:class:`~tablebase.serve.analysis.Analysis`); once started it
+searches only on processor time no other process wants and, on two or more cores, off the
+first one, which is left to the server's probes; the server keeps the
 last answers it relayed (small probe replies), so asking again costs no search.
 """
 
@@ -43,8 +44,8 @@ MEMORY_CAP = 1 << 30
 MAX_ANSWERS = 10_000
 #: Seconds a worker gets beyond the request's time limit (its start-up, the reply) before it is killed.
 GRACE = 10.0
-#: Scheduling priority a worker lowers itself by (Unix ``nice``).
-NICENESS = 10
+#: Scheduling priority of a worker where ``SCHED_IDLE`` is not available (Unix ``nice``, the lowest).
+NICENESS = 19
 #: How often a waiting request checks its worker and its client, in seconds.
 POLL = 0.02
 
@@ -66,19 +67,32 @@ def rss() -> int:
         return peak if os.uname().sysname == "Darwin" else peak * 1024
 
 
+def yield_to_server() -> None:
+    """Make this process give way to the server: off the first core where there are two or more, and
+    run only on time no other process wants (Linux ``SCHED_IDLE``; elsewhere the lowest ``nice``)."""
+    if hasattr(os, "sched_getaffinity"):
+        cores = sorted(os.sched_getaffinity(0))
+        if len(cores) >= 2:
+            os.sched_setaffinity(0, cores[1:])
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined,unused-ignore]
+    except (AttributeError, OSError):
+        if hasattr(os, "nice"):
+            os.nice(NICENESS - os.nice(0))
+
+
 def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int, write: bool = False) -> None:
     """A worker's life: answer ``(kind, variant, state, seconds)`` jobs until the pipe closes or memory is
     full; ``kind`` is ``"solve"`` (prove within ``seconds``) or ``"probe"`` (the file's probe, which proves
     the moves of a position stored with its value only)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server shuts its workers down itself
-    if hasattr(os, "nice"):
-        os.nice(NICENESS)  # a core shared with the server goes to the server's probes first
     import tablebase
     from tablebase import games
     from tablebase.serve.analysis import Analysis
 
     with tablebase.open(path) as tb:
         analysis = Analysis(tb, max_seconds=max_seconds)
+        yield_to_server()  # after start-up, which a request waits for
         conn.send(("ready", None, rss()))
         while True:
             try:
