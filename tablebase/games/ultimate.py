@@ -1014,46 +1014,11 @@ VARIANTS = {
 CATALOG = ("ultimate-strategy",)
 
 
-#: Variants whose seed strategies :func:`check_strategies` checks.
-STRATEGIES = ("ultimate",)
-
-
-@dataclass
-class StrategyChecks:
-    """What :func:`check_strategies` ran: one strategy report, and the unpruned walk when asked."""
-
-    report: Any
-    walk: Any = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The report's dict, with the walk's under ``funnel_walk`` when there is one."""
-        out: dict[str, Any] = self.report.to_dict()
-        if self.walk is not None:
-            out["funnel_walk"] = self.walk.to_dict()
-        return out
-
-    def summary(self) -> str:
-        """The report's summary lines, then the walk's."""
-        parts = [self.report.summary()] + ([self.walk.summary()] if self.walk is not None else [])
-        return "\n".join(parts)
-
-
-def check_strategies(lower_bound: bool = False, walk_to: int = 0) -> StrategyChecks:
-    """Seed 004's strategies checked by machine: x's win within 43 moves, or with ``lower_bound``
-    o's strategy LBS (no x win before turn 29), plus the unpruned LBS walk to ``walk_to`` when given."""
-    if not lower_bound:
-        return StrategyChecks(check_strategy())
-    from tablebase.games.ultimate_lbs import check_funnel, check_lower_bound
-
-    return StrategyChecks(check_lower_bound(), check_funnel(walk_to) if walk_to else None)
-
 __all__ = [
     "ANY",
     "StrategyReport",
     "Ultimate",
     "UltimateStrategy",
-    "StrategyChecks",
-    "check_strategies",
     "check_strategy",
     "field_span",
     "move_name",
