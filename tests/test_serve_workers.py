@@ -121,6 +121,33 @@ def test_a_lookup_without_search_while_every_worker_is_busy_answers_from_what_is
         first.close()
 
 
+def test_positions_a_worker_proved_on_the_way_are_answered_by_the_server_itself(db: Path) -> None:
+    app = create_app(db, solvers=1)
+    pool: Solvers = app.state.solvers
+    game = games.get("ultimate")
+    for port in serving(app):
+        client = TestClient(app)  # without its lifespan, which would stop the pool on leaving
+        solved = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20}).json()
+        first = open_request(port, HARD)
+        wait_for(lambda: len(pool.busy) == 1, 10)
+        answered = 0
+        for move in solved["moves"]:
+            if game.outcome(game.parse_position(move["position"])) is not None:
+                continue
+            plain = client.get("/api/ultimate", params={"position": move["position"]})
+            lookup = client.get("/api/ultimate/solve", params={"position": move["position"], "time_limit": 0})
+            assert (plain.status_code == 200) == (lookup.status_code == 200)
+            if plain.status_code == 200:
+                answered += 1
+                flipped = {"win": "loss", "loss": "win", "draw": "draw"}[move["outcome"]]
+                assert (plain.json()["outcome"], plain.json()["distance"]) == (flipped, move["distance"] - 1)
+                assert lookup.json() == plain.json()
+            else:
+                assert plain.json()["error"] == "not_solved" and lookup.json()["error"] == "not_proved"
+        assert answered >= 1
+        first.close()
+
+
 def test_the_schema_documents_every_error_status(db: Path) -> None:
     with TestClient(create_app(db, solvers=1)) as client:
         paths = client.get("/openapi.json").json()["paths"]

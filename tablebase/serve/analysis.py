@@ -51,7 +51,7 @@ class Analysis:
         self.tb = tb
         self.max_seconds = max_seconds
         self.max_positions = max_positions
-        self.prover = prover or _search
+        self.prover = prover or search_positions
         self._proved: dict[str, dict[int, tuple[str, int | None]]] = {}
         self._count = 0
         self._running = threading.Lock()
@@ -105,6 +105,20 @@ class Analysis:
             moves=tuple(moves),
         )
 
+    def remember(self, game: Game, positions: dict[int, tuple[str, int | None]]) -> None:
+        """Keep proved ``(outcome, distance)`` of canonical states of ``game`` (all are dropped
+        first when they would exceed ``max_positions``)."""
+        if not positions:
+            return
+        with self._store:
+            if self._count + len(positions) > self.max_positions:
+                self._proved.clear()
+                self._count = 0
+            table = self._proved.setdefault(game.name, {})
+            before = len(table)
+            table.update(positions)
+            self._count += len(table) - before
+
     def limit(self, time_limit: float | None) -> float:
         """The search time a request gets: ``time_limit`` capped at :attr:`max_seconds`."""
         return self.max_seconds if time_limit is None else min(time_limit, self.max_seconds)
@@ -126,14 +140,7 @@ class Analysis:
             proved, positions = self.prover(game, state, time_limit)
         finally:
             self._running.release()
-        with self._store:
-            if self._count + len(positions) > self.max_positions:
-                self._proved.clear()
-                self._count = 0
-            table = self._proved.setdefault(game.name, {})
-            before = len(table)
-            table.update(positions)
-            self._count += len(table) - before
+        self.remember(game, positions)
         probe = self._from_memory(game, state) if proved else None
         if probe is None:
             raise NotProvedError(
@@ -143,11 +150,13 @@ class Analysis:
         return probe
 
 
-def _search(game: Game, state: int, seconds: float) -> tuple[bool, dict[int, tuple[str, int | None]]]:
+def search_positions(game: Game, state: int, seconds: float) -> tuple[bool, dict[int, tuple[str, int | None]]]:
+    """Whether a search of ``seconds`` proved ``state`` and each of its children, and the canonical
+    states it proved with their ``(outcome, distance)`` (none when it did not)."""
     from tablebase.solve.search import prove
 
     result = prove(game, state, seconds, children=True)
     return result.complete, result.positions if result.complete else {}
 
 
-__all__ = ["MAX_SECONDS", "Analysis", "BusyError", "NotProvedError"]
+__all__ = ["MAX_SECONDS", "Analysis", "BusyError", "NotProvedError", "search_positions"]

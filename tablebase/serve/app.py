@@ -83,7 +83,7 @@ from tablebase.outcome import Outcome
 from tablebase.query import PROBE_BUDGET, Tablebase
 from tablebase.results import Probe, VariantInfo
 from tablebase.serve.analysis import Analysis, BusyError, NotProvedError
-from tablebase.serve.workers import MEMORY_CAP, Solvers
+from tablebase.serve.workers import KEPT_POSITIONS, MEMORY_CAP, Solvers
 
 STATIC = Path(__file__).with_name("static")
 
@@ -332,8 +332,9 @@ def create_app(
     """
     tb = db if isinstance(db, Tablebase) else tablebase.open(db)
     owned = tb is not db
-    analysis = Analysis(tb)
-    pool = Solvers(tb.path, solvers, memory_cap, write=write) if owned and solvers != 0 else None
+    with_pool = owned and solvers != 0
+    analysis = Analysis(tb, max_positions=KEPT_POSITIONS) if with_pool else Analysis(tb)
+    pool = Solvers(tb.path, solvers, memory_cap, write=write, learn=analysis.remember) if with_pool else None
 
     def served(name: str) -> games.Game:
         """The rules of ``name``: a variant built into the file, or one explored by search."""

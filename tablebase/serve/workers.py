@@ -13,8 +13,10 @@ memory grows past ``memory_cap`` bytes after a search exits and is replaced.
 Each worker opens the tablebase file read-only and keeps what it proved in its
 own memory (:class:`~tablebase.serve.analysis.Analysis`); once started it
 searches only on processor time no other process wants and, on two or more cores, off the
-first one, which is left to the server's probes; the server keeps the
-last answers it relayed (small probe replies), so asking again costs no search.
+first one, which is left to the server's probes. The server keeps the
+last answers it relayed (small probe replies) and the positions its workers'
+searches proved (at most :data:`KEPT_POSITIONS`), so asking again, or asking
+for a position a search proved on the way, costs no search.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ from tablebase.serve.analysis import MAX_SECONDS, BusyError, NotProvedError
 
 #: Memory a worker may keep after a search before it is replaced, in bytes.
 MEMORY_CAP = 1 << 30
+#: Proved positions the server keeps from its workers' searches (about 150 bytes each).
+KEPT_POSITIONS = 500_000
 #: Answers the server keeps (most recently used first out of the way last).
 MAX_ANSWERS = 10_000
 #: Seconds a worker gets beyond the request's time limit (its start-up, the reply) before it is killed.
@@ -88,10 +92,17 @@ def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int, writ
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server shuts its workers down itself
     import tablebase
     from tablebase import games
-    from tablebase.serve.analysis import Analysis
+    from tablebase.serve.analysis import Analysis, search_positions
+
+    found: list[dict[int, tuple[str, int | None]]] = []
+
+    def prover(game: Game, state: int, seconds: float) -> tuple[bool, dict[int, tuple[str, int | None]]]:
+        proved, positions = search_positions(game, state, seconds)
+        found.append(positions)
+        return proved, positions
 
     with tablebase.open(path) as tb:
-        analysis = Analysis(tb, max_seconds=max_seconds)
+        analysis = Analysis(tb, max_seconds=max_seconds, prover=prover)
         yield_to_server()  # after start-up, which a request waits for
         conn.send(("ready", None, rss()))
         while True:
@@ -100,6 +111,7 @@ def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int, writ
             except (EOFError, OSError):
                 return
             reply: tuple[str, Any]
+            found.clear()
             try:
                 game = games.get(name)
                 if kind == "probe":
@@ -114,7 +126,7 @@ def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int, writ
             except TablebaseError as exc:
                 reply = ("error", exc)
             memory = rss()
-            conn.send((*reply, memory))
+            conn.send((*reply, memory, found[0] if found and len(found[0]) <= KEPT_POSITIONS else {}))
             if memory > memory_cap:
                 return
 
@@ -164,6 +176,7 @@ class Solvers:
         memory_cap: int = MEMORY_CAP,
         max_seconds: float = MAX_SECONDS,
         write: bool = False,
+        learn: Callable[[Game, dict[int, tuple[str, int | None]]], None] | None = None,
     ):
         if size is not None and size < 1:
             raise ValueError(f"invalid number of solvers: {size!r} (at least 1)")
@@ -172,6 +185,8 @@ class Solvers:
         self.memory_cap = memory_cap
         self.max_seconds = max_seconds
         self.write = write
+        #: Called with the canonical states a worker's search proved, with their ``(outcome, distance)``.
+        self.learn = learn
         self.idle: list[Worker] = []
         self.busy: list[Worker] = []
         #: Workers replaced: killed by a cancelled or overdue request, or past the memory cap.
@@ -258,7 +273,7 @@ class Solvers:
         try:
             worker.conn.send((kind, game.name, state, seconds))
             reply = await self._wait(worker, game, shown, gone)
-            status, value, worker.memory = reply
+            status, value, worker.memory, proved = reply
             worker.jobs += 1
             keep = worker.memory <= self.memory_cap
         finally:
@@ -269,6 +284,8 @@ class Solvers:
                 self.idle.append(worker)
             else:
                 self._retire(worker)
+        if self.learn is not None and proved:
+            self.learn(game, proved)
         if status == "error":
             raise value
         if kind != "probe":
@@ -277,7 +294,7 @@ class Solvers:
 
     async def _wait(
         self, worker: Worker, game: Game, shown: str, gone: Callable[[], Awaitable[bool]] | None
-    ) -> tuple[str, Any, int]:
+    ) -> tuple[str, Any, int, dict[int, tuple[str, int | None]]]:
         checked = time.monotonic()
         while True:
             while worker.conn.poll():
