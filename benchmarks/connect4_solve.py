@@ -13,7 +13,7 @@ immediate win for the side to move. Numba's compile time is reported apart
 (``cache=True``: a second run loads the compiled code) and not counted in our
 time; the table (1 << 24 slots) is kept across the batch, as Pons' is.
 
-    flock /tmp/heavy.lock python benchmarks/connect4_solve.py --pons ../connect4
+    python benchmarks/connect4_solve.py --pons ../connect4
 """
 
 from __future__ import annotations
