@@ -147,3 +147,45 @@ def test_cli_solve_file_bad_line_stores_nothing(tmp_path: Path) -> None:
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "'44444444'" in lines[0] and "column 4 is full" in lines[0], result.output
     assert not db.exists()
+
+
+def test_one_table_across_a_batch_gives_fresh_scores() -> None:
+    """A small table shared by many positions (entries replaced all the time) answers as fresh ones do."""
+    game = get("connect4-4-4")
+    shared = Solver(4, 4, 1 << 6)
+    rng = random.Random(11)
+    checked = 0
+    while checked < 60:
+        state = game.initial_state()
+        for _ in range(rng.randint(4, 10)):
+            if game.outcome(state) is not None:
+                break
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+        if game.outcome(state) is not None:
+            continue
+        expected = pons_score(columns_of(game.format_position(state)), game.rows)
+        assert shared.score(state) == expected, game.format_position(state)
+        checked += 1
+
+
+def test_prove_goes_on_with_a_reused_table() -> None:
+    from tablebase.solve.search import prove
+
+    game = get("connect4")
+    state = game.parse_position(late_position(random.Random(8), 16))
+    first = prove(game, state, children=True)
+    again = prove(game, state, children=True, table=first.table)
+    assert again.table is first.table and first.table.reusable
+    assert (again.outcome, again.distance, again.moves) == (first.outcome, first.distance, first.moves)
+    assert again.nodes < first.nodes / 5
+
+
+def test_solve_many_shares_one_table(tmp_path: Path) -> None:
+    import tablebase
+
+    # two positions of one line: the second's search meets what the first proved
+    batch = [late_position(random.Random(100), n) for n in (22, 20)]
+    alone = tablebase.open(tmp_path / "alone.db").solve("connect4", batch[1])
+    reports = list(tablebase.open(tmp_path / "batch.db").solve_many("connect4", batch))
+    assert (reports[1].outcome, reports[1].distance) == (alone.outcome, alone.distance)
+    assert reports[1].nodes < alone.nodes

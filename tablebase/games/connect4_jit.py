@@ -26,8 +26,8 @@ from tablebase.games.connect4_score import outcome_from_score
 
 #: Default number of table slots (9 bytes each: about 150 MB).
 DEFAULT_SLOTS = 1 << 24
-#: The most slots a table may have by default (about 1 GB).
-MAX_SLOTS = 1 << 27
+#: The most slots a table may have: 9 bytes each, at most 1 GiB in all (an odd count).
+MAX_SLOTS = ((1 << 30) // 9 - 1) | 1
 #: Nodes per compiled call between looks at the clock.
 CHUNK = 2_000_000
 
@@ -161,13 +161,22 @@ def _wins_now(current: Any, mask: Any, h: int, bottom: Any, board: Any) -> Any:
 
 class Solver:
     """Pons' score, outcome and distance of Connect Four positions on ``columns`` x ``rows``,
-    with a table of ``slots`` entries kept between calls."""
+    with a table of ``slots`` entries kept between calls.
+
+    The table takes 9 bytes a slot: ``slots`` is capped at :data:`MAX_SLOTS`, so it never
+    exceeds 1 GiB (the default, :data:`DEFAULT_SLOTS`, is about 150 MB). Its entries are
+    bounds on the score of a position keyed by the whole position, true whichever search
+    stored them, so one solver may serve any number of positions (``reusable``).
+    """
+
+    #: What the table holds is exact for every position: a batch may share one solver.
+    reusable = True
 
     def __init__(self, columns: int, rows: int, slots: int = DEFAULT_SLOTS):
         if columns * (rows + 1) > 64:
             raise ValueError(f"board {columns}x{rows} does not fit 64-bit bitboards")
         self.columns, self.rows = columns, rows
-        self.keys = np.zeros(min(slots, MAX_SLOTS) | 1, np.uint64)  # an odd size spreads the keys
+        self.keys = np.zeros(min(max(slots, 1) | 1, MAX_SLOTS), np.uint64)  # an odd size spreads the keys
         self.vals = np.zeros(self.keys.shape[0], np.int8)
         bottom = sum(1 << c * (rows + 1) for c in range(columns))
         self.bottom = np.uint64(bottom)
