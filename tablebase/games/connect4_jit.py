@@ -159,6 +159,31 @@ def _wins_now(current: Any, mask: Any, h: int, bottom: Any, board: Any) -> Any:
     return ((mask + bottom) & board & _winning_spots(current, mask, h, board)) != 0
 
 
+@njit(cache=True)
+def _score(
+    current: Any, mask: Any, moves: int, lo: int, hi: int, w: int, h: int, bottom: Any, board: Any,
+    order: np.ndarray, keys: np.ndarray, vals: np.ndarray, stats: np.ndarray,
+) -> int:
+    """Score of a non-terminal position (in ``[lo, hi]``) by null windows that narrow the
+    interval from both sides (``stats`` as for :func:`_negamax`)."""
+    if _wins_now(current, mask, h, bottom, board):
+        return (w * h + 1 - moves) // 2
+    while lo < hi:
+        med = lo + (hi - lo) // 2
+        if med <= 0 and lo // 2 < med:
+            med = lo // 2
+        elif med >= 0 and hi // 2 > med:
+            med = hi // 2
+        r = _negamax(current, mask, moves, med, med + 1, w, h, bottom, board, order, keys, vals, stats)
+        if stats[2]:
+            return 0
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    return lo
+
+
 class Solver:
     """Pons' score, outcome and distance of Connect Four positions on ``columns`` x ``rows``,
     with a table of ``slots`` entries kept between calls.
@@ -194,28 +219,13 @@ class Solver:
         current, mask = np.uint64(current_int), np.uint64(mask_int)
         cells = self.columns * self.rows
         h = self.rows
-        if _wins_now(current, mask, h, self.bottom, self.board):
-            return (cells + 1 - moves) // 2
         lo, hi = -((cells - moves) // 2), (cells + 1 - moves) // 2
         stats = np.array([0, budget if budget is not None else 1 << 62, 0], np.int64)
-        while lo < hi:
-            med = lo + (hi - lo) // 2
-            if med <= 0 and lo // 2 < med:
-                med = lo // 2
-            elif med >= 0 and hi // 2 > med:
-                med = hi // 2
-            r = _negamax(
-                current, mask, moves, med, med + 1, self.columns, h, self.bottom, self.board, self.order, self.keys, self.vals, stats
-            )
-            if stats[2]:
-                self.nodes += int(stats[0])
-                return None
-            if r <= med:
-                hi = r
-            else:
-                lo = r
+        found = _score(
+            current, mask, moves, lo, hi, self.columns, h, self.bottom, self.board, self.order, self.keys, self.vals, stats
+        )
         self.nodes += int(stats[0])
-        return int(lo)
+        return None if stats[2] else int(found)
 
     def label(self, state: int, budget: int | None = None) -> tuple[str, int] | None:
         """``(outcome, distance)`` of a non-terminal state for its side to move, ``None`` when
