@@ -234,6 +234,13 @@ class Tablebase:
         store what was proved; for variants too large to build. Nothing unproved is stored,
         and every position stored with moves has all its legal moves. ``time_limit`` bounds
         the whole call: reading what the file knows, the search and the writing."""
+        return self._solve(name, position, time_limit)[0]
+
+    def _solve(
+        self, name: str, position: str | None, time_limit: float | None, compiled: Any = None
+    ) -> tuple[SolveReport, Any]:
+        """:meth:`solve`, going on with the ``compiled`` table of an earlier solve; also gives
+        the table this one used when a later solve may reuse it."""
         started = time.perf_counter()
         from tablebase.solve.search import prove
         from tablebase.store.engine import upgrade
@@ -253,7 +260,8 @@ class Tablebase:
         known = {} if table is None else table._stored_below(state, _share(deadline, SOLVE_READ_SHARE))
         self._drop_reader()
         result = prove(
-            game, state, _share(deadline, SOLVE_SEARCH_SHARE), children=True, line=True, known=known, processes=2
+            game, state, _share(deadline, SOLVE_SEARCH_SHARE), children=True, line=True, known=known, processes=2,
+            table=compiled,
         )
         write_by = None if deadline is None or time_limit is None else deadline - 0.05 * time_limit
         result.collect(write_by)
@@ -271,20 +279,24 @@ class Tablebase:
             stored=stored,
             nodes=result.nodes,
             seconds=time.perf_counter() - started,
-        )
+        ), (result.table if getattr(result.table, "reusable", False) else None)
 
     def solve_many(
         self, name: str, positions: list[str], *, time_limit: float | None = None
     ) -> Iterator[SolveReport]:
         """:meth:`solve` each of ``positions`` in turn (``time_limit`` per position), storing
-        as it goes; every position is read first, so bad input stores nothing."""
+        as it goes; every position is read first, so bad input stores nothing. The positions
+        share one compiled table where the game's is reusable, so later ones go on from
+        what earlier ones proved."""
         game = games.get(name)
         for position in positions:
             parse_position(game, position)
         if time_limit is not None and not time_limit > 0:
             raise BuildError(f"time limit must be a positive number of seconds, got {time_limit!r}")
+        compiled = None
         for position in positions:
-            yield self.solve(name, position, time_limit=time_limit)
+            report, compiled = self._solve(name, position, time_limit, compiled)
+            yield report
 
     def _check_writable(self) -> None:
         if not self._owns_engine:

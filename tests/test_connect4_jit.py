@@ -40,10 +40,16 @@ def pons_score(columns: tuple[str, ...], rows: int) -> int:
     )
 
 
-@pytest.mark.parametrize(("name", "plies"), [("connect4-4-4", (0, 12)), ("connect4-5-4", (6, 14)), ("connect4", (30, 36))])
-def test_scores_agree_with_plain_minimax(name: str, plies: tuple[int, int]) -> None:
+@pytest.mark.parametrize(
+    ("name", "plies", "slots"),
+    [("connect4-4-4", (0, 12), 1 << 16), ("connect4-5-4", (6, 14), 1 << 16), ("connect4", (30, 36), 1 << 16),
+     # a tiny table shared by the batch: entries replaced all the time, never a wrong hit
+     ("connect4-4-4", (4, 10), 1 << 6)],
+)
+def test_scores_agree_with_plain_minimax(name: str, plies: tuple[int, int], slots: int) -> None:
+    """One solver (one table) for a batch of positions gives each its exact score."""
     game = get(name)
-    solver = Solver(game.columns, game.rows, 1 << 16)
+    solver = Solver(game.columns, game.rows, slots)
     rng = random.Random(7)
     checked = 0
     while checked < 25:
@@ -147,3 +153,26 @@ def test_cli_solve_file_bad_line_stores_nothing(tmp_path: Path) -> None:
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "'44444444'" in lines[0] and "column 4 is full" in lines[0], result.output
     assert not db.exists()
+
+
+def test_prove_goes_on_with_a_reused_table() -> None:
+    from tablebase.solve.search import prove
+
+    game = get("connect4")
+    state = game.parse_position(late_position(random.Random(8), 16))
+    first = prove(game, state, children=True)
+    again = prove(game, state, children=True, table=first.table)
+    assert again.table is first.table and first.table.reusable
+    assert (again.outcome, again.distance, again.moves) == (first.outcome, first.distance, first.moves)
+    assert again.nodes < first.nodes / 5
+
+
+def test_solve_many_shares_one_table(tmp_path: Path) -> None:
+    import tablebase
+
+    # two positions of one line: the second's search meets what the first proved
+    batch = [late_position(random.Random(100), n) for n in (22, 20)]
+    alone = tablebase.open(tmp_path / "alone.db").solve("connect4", batch[1])
+    reports = list(tablebase.open(tmp_path / "batch.db").solve_many("connect4", batch))
+    assert (reports[1].outcome, reports[1].distance) == (alone.outcome, alone.distance)
+    assert reports[1].nodes < alone.nodes

@@ -201,3 +201,27 @@ def test_memory_is_emptied_when_full(db: Path) -> None:
         # the second search's positions did not fit beside the first one's, which were dropped
         assert analysis.known(game, late) is None
         assert analysis.known(game, child) is not None
+
+
+def test_connect4_solve_proves_then_the_probe_answers(client: TestClient) -> None:
+    pytest.importorskip("numba")
+    import random
+
+    from tablebase.games.connect4_score import score_from_outcome
+    from test_connect4 import columns_of
+    from test_connect4_jit import late_position, pons_score
+
+    position = late_position(random.Random(21), 28)
+    assert client.get("/api/connect4", params={"position": position}).json()["error"] == "not_solved"
+    reply = client.get("/api/connect4/solve", params={"position": position, "time_limit": 20})
+    assert reply.status_code == 200, reply.text
+    solved = ProbeReply.model_validate(reply.json())
+    columns = columns_of(position)
+    assert score_from_outcome(solved.outcome or "", solved.distance or 0, 28, 7, 6) == pons_score(columns, 6)
+    assert len(solved.moves) == sum(len(c) < 6 for c in columns)
+    for move in reply.json()["moves"]:
+        c = int(move["move"]) - 1
+        child = columns[:c] + (columns[c] + "x",) + columns[c + 1 :]  # 28 discs: x to move
+        assert score_from_outcome(move["outcome"], move["distance"], 28, 7, 6) == -pons_score(child, 6)
+    probe = client.get("/api/connect4", params={"position": position})
+    assert probe.status_code == 200 and probe.json() == reply.json()

@@ -821,3 +821,15 @@ def test_copy_link_copies_the_address_of_the_shown_position(browser: Any, base_u
         assert copied == page.url and copied.endswith("#variant=tictactoe&position=x..%2F.o.%2F...")
     finally:
         context.close()
+
+
+def test_connect4_offers_solve_and_shows_the_value(page: Any, api: TestClient) -> None:
+    pytest.importorskip("numba")
+    position = "...x.o./..ox.o./o.oo.o./o.xo.xx/xxxoxox/xooxxxo"  # 28 discs from a random game
+    open_board(page, "connect4", position)
+    assert page.inner_text("#status") == "x to move: not solved yet"
+    assert page.is_visible("#solve") and page.is_enabled("#solve")
+    click(page, "#solve")
+    solved = api.get("/api/connect4/solve", params={"position": position, "time_limit": 20}).json()
+    assert page.inner_text("#status") == status_of(solved)
+    assert page.is_enabled("#best") and page.is_disabled("#solve")

@@ -153,7 +153,9 @@ class Game(ABC):
         best)}`` table of bounds (``get``, item assignment, ``len``) and has
         ``search(state, alpha, beta, budget) -> (value or None, nodes)``, the
         fail-soft negamax value in -1..1 of a non-terminal state, ``None``
-        when ``budget`` nodes did not suffice.
+        when ``budget`` nodes did not suffice. A table whose ``reusable`` attribute
+        is true holds only facts exact for every position, whichever search stored
+        them: a batch of proofs may share it (:func:`tablebase.solve.search.prove`).
         """
         return None
 

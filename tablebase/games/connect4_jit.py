@@ -26,8 +26,8 @@ from tablebase.games.connect4_score import outcome_from_score
 
 #: Default number of table slots (9 bytes each: about 150 MB).
 DEFAULT_SLOTS = 1 << 24
-#: The most slots a table may have by default (about 1 GB).
-MAX_SLOTS = 1 << 27
+#: The most slots a table may have: 9 bytes each, at most 1 GiB in all (an odd count).
+MAX_SLOTS = ((1 << 30) // 9 - 1) | 1
 #: Nodes per compiled call between looks at the clock.
 CHUNK = 2_000_000
 
@@ -159,15 +159,49 @@ def _wins_now(current: Any, mask: Any, h: int, bottom: Any, board: Any) -> Any:
     return ((mask + bottom) & board & _winning_spots(current, mask, h, board)) != 0
 
 
+@njit(cache=True)
+def _score(
+    current: Any, mask: Any, moves: int, lo: int, hi: int, w: int, h: int, bottom: Any, board: Any,
+    order: np.ndarray, keys: np.ndarray, vals: np.ndarray, stats: np.ndarray,
+) -> int:
+    """Score of a non-terminal position (in ``[lo, hi]``) by null windows that narrow the
+    interval from both sides (``stats`` as for :func:`_negamax`)."""
+    if _wins_now(current, mask, h, bottom, board):
+        return (w * h + 1 - moves) // 2
+    while lo < hi:
+        med = lo + (hi - lo) // 2
+        if med <= 0 and lo // 2 < med:
+            med = lo // 2
+        elif med >= 0 and hi // 2 > med:
+            med = hi // 2
+        r = _negamax(current, mask, moves, med, med + 1, w, h, bottom, board, order, keys, vals, stats)
+        if stats[2]:
+            return 0
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    return lo
+
+
 class Solver:
     """Pons' score, outcome and distance of Connect Four positions on ``columns`` x ``rows``,
-    with a table of ``slots`` entries kept between calls."""
+    with a table of ``slots`` entries kept between calls.
+
+    The table takes 9 bytes a slot: ``slots`` is capped at :data:`MAX_SLOTS`, so it never
+    exceeds 1 GiB (the default, :data:`DEFAULT_SLOTS`, is about 150 MB). Its entries are
+    bounds on the score of a position keyed by the whole position, true whichever search
+    stored them, so one solver may serve any number of positions (``reusable``).
+    """
+
+    #: What the table holds is exact for every position: a batch may share one solver.
+    reusable = True
 
     def __init__(self, columns: int, rows: int, slots: int = DEFAULT_SLOTS):
         if columns * (rows + 1) > 64:
             raise ValueError(f"board {columns}x{rows} does not fit 64-bit bitboards")
         self.columns, self.rows = columns, rows
-        self.keys = np.zeros(min(slots, MAX_SLOTS) | 1, np.uint64)  # an odd size spreads the keys
+        self.keys = np.zeros(min(max(slots, 1) | 1, MAX_SLOTS), np.uint64)  # an odd size spreads the keys
         self.vals = np.zeros(self.keys.shape[0], np.int8)
         bottom = sum(1 << c * (rows + 1) for c in range(columns))
         self.bottom = np.uint64(bottom)
@@ -185,28 +219,13 @@ class Solver:
         current, mask = np.uint64(current_int), np.uint64(mask_int)
         cells = self.columns * self.rows
         h = self.rows
-        if _wins_now(current, mask, h, self.bottom, self.board):
-            return (cells + 1 - moves) // 2
         lo, hi = -((cells - moves) // 2), (cells + 1 - moves) // 2
         stats = np.array([0, budget if budget is not None else 1 << 62, 0], np.int64)
-        while lo < hi:
-            med = lo + (hi - lo) // 2
-            if med <= 0 and lo // 2 < med:
-                med = lo // 2
-            elif med >= 0 and hi // 2 > med:
-                med = hi // 2
-            r = _negamax(
-                current, mask, moves, med, med + 1, self.columns, h, self.bottom, self.board, self.order, self.keys, self.vals, stats
-            )
-            if stats[2]:
-                self.nodes += int(stats[0])
-                return None
-            if r <= med:
-                hi = r
-            else:
-                lo = r
+        found = _score(
+            current, mask, moves, lo, hi, self.columns, h, self.bottom, self.board, self.order, self.keys, self.vals, stats
+        )
         self.nodes += int(stats[0])
-        return int(lo)
+        return None if stats[2] else int(found)
 
     def label(self, state: int, budget: int | None = None) -> tuple[str, int] | None:
         """``(outcome, distance)`` of a non-terminal state for its side to move, ``None`` when

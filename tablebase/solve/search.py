@@ -147,6 +147,8 @@ class SearchResult:
     #: With ``children=True``: move of the start position (in its own orientation) -> the
     #: child's ``(outcome, distance)``, for every child proved (all of them when ``complete``).
     moves: dict[int, tuple[str, int]] = field(default_factory=dict)
+    #: The compiled outcome table the search used (:meth:`Game.outcome_table`), if any.
+    table: Any = None
     _collect: Callable[[float | None], _Collected] | None = None
     _collected: _Collected | None = None
 
@@ -195,6 +197,7 @@ def prove(
     known: dict[int, tuple[str, int | None]] | None = None,
     compiled: bool = True,
     processes: int = 1,
+    table: Any = None,
 ) -> SearchResult:
     """Prove the exact outcome and distance of ``state``.
 
@@ -212,6 +215,9 @@ def prove(
     With ``processes=2`` and a compiled table that has a rival move order
     (``table.rival()``), a second process races the start position's outcome
     proof in that order; the first to finish gives its table to the rest.
+    ``table`` is the compiled table of an earlier proof of the same game to go on
+    with, one whose ``reusable`` is true (:meth:`Game.outcome_table`); the result's
+    ``table`` is the one this proof used.
     """
     if method == "auto":
         method = "retrograde" if game.cyclic else "search"
@@ -222,7 +228,8 @@ def prove(
     if game.cyclic:
         raise ValueError(f"{game.name} is cyclic: depth-first search is unsound there, use method='retrograde'")
     started = time.perf_counter()
-    table = game.outcome_table(state, time_limit) if compiled else None  # may load a compiled module: part of the time
+    if not compiled or not getattr(table, "reusable", False):
+        table = game.outcome_table(state, time_limit) if compiled else None  # may load a compiled module: part of the time
     if time_limit is not None:
         time_limit = max(0.0, time_limit - (time.perf_counter() - started))
     searcher = _Searcher(game, time_limit, table)
@@ -267,6 +274,7 @@ class _Searcher:
         # state -> (lo, hi, best move index)
         self.wdl: dict[int, tuple[int, int, int]] = {}
         self.dist: dict[int, tuple[int, int, int]] = {}
+        self.compiled = compiled
         if compiled is not None:
             # tables that may forget entries: what the driver proves is kept in `proved` too
             self.wdl = compiled
@@ -766,6 +774,7 @@ class _Searcher:
                 **{f"{phase}_s": round(t, 3) for phase, t in self.seconds.items()},
                 "rival_won": self.rival_won,
             },
+            table=self.compiled,
             _collect=lambda deadline: self._collect(deadline),
         )
 
