@@ -334,6 +334,11 @@ def solve_file(variant: str, position: str | None, file: Path, time_limit: float
                 typer.echo(json.dumps(report.to_dict()))
             elif report.proved:
                 typer.echo(f"{report.position}: {report.outcome} in {show_distance(report.distance)} ({report.seconds:.1f} s)")
+            elif report.outcome is not None:
+                typer.echo(
+                    f"{report.position}: {report.outcome} in {show_distance(report.distance)},"
+                    f" but not every move proved within {time_limit} s"
+                )
             else:
                 typer.echo(f"{report.position}: not proved within {time_limit} s")
             missed += not report.proved

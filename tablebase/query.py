@@ -272,8 +272,8 @@ class Tablebase:
         return SolveReport(
             variant=name,
             position=game.format_position(state),
-            outcome=result.outcome if result.complete else None,
-            distance=result.distance if result.complete else None,
+            outcome=result.outcome,
+            distance=result.distance if result.outcome is not None else None,
             proved=result.complete,
             timed_out=result.timed_out,
             stored=stored,

@@ -273,8 +273,11 @@ class SolveReport:
 
     variant: str
     position: str
+    #: The position's outcome and distance as far as they were proved (``None``: not proved), even
+    #: when some of its moves were not.
     outcome: str | None
     distance: int | None
+    #: The position and every one of its moves were proved.
     proved: bool
     timed_out: bool
     stored: int
