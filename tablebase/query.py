@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 from tablebase import games
 from tablebase.errors import BuildError, DatabaseError, TablebaseError, UnknownVariantError, VariantNotBuiltError
-from tablebase.games.base import parse_position
+from tablebase.games.base import Game, parse_position
 from tablebase.reader import Reader, check_file, database_errors, read_variants
 from tablebase.results import PlyCount, SolveReport, Stats
 from tablebase.variant import PROBE_BUDGET, VariantTable
@@ -234,23 +234,22 @@ class Tablebase:
         store what was proved; for variants too large to build. Nothing unproved is stored,
         and every position stored with moves has all its legal moves. ``time_limit`` bounds
         the whole call: reading what the file knows, the search and the writing."""
-        return self._solve(name, position, time_limit)[0]
+        game = games.get(name)
+        state = game.initial_state() if position is None else parse_position(game, position)
+        _check_time_limit(time_limit)
+        return self._solve(name, game, state, time_limit)[0]
 
     def _solve(
-        self, name: str, position: str | None, time_limit: float | None, compiled: Any = None
+        self, name: str, game: Game, state: int, time_limit: float | None, compiled: Any = None
     ) -> tuple[SolveReport, Any]:
-        """:meth:`solve`, going on with the ``compiled`` table of an earlier solve; also gives
-        the table this one used when a later solve may reuse it."""
+        """:meth:`solve` of ``state`` (already read), going on with the ``compiled`` table of an
+        earlier solve; also gives the table this one used when a later solve may reuse it."""
         started = time.perf_counter()
         from tablebase.solve.search import prove
         from tablebase.store.engine import upgrade
         from tablebase.store.writer import write_proved
 
         deadline = None if time_limit is None else started + time_limit
-        game = games.get(name)
-        state = game.initial_state() if position is None else parse_position(game, position)
-        if time_limit is not None and not time_limit > 0:
-            raise BuildError(f"time limit must be a positive number of seconds, got {time_limit!r}")
         self._check_writable()
         self._drop_reader()
         upgrade(self.engine)
@@ -289,13 +288,11 @@ class Tablebase:
         share one compiled table where the game's is reusable, so later ones go on from
         what earlier ones proved."""
         game = games.get(name)
-        for position in positions:
-            parse_position(game, position)
-        if time_limit is not None and not time_limit > 0:
-            raise BuildError(f"time limit must be a positive number of seconds, got {time_limit!r}")
+        states = [parse_position(game, position) for position in positions]
+        _check_time_limit(time_limit)
         compiled = None
-        for position in positions:
-            report, compiled = self._solve(name, position, time_limit, compiled)
+        for state in states:
+            report, compiled = self._solve(name, game, state, time_limit, compiled)
             yield report
 
     def _check_writable(self) -> None:
@@ -324,6 +321,12 @@ class Tablebase:
         from tablebase.verify import check
 
         return check(self.variant(name), sample, progress)
+
+
+def _check_time_limit(time_limit: float | None) -> None:
+    """Raise :class:`BuildError` unless ``time_limit`` is ``None`` or a positive number of seconds."""
+    if time_limit is not None and not time_limit > 0:
+        raise BuildError(f"time limit must be a positive number of seconds, got {time_limit!r}")
 
 
 def _share(deadline: float | None, share: float) -> float | None:
