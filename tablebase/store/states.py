@@ -26,7 +26,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Protocol
+from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple, Protocol
 
 import numpy as np
 
@@ -160,9 +160,23 @@ def _rows(layers: Layers, chunk: int, progress: Progress | None, tally: PlyTally
             progress("write", min(n, lo + chunk), n)
 
 
+class Summary(NamedTuple):
+    """What the ``variants`` row of a build records: the game, symmetry reduction, the start's value, the states stored."""
+
+    game: Game
+    symmetry: bool
+    result: tuple[str, int | None]
+    states: int
+
+
+def summary(layers: Layers) -> Summary:
+    """The :class:`Summary` of finished layers."""
+    return Summary(layers.game, layers.symmetry, layers.result(), sum(len(layers.states(d)) for d in layers.depths))
+
+
 def _load(
     cur: sqlite3.Cursor,
-    layers: Layers,
+    built: Summary,
     variant_id: int,
     storage: str,
     build_seconds: float,
@@ -170,14 +184,13 @@ def _load(
 ) -> None:
     """Insert the variant's row, let ``fill`` write its data (returning the per-ply counts), record the time."""
     started = time.perf_counter()
-    game = layers.game
-    outcome, distance = layers.result()
-    n = sum(len(layers.states(d)) for d in layers.depths)
+    game = built.game
+    outcome, distance = built.result
     root = game.initial_state()
-    root_key = game.format_position(game.canonical(root)[0] if layers.symmetry else root)
+    root_key = game.format_position(game.canonical(root)[0] if built.symmetry else root)
     insert_variant(
-        cur, variant_id, game, root_key, symmetry=layers.symmetry, storage=storage,
-        outcome=outcome, distance=distance, states=n, build_seconds=build_seconds,
+        cur, variant_id, game, root_key, symmetry=built.symmetry, storage=storage,
+        outcome=outcome, distance=distance, states=built.states, build_seconds=build_seconds,
     )  # fmt: skip
     fill(cur, variant_id).write(cur, variant_id)
     set_build_seconds(cur, variant_id, build_seconds + time.perf_counter() - started)
@@ -234,11 +247,25 @@ def replace_layers(
     page_size: int | None = None,
 ) -> None:
     """Replace the variant of ``layers`` in ``target`` by a new one of layout ``storage``, whose data
+    ``fill`` writes (see :func:`replace_variant_data`)."""
+    replace_variant_data(target, summary(layers), storage, build_seconds, fill, progress, page_size)
+
+
+def replace_variant_data(
+    target: Path,
+    built: Summary,
+    storage: str,
+    build_seconds: float,
+    fill: Callable[[sqlite3.Cursor, int], PlyTally],
+    progress: Progress | None = None,
+    page_size: int | None = None,
+) -> None:
+    """Replace the variant ``built.game`` in ``target`` by a new one of layout ``storage``, whose data
     ``fill`` writes (see the module notes). A file made anew gets pages of ``page_size`` bytes
     (default SQLite's); a file that holds other variants keeps its own."""
     from tablebase.store.engine import make_engine, upgrade
 
-    if _other_variants(target, layers.game.name) == 0:
+    if _other_variants(target, built.game.name) == 0:
         fresh = target.with_name(target.name + ".building")
         for leftover in (fresh, Path(f"{fresh}-wal"), Path(f"{fresh}-shm")):
             leftover.unlink(missing_ok=True)
@@ -261,7 +288,7 @@ def replace_layers(
             cur.execute("PRAGMA locking_mode = EXCLUSIVE")
             load_pragmas(cur, LOAD_CACHE_KIB)
             cur.execute("BEGIN")
-            _load(cur, layers, 1, storage, build_seconds, fill)
+            _load(cur, built, 1, storage, build_seconds, fill)
             cur.execute("COMMIT")
             cur.execute("PRAGMA journal_mode = WAL")
             if progress is not None:
@@ -281,6 +308,6 @@ def replace_layers(
     upgrade(engine)
     try:
         with load_transaction(engine, LOAD_CACHE_KIB) as cur:
-            _load(cur, layers, replace_variant(cur, layers.game.name), storage, build_seconds, fill)
+            _load(cur, built, replace_variant(cur, built.game.name), storage, build_seconds, fill)
     finally:
         engine.dispose()
