@@ -189,6 +189,8 @@ test_malformed_positions = malformed_positions_test(
     connect4-4-4 | ..../o.../ooo./xxxx       | play went on after x had four
     connect4-4-4 | ..../o.../ooox/xxxx       | play went on after x had four
     connect4-4-4 | ..../..../xxo./oooo       | 2 x and 5 o
+    connect4-4-4 | o.../o.../x.../x...       | no game reaches it
+    connect4     | ......./......./o....../o....../x....../x...... | no game reaches it
     connect4-4-4 | 5                         | move 1 '5': expected a column 1..4
     connect4-4-4 | 120                       | move 3 '0': expected a column 1..4
     connect4-4-4 | 11111                     | move 5 '1': column 1 is full

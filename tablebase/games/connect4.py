@@ -21,7 +21,7 @@ digit of its column.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
 from tablebase.games.base import BoardMarks, Game, Layout, cell_name, grid_layout, split_side
@@ -86,6 +86,8 @@ class Connect4Game(Game):
         # the block of each column text (top row first) with no disc floating
         self._column_blocks = {self._block_text[b]: b for b in range(1, 1 << self._height)}
         self._vector: VectorKernels | None = None
+        self._dense: Any = None
+        self._radix = [(rows + 1) ** c for c in range(columns)]
 
     @property
     def vector(self) -> VectorKernels:  # type: ignore[override]
@@ -187,6 +189,59 @@ class Connect4Game(Game):
                 found.append((parent, c))
         return found
 
+    def can_arise(self, state: int) -> bool:
+        """Whether the discs can have been dropped in turns from the empty board, x first, with
+        no four in a row before the last disc: some column's top disc, of the colour that moved
+        last, comes off and leaves such a position, down to the empty board."""
+        state = int(state)
+        mask = self.disc_mask(state)
+        x_bits = state & mask
+        rows, columns, radix = self.rows, self.columns, self._radix
+        first_four = has_four(x_bits, rows) or has_four(mask ^ x_bits, rows)
+        tops = self._heights(state)
+        shifts = self._shifts
+        plies = mask.bit_count()
+        code = sum(h * r for h, r in zip(tops, radix))
+        failed: set[int] = set()
+        taken: list[int] = []
+        start = 0
+        while plies:
+            last = plies & 1  # 1: x moved last
+            for c in range(start, columns):
+                h = tops[c]
+                if h and x_bits >> shifts[c] + h - 1 & 1 == last and code - radix[c] not in failed:
+                    if not (first_four and not taken and self._four_below(x_bits, mask, tops, c)):
+                        break
+            else:
+                failed.add(code)
+                if not taken:
+                    return False
+                c = taken.pop()
+                tops[c] += 1
+                code += radix[c]
+                plies += 1
+                start = c + 1
+                continue
+            taken.append(c)
+            tops[c] -= 1
+            code -= radix[c]
+            plies -= 1
+            start = 0
+        return True
+
+    def _four_below(self, x_bits: int, mask: int, tops: list[int], column: int) -> bool:
+        """Whether a four is left when column ``column``'s top disc comes off."""
+        gone = 1 << self._shifts[column] + tops[column] - 1
+        return has_four(x_bits & ~gone, self.rows) or has_four(mask & ~gone & ~x_bits, self.rows)
+
+    def dense_index(self) -> Any:
+        """The dense index of this board's positions (:mod:`tablebase.games.connect4_index`)."""
+        if self._dense is None:
+            from tablebase.games.connect4_index import Connect4Index
+
+            self._dense = Connect4Index(self.columns, self.rows)
+        return self._dense
+
     def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
         """The exact score search compiled with numba (:mod:`tablebase.games.connect4_jit`),
         when it is installed; its ``label`` gives outcome and distance at once."""
@@ -223,6 +278,17 @@ class Connect4Game(Game):
     def format_position(self, state: int) -> str:
         state, column, text = int(state), self._column, self._block_text
         return "/".join(map("".join, zip(*[text[state >> shift & column] for shift in self._shifts])))
+
+    def format_children(self, state: int, moves: Sequence[int]) -> list[str]:
+        text = self.format_position(state)
+        disc = self.to_move(state)
+        heights = self._heights(state)
+        width = self.columns + 1
+        found = []
+        for move in moves:
+            at = (self.rows - 1 - heights[move]) * width + move
+            found.append(text[:at] + disc + text[at + 1 :])
+        return found
 
     def parse_position(self, text: str) -> int:
         board, side = split_side(text)
@@ -276,6 +342,11 @@ class Connect4Game(Game):
             winner = "x" if x_four else "o"
             raise MalformedPositionError(
                 f"invalid position {text!r}: play went on after {winner} had four in a row"
+            )
+        if not self.can_arise(state):
+            raise MalformedPositionError(
+                f"invalid position {text!r}: no game reaches it (the discs cannot have been dropped"
+                " in turns, x first, each column from the bottom)"
             )
         return state
 
