@@ -1,15 +1,17 @@
-"""Build the Connect Four boards packed and probe them, with mnk-5-4-4 measured the same way in the same run.
+"""Build the Connect Four boards and probe them, with mnk-5-4-4 (packed) measured the same way in the same run.
 
 Usage::
 
-    python benchmarks/connect4.py [--dir DIR] [--boards connect4-4-4,...] [--skip-mnk]
-        [--mnk-db FILE] [--skip-build] [--samples 2000]
+    python benchmarks/connect4.py [--dir DIR] [--boards connect4-4-4,...] [--storage dense|packed]
+        [--skip-mnk] [--mnk-db FILE] [--skip-build] [--samples 2000]
 
-Each board is built packed (``Tablebase.build(name, storage="packed")``, what
-``tablebase build NAME --storage packed`` runs) into one file, ``DIR/connect4.db``,
-in a child process of its own so that its peak resident memory (the child or
-its largest worker) is its own. mnk-5-4-4 goes into ``DIR/mnk-5-4-4.db``
-(``--skip-mnk``: not at all; ``--mnk-db``: probe that file instead of building).
+Each board is built with ``--storage`` (default ``dense``:
+``Tablebase.build(name, storage="dense")``, what ``tablebase build NAME
+--storage dense`` runs) into one file, ``DIR/connect4.db``, in a child
+process of its own so that its peak resident memory (the child or its
+largest worker) is its own. mnk-5-4-4 is built packed into
+``DIR/mnk-5-4-4.db`` (``--skip-mnk``: not at all; ``--mnk-db``: probe that
+file instead of building).
 
 Per board: build time, positions per second, bytes per position (the file's
 growth by the board; for mnk-5-4-4 its own file), peak resident memory, and
@@ -46,21 +48,24 @@ TARGET_FILE_MB = 60.0
 TARGET_PROBE_US = 100.0
 
 
-def build_one(db: str, name: str) -> None:
-    """Build ``name`` packed into ``db`` in this process and print its figures as JSON."""
+def build_one(db: str, name: str, storage: str) -> None:
+    """Build ``name`` with layout ``storage`` into ``db`` in this process and print its figures as JSON."""
     t0 = time.perf_counter()
     with tablebase.open(db) as tb:
-        info = tb.build(name, storage="packed")
+        info = tb.build(name, storage=storage)
     wall = time.perf_counter() - t0
     rss = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     print(json.dumps({"classes": info.states, "outcome": info.outcome, "distance": info.distance, "build_s": wall, "rss_mb": rss / 1024}))
 
 
-def build(db: Path, name: str) -> dict[str, float]:
+def build(db: Path, name: str, storage: str) -> dict[str, float]:
     """Build ``name`` into ``db`` in a child process; its figures with the file's growth."""
     before = db.stat().st_size if db.exists() else 0
     out = subprocess.run(
-        [sys.executable, __file__, "--build-one", name, "--db-one", str(db)], check=True, capture_output=True, text=True
+        [sys.executable, __file__, "--build-one", name, "--db-one", str(db), "--storage", storage],
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
     result["bytes"] = db.stat().st_size - before
@@ -108,6 +113,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dir", default="bench-connect4")
     parser.add_argument("--boards", default=",".join(BOARDS))
+    parser.add_argument("--storage", default="dense", help="layout of the Connect Four boards (dense or packed)")
     parser.add_argument("--skip-mnk", action="store_true", help="leave mnk-5-4-4 out (its build takes minutes)")
     parser.add_argument("--mnk-db", help="an existing file with mnk-5-4-4 packed: probe it, do not build")
     parser.add_argument("--skip-build", action="store_true", help="probe the files of an earlier run")
@@ -116,7 +122,7 @@ def main() -> None:
     parser.add_argument("--db-one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.build_one:
-        build_one(args.db_one, args.build_one)
+        build_one(args.db_one, args.build_one, args.storage)
         return
     out = Path(args.dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -127,14 +133,14 @@ def main() -> None:
             stale.unlink(missing_ok=True)
     rows: dict[str, dict[str, float]] = {}
     for name in args.boards.split(","):
-        rows[name] = report(name, {} if args.skip_build else build(db, name), db, args.samples)
+        rows[name] = report(name, {} if args.skip_build else build(db, name, args.storage), db, args.samples)
     if not args.skip_mnk:
         mnk_db = Path(args.mnk_db) if args.mnk_db else out / f"{MNK}.db"
         figures: dict[str, float] = {}
         if not args.mnk_db and not args.skip_build:
             for stale in (mnk_db, Path(f"{mnk_db}-wal"), Path(f"{mnk_db}-shm")):
                 stale.unlink(missing_ok=True)
-            figures = build(mnk_db, MNK)
+            figures = build(mnk_db, MNK, "packed")
         rows[MNK] = report(MNK, figures, mnk_db, args.samples)
     print(f"load after: {os.getloadavg()}")
     print()

@@ -1,7 +1,9 @@
 """Build planning: which solver and which storage layout a build uses, and running it.
 
 A build names a layout or leaves the choice here. Without a name, a game
-whose size bound allows more than :data:`LARGE_ABOVE` classes and which has
+whose size bound allows more than :data:`LARGE_ABOVE` classes and which
+numbers its positions densely (:meth:`~tablebase.games.base.Game.dense_index`)
+is solved and stored by the ``dense`` layout itself; one that has
 layered array kernels is solved out of core (:mod:`tablebase.solve.chunked`),
 and stored with :data:`LARGE_STORAGE` when the count confirms it is that
 large; everything else is solved in memory and stored with
@@ -37,6 +39,21 @@ LARGE_ABOVE = 20_000_000
 DEFAULT_STORAGE = "moves"
 #: The layout of large out-of-core builds that name none.
 LARGE_STORAGE = "packed"
+#: The layout of large builds that name none, for games with a dense index of their positions.
+DENSE_STORAGE = "dense"
+
+
+def _dense_by_default(game: Game, symmetry: bool) -> bool:
+    """Whether a build that names no layout is stored dense: the game has a dense index, numba is
+    installed, and the size bound is above :data:`LARGE_ABOVE`."""
+    bound = game.size_bound(symmetry)
+    if bound is None or bound <= LARGE_ABOVE or game.dense_index() is None:
+        return False
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -70,8 +87,18 @@ def plan(name: str, *, symmetry: bool, storage: str | None, path_known: bool, sc
         )
     if chosen is None and scheduler:
         chosen = layout(LARGE_STORAGE)
+    if chosen is None and symmetry and _dense_by_default(game, symmetry):
+        chosen = layout(DENSE_STORAGE)
     if chosen is not None:
         chosen.check_game(game)
+    if chosen is not None and chosen.solves:
+        if scheduler:
+            raise BuildError(f"storage {chosen.name!r} solves {game.name!r} itself, on this machine; drop the scheduler")
+        if not symmetry:
+            raise BuildError(f"storage {chosen.name!r} keeps one position of each symmetry class; build with symmetry")
+        if not path_known:
+            raise BuildError(f"storage {chosen.name!r} builds need a database path, not an engine")
+        return Plan(game, symmetry, chosen, False)
     kernels = game.vector
     if chosen is not None:
         wanted = chosen.out_of_core
@@ -108,6 +135,9 @@ def run(
 
     game = build.game
     chosen = build.storage
+    if chosen is not None and chosen.solves and path is not None:
+        chosen.build(game, path=path, progress=progress)
+        return
     start = time.perf_counter()
     if build.out_of_core and path is not None:
         from tablebase.solve.chunked import solve_chunked
@@ -134,4 +164,4 @@ def run(
     )
 
 
-__all__ = ["DEFAULT_STORAGE", "LARGE_ABOVE", "LARGE_STORAGE", "Plan", "plan", "run"]
+__all__ = ["DENSE_STORAGE", "DEFAULT_STORAGE", "LARGE_ABOVE", "LARGE_STORAGE", "Plan", "plan", "run"]

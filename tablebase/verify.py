@@ -124,7 +124,14 @@ class _Refs:
 def check(table: StoredVariant, sample: int | None = None, progress: Progress | None = None) -> VerifyReport:
     """The check :meth:`tablebase.Tablebase.verify` runs: every label against its stored moves and the
     rules where the layout stores moves, else (and for a ``sample`` of random states) against the
-    children the rules derive."""
+    children the rules derive, or by the layout's own check when it has one."""
+    if sample is None:
+        report = VerifyReport(table.name)
+        with table.snapshot() as conn:
+            checked = table.storage.check_labels(conn, report.add, progress)
+        if checked is not None:
+            report.states = checked
+            return report
     if sample is not None or not table.storage.stores_moves:
         return verify_children(table, sample, progress=progress)
     return verify(table)

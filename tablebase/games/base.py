@@ -33,6 +33,7 @@ from tablebase.outcome import WIN as WIN
 from tablebase.outcome import Outcome as Outcome
 
 if TYPE_CHECKING:
+    from tablebase.games.dense import DenseIndex
     from tablebase.games.kernels import VectorKernels
 
 
@@ -185,6 +186,16 @@ class Game(ABC):
     def has_unmoves(self) -> bool:
         """Whether :meth:`unmoves` is implemented (states-only storage needs it)."""
         return type(self).unmoves is not Game.unmoves
+
+    def can_arise(self, state: int) -> bool:
+        """Whether some sequence of legal moves from the start reaches ``state`` (for the states
+        :meth:`parse_position` accepts, true unless the game says otherwise)."""
+        return True
+
+    def dense_index(self) -> DenseIndex | None:
+        """The dense numbering of the positions, ply by ply, that the ``dense`` storage builds over
+        (:class:`tablebase.store.dense.DenseIndex`), ``None`` if the game has none."""
+        return None
 
     # -- symmetry ------------------------------------------------------------
 

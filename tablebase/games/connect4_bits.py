@@ -7,6 +7,12 @@ sentinel bit that marks the column's height.
 
 from __future__ import annotations
 
+#: Packed values (``outcome | (distance + 1) << 2``, :func:`tablebase.store.packed.pack_values`)
+#: that the rules give without a search: a lost end, a drawn end (full board), a win with the next move.
+LOST_END = 2 | 1 << 2
+DRAWN_END = 3 | 1 << 2
+WIN_NOW = 1 | 2 << 2
+
 
 def to_bitboards(state: int, columns: int, rows: int) -> tuple[int, int]:
     """``(x_bits, mask)`` of a state: x's discs and every disc, on the bits of the state layout

@@ -13,6 +13,9 @@ layout only through the protocol. A new layout is one class registered with
 * ``packed`` (:class:`Packed`): no rows per position; the states of each ply
   sorted in compressed blocks of the ``blocks`` table, moves from the rules
   (:mod:`tablebase.store.packed`).
+* ``dense`` (:class:`Dense`): no keys either; one value a slot of the game's
+  dense index of its positions, in compressed blocks, solved by the layout
+  itself over that index (:mod:`tablebase.store.dense`).
 
 Readers pass an open :class:`sqlite3.Connection` (inside the read
 transaction of the caller) to every read method; a storage object holds no
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
 
     from tablebase.games.base import Game
     from tablebase.solve import Progress, Solution
+    from tablebase.store.dense import DenseReader
     from tablebase.store.packed import PackedReader
     from tablebase.store.states import Layers
 
@@ -99,6 +103,8 @@ class Storage(Protocol):
     stores_moves: ClassVar[bool]
     #: Whether :meth:`write_layers` can store an out-of-core build.
     out_of_core: ClassVar[bool]
+    #: Whether the layout solves a variant itself (:meth:`build`) instead of storing a solver's result.
+    solves: ClassVar[bool]
 
     game: Game
     variant_id: int
@@ -168,6 +174,13 @@ class Storage(Protocol):
         """``count`` stored rows drawn at random (repeatably for one ``seed``)."""
         ...
 
+    def check_labels(
+        self, conn: sqlite3.Connection, on_error: Callable[[str], None], progress: Progress | None
+    ) -> int | None:
+        """Check every stored label against its children by the layout's own means: the number of
+        positions checked, disagreements passed to ``on_error``; ``None`` when the layout has no such check."""
+        ...
+
     # -- writing ---------------------------------------------------------------
 
     @classmethod
@@ -188,6 +201,11 @@ class Storage(Protocol):
     @classmethod
     def write_layers(cls, layers: Layers, *, path: Path, seconds: float, progress: Progress | None) -> None:
         """Replace the variant with the finished layers of an out-of-core build, atomically."""
+        ...
+
+    @classmethod
+    def build(cls, game: Game, *, path: Path, progress: Progress | None) -> None:
+        """Solve and store ``game`` (layouts that :attr:`solve` only), replacing an earlier build atomically."""
         ...
 
 
@@ -303,11 +321,21 @@ class StatesTable:
     label: ClassVar[str] = ""
     stores_moves: ClassVar[bool] = False
     out_of_core: ClassVar[bool] = False
+    solves: ClassVar[bool] = False
 
     def __init__(self, game: Game, variant_id: int, symmetry: bool):
         self.game = game
         self.variant_id = variant_id
         self.symmetry = symmetry
+
+    def check_labels(
+        self, conn: sqlite3.Connection, on_error: Callable[[str], None], progress: Progress | None
+    ) -> int | None:
+        return None
+
+    @classmethod
+    def build(cls, game: Game, *, path: Path, progress: Progress | None) -> None:
+        raise BuildError(f"storage {cls.name!r} stores a solver's result; it does not solve {game.name!r} itself")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.game.name!r} variant_id={self.variant_id}>"
@@ -596,23 +624,26 @@ class Packed(StatesOnly):
                     yield self._row(state, value)
 
     def state_chunks(self, conn: sqlite3.Connection, size: int) -> Iterator[StateChunk]:
+        for _, blocks in self.reader.blocks_by_ply(conn):
+            for block in blocks:
+                yield self._chunk(block.keys, block.values)
+
+    def _chunk(self, states: np.ndarray, values: np.ndarray) -> StateChunk:
+        """A :class:`StateChunk` of states (``np.uint64``) and their packed values."""
         import numpy as np
 
         from tablebase.store.packed import unpack_values
 
         kernels = self.game.vector
-        for _, blocks in self.reader.blocks_by_ply(conn):
-            for block in blocks:
-                states = block.keys
-                outcome, distance = unpack_values(block.values)
-                if kernels is not None:
-                    keys, to_move, terminal = kernels.format_positions(states), kernels.to_move(states), kernels.outcome(states) != 0
-                else:
-                    values = states.tolist()
-                    keys = [self.game.format_position(s) for s in values]
-                    to_move = [self.game.to_move(s) for s in values]
-                    terminal = np.array([self.game.outcome(s) is not None for s in values], dtype=bool)
-                yield StateChunk(states.astype(np.int64), keys, to_move, terminal, outcome, distance.astype(np.int64), states)
+        outcome, distance = unpack_values(values)
+        if kernels is not None:
+            keys, to_move, terminal = kernels.format_positions(states), kernels.to_move(states), kernels.outcome(states) != 0
+        else:
+            listed = states.tolist()
+            keys = [self.game.format_position(s) for s in listed]
+            to_move = [self.game.to_move(s) for s in listed]
+            terminal = np.array([self.game.outcome(s) is not None for s in listed], dtype=bool)
+        return StateChunk(states.astype(np.int64), keys, to_move, terminal, outcome, distance.astype(np.int64), states)
 
     def key(self, conn: sqlite3.Connection, ref: int) -> str:
         return self.game.format_position(int(ref))
@@ -643,6 +674,149 @@ class Packed(StatesOnly):
         write_packed(path, layers, seconds, progress=progress)
 
 
+@register
+class Dense(Packed):
+    """One value a slot of the game's dense index, in compressed blocks (:mod:`tablebase.store.dense`).
+
+    The layout solves the variant itself, over the index. Lookups take
+    positions that can arise in play (the rules' parser checks that), in any
+    orientation; the reference of a stored position is its state.
+    """
+
+    name = "dense"
+    label = "dense index"
+    out_of_core = False
+    solves = True
+
+    def __init__(self, game: Game, variant_id: int, symmetry: bool):
+        super().__init__(game, variant_id, symmetry)
+        self._dense: DenseReader | None = None
+
+    @property
+    def dense(self) -> DenseReader:
+        """The block reader, with its cache of decoded blocks."""
+        if self._dense is None:
+            from tablebase.store.dense import DenseReader
+
+            index = self.game.dense_index()
+            if index is None:
+                raise DatabaseError(f"variant {self.game.name!r} is stored with a dense index its rules do not give")
+            self._dense = DenseReader(self.game, index, self.variant_id)
+        return self._dense
+
+    @classmethod
+    def check_game(cls, game: Game) -> None:
+        if game.dense_index() is None:
+            raise BuildError(
+                f"variant {game.name!r} cannot be stored dense: its rules give no dense index of its positions;"
+                " use storage 'packed'"
+            )
+        try:
+            import numba  # noqa: F401
+        except ImportError:
+            raise BuildError(
+                f"variant {game.name!r}: a dense build needs numba (pip install 'tablebase[fast]'); or use storage 'packed'"
+            ) from None
+
+    def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
+        value = self.dense.value(conn, state)
+        if value is None:
+            return None
+        outcome, distance = _unpack(value)
+        return Entry(outcome, distance, self.game.outcome(state) is not None, state)
+
+    def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
+        return [None if v is None else _unpack(v) for v in self.dense.values(conn, states)]
+
+    def moves(self, conn: sqlite3.Connection, state: int, entry: Entry) -> list[tuple[int, Value | None]]:
+        children = self.game.children(state)
+        values = self.values(conn, [child for _, child in children])
+        return [(code, value) for (code, _), value in zip(children, values)]
+
+    def parents(self, conn: sqlite3.Connection, state: int, entry: Entry) -> set[tuple[int, int]]:
+        reachable = self.game.can_arise
+        return {(parent, move) for parent, move in self.game.unmoves(state) if reachable(parent)}
+
+    def _positions(
+        self, conn: sqlite3.Connection, plies: tuple[int, int] | None = None, on_error: Callable[[str], None] | None = None
+    ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        reader = self.dense
+        return reader.index.positions(lambda p: reader.ply(conn, p, on_error), plies)
+
+    def rows(self, conn: sqlite3.Connection) -> Iterator[Row]:
+        for _, states, values in self._positions(conn):
+            for state, value in zip(states.tolist(), values.tolist()):
+                yield self._row(state, value)
+
+    def state_chunks(self, conn: sqlite3.Connection, size: int) -> Iterator[StateChunk]:
+        for _, states, values in self._positions(conn):
+            for lo in range(0, states.size, size):
+                yield self._chunk(states[lo : lo + size], values[lo : lo + size])
+
+    def sample(self, conn: sqlite3.Connection, count: int, seed: int) -> list[Row]:
+        import random
+
+        game, rng = self.game, random.Random(seed)
+        picked: list[Row] = []
+        while len(picked) < count:
+            state = game.initial_state()
+            for _ in range(rng.randrange((game.max_plies(state) or 0) + 1)):
+                moves = game.legal_moves(state)
+                if not moves:
+                    break
+                state = game.apply(state, rng.choice(moves))
+            state = self.canonical(state)
+            value = self.dense.value(conn, state)
+            if value is not None:
+                picked.append(self._row(state, value))
+        return picked
+
+    def sorted_layers(
+        self, conn: sqlite3.Connection, on_error: Callable[[str], None], plies: tuple[int, int] | None = None
+    ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None:
+        from tablebase.store.packed import unpack_values
+
+        def layers() -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+            for ply, states, values in self._positions(conn, plies, on_error):
+                order = states.argsort()
+                yield (ply, states[order], *unpack_values(values[order]))
+
+        return layers()
+
+    def check_labels(
+        self, conn: sqlite3.Connection, on_error: Callable[[str], None], progress: Progress | None
+    ) -> int | None:
+        reader = self.dense
+        checked = 0
+        for ply, count, bad in reader.index.check(lambda p: reader.ply(conn, p, on_error), progress):
+            checked += count
+            for slot in bad[:10].tolist():
+                key = self.game.format_position(reader.index.state(ply, slot))
+                on_error(f"{key}: the stored label does not follow from its children's")
+            if bad.size > 10:
+                on_error(f"ply {ply}: {bad.size - 10} more height vectors hold a label that does not follow from its children's")
+        return checked
+
+    @classmethod
+    def write_solution(
+        cls, solution: Solution, *, engine: Engine, path: Path | None, seconds: float, progress: Progress | None
+    ) -> None:
+        raise BuildError(f"{solution.game.name}: storage 'dense' solves the variant itself")
+
+    @classmethod
+    def write_layers(cls, layers: Layers, *, path: Path, seconds: float, progress: Progress | None) -> None:
+        raise BuildError(f"{layers.game.name}: storage 'dense' solves the variant itself")
+
+    @classmethod
+    def build(cls, game: Game, *, path: Path, progress: Progress | None) -> None:
+        from tablebase.store.dense import write_dense
+
+        cls.check_game(game)
+        index = game.dense_index()
+        assert index is not None
+        write_dense(path, game, index, 0.0, progress)
+
+
 def _unpack(value: int) -> Value:
     """``(outcome, distance)`` of a packed value (see :func:`tablebase.store.packed.pack_values`)."""
     distance = (value >> 2) - 1
@@ -650,6 +824,7 @@ def _unpack(value: int) -> Value:
 
 
 __all__ = [
+    "Dense",
     "EdgeChunk",
     "Entry",
     "MovesTable",

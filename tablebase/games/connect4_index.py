@@ -1,0 +1,216 @@
+"""The dense index of a Connect Four board's positions, ply by ply (no numba needed to read it).
+
+A gravity board's position is its column heights and the colours of its
+discs, and a position of ply ``p`` has ``ceil(p / 2)`` x discs. So the
+positions of ply ``p`` are numbered densely (their *slot*): the height vectors
+summing to ``p`` in increasing order of their code ``sum h_c (H + 1)^c``, each
+followed by its ``C(p, ceil(p / 2))`` colourings. A colouring is the set of x
+discs among the ``p`` discs in column-major order (bottom first), ranked in
+colex order, which is the order of the set's bit mask as an integer.
+
+Not every slot is a position: some cannot arise in play (a four for the side
+that did not move last, or discs that no order of turns can drop). The
+build over the index is :mod:`tablebase.games.connect4_dense`; the storage
+that keeps one value a slot is :mod:`tablebase.store.dense`.
+"""
+
+from __future__ import annotations
+
+from math import comb
+from typing import TYPE_CHECKING, Callable, Iterator
+
+import numpy as np
+
+from tablebase.games.connect4_bits import DRAWN_END, LOST_END, WIN_NOW
+
+if TYPE_CHECKING:
+    from tablebase.games.dense import PlyCounts
+
+class Connect4Index:
+    """The slot numbering of a ``columns`` x ``rows`` gravity board (see the module)."""
+
+    def __init__(self, columns: int, rows: int):
+        self.columns, self.rows = columns, rows
+        self.cells = cells = columns * rows
+        self.height = rows + 1
+        radix = rows + 1
+        codes = radix**columns
+        heights = np.array([[code // radix**c % radix for c in range(columns)] for code in range(codes)], dtype=np.int64)
+        plies = heights.sum(axis=1)
+        order = np.lexsort((np.arange(codes), plies))
+        #: Height-vector codes by ply, then code; ``starts[p]`` is the first of ply ``p``.
+        self.codes = order.astype(np.int64)
+        self.starts = np.searchsorted(plies[order], np.arange(cells + 2)).astype(np.int64)
+        self.colourings = np.array([comb(p, (p + 1) // 2) for p in range(cells + 1)], dtype=np.int64)
+        #: First slot of each height-vector code within its ply.
+        self.base = np.zeros(codes, dtype=np.int64)
+        sizes = np.zeros(cells + 1, dtype=np.int64)
+        for p in range(cells + 1):
+            ply_codes = self.codes[self.starts[p] : self.starts[p + 1]]
+            self.base[ply_codes] = np.arange(ply_codes.size, dtype=np.int64) * self.colourings[p]
+            sizes[p] = ply_codes.size * self.colourings[p]
+        self.sizes = sizes
+        self.heights = heights
+        self.powers = np.array([radix**c for c in range(columns)], dtype=np.int64)
+        self._base = self.base.tolist()
+        self._powers = self.powers.tolist()
+        self._binom = [[comb(n, k) for k in range(cells + 2)] for n in range(cells + 2)]
+        self._bottom = sum(1 << c * self.height for c in range(columns))
+        self._board = self._bottom * ((1 << rows) - 1)
+        # per pair of adjacent columns (and a last one alone), per value of their blocks: discs,
+        # x discs, x discs in the mirror image's order, the heights' share of the code and of the
+        # mirror image's code, the blocks in the mirror image, the discs in the state layout
+        self._pairs = [
+            (c * self.height, (1 << self.height * len(group)) - 1, self._pair_table(group))
+            for c in range(0, columns, 2)
+            for group in [list(range(c, min(c + 2, columns)))]
+        ]
+        # per byte of a colouring, per number of x discs below it: the colex terms of its bits
+        self._colex = [
+            [[_colex_terms(8 * j, t, b) for b in range(256)] for t in range(cells // 2 + 2)] for j in range((cells + 7) // 8)
+        ]
+
+    def _pair_table(self, group: list[int]) -> list[tuple[int, int, int, int, int, int, int]]:
+        height, last = self.height, self.columns - 1
+        table = []
+        for value in range(1 << height * len(group)):
+            h_all = x_all = mirrored = step = mirror_step = image = filled = 0
+            for i, c in enumerate(group):
+                b = value >> i * height & (1 << height) - 1
+                h = max(b.bit_length() - 1, 0)
+                x = b & (1 << h) - 1
+                x_all |= x << h_all
+                mirrored = mirrored << h | x
+                h_all += h
+                step += h * self._powers[c]
+                mirror_step += h * self._powers[last - c]
+                image |= (b or 1) << (last - c) * height
+                filled |= ((1 << h) - 1) << c * height
+            table.append((h_all, x_all, mirrored, step, mirror_step, image, filled))
+        return table
+
+    def ply_sizes(self) -> list[int]:
+        """The number of slots of each ply."""
+        return [int(s) for s in self.sizes]
+
+    def slot(self, state: int) -> tuple[int, int]:
+        """``(ply, slot)`` of the canonical form of a state (the state or its mirror image, whichever
+        is the smaller integer: :meth:`Connect4Game.canonical`)."""
+        _, ply, slot = self.find(state)
+        return ply, slot
+
+    def find(self, state: int) -> tuple[int | None, int, int]:
+        """``(derived value, ply, slot)`` of a state: :meth:`derived` and :meth:`slot` in one pass."""
+        state = int(state)
+        code = mirror_code = p = mask = mirror_mask = mirror = discs = 0
+        for shift, width, table in self._pairs:
+            h, x, mirrored_x, step, mirror_step, image, filled = table[state >> shift & width]
+            mask |= x << p
+            mirror_mask = mirror_mask << h | mirrored_x
+            code += step
+            mirror_code += mirror_step
+            mirror |= image
+            discs |= filled
+            p += h
+        if mirror < state:
+            mask, code = mirror_mask, mirror_code
+        rank = below = 0
+        for terms in self._colex:
+            b = mask & 255
+            if b:
+                rank += terms[below][b]
+                below += _POPCOUNT[b]
+            mask >>= 8
+            if not mask:
+                break
+        x_bits = state & discs
+        mine = x_bits if p % 2 == 0 else discs ^ x_bits
+        derived = None
+        if p and _has_four(discs ^ mine, self.rows):
+            derived = LOST_END
+        elif p == self.cells:
+            derived = DRAWN_END
+        elif (discs + self._bottom) & self._board & _winning_spots(mine, self.rows):
+            derived = WIN_NOW
+        return derived, p, self._base[code] + rank
+
+    def state(self, ply: int, slot: int) -> int:
+        """The state of a slot (whether or not it is a position)."""
+        per = int(self.colourings[ply])
+        code = int(self.codes[self.starts[ply] + slot // per])
+        rank = slot % per
+        mask = 0
+        binom = self._binom
+        for k in range((ply + 1) // 2, 0, -1):
+            q = k - 1
+            while binom[q + 1][k] <= rank:
+                q += 1
+            rank -= binom[q][k]
+            mask |= 1 << q
+        state = p = 0
+        for c in range(self.columns):
+            h = int(self.heights[code, c])
+            state |= (1 << h | mask >> p & (1 << h) - 1) << c * self.height
+            p += h
+        return state
+
+    def derived(self, state: int) -> int | None:
+        """The packed value the rules give for a position without a search (not stored):
+        the end of the game, or a win with the next move; ``None`` otherwise."""
+        return self.find(state)[0]
+
+    def solve(self, progress: Callable[[str, int, int], None] | None = None) -> Iterator[tuple[int, np.ndarray, PlyCounts]]:
+        """See :func:`tablebase.games.connect4_dense.solve` (needs numba)."""
+        from tablebase.games.connect4_dense import solve
+
+        return solve(self, progress)
+
+    def check(
+        self, read: Callable[[int], np.ndarray], progress: Callable[[str, int, int], None] | None = None
+    ) -> Iterator[tuple[int, int, np.ndarray]]:
+        """See :func:`tablebase.games.connect4_dense.check` (needs numba)."""
+        from tablebase.games.connect4_dense import check
+
+        return check(self, read, progress)
+
+    def positions(
+        self, read: Callable[[int], np.ndarray], plies: tuple[int, int] | None = None
+    ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        """See :func:`tablebase.games.connect4_dense.positions` (needs numba)."""
+        from tablebase.games.connect4_dense import positions
+
+        return positions(self, read, plies)
+
+
+_POPCOUNT = [bin(b).count("1") for b in range(256)]
+
+
+def _colex_terms(offset: int, below: int, byte: int) -> int:
+    """The colex terms of the set bits of ``byte`` at bit ``offset`` of a colouring, ``below`` set bits before it."""
+    total = 0
+    for bit in range(8):
+        if byte >> bit & 1:
+            below += 1
+            total += comb(offset + bit, below)
+    return total
+
+
+def _has_four(bits: int, rows: int) -> bool:
+    for step in (1, rows + 1, rows, rows + 2):
+        pairs = bits & bits >> step
+        if pairs & pairs >> 2 * step:
+            return True
+    return False
+
+
+def _winning_spots(position: int, rows: int) -> int:
+    """Cells (possibly off the board or taken) that would complete a four of ``position``."""
+    r = (position << 1) & (position << 2) & (position << 3)
+    for s in (rows + 1, rows, rows + 2):
+        p = (position << s) & (position << 2 * s)
+        r |= p & (position << 3 * s)
+        r |= p & (position >> s)
+        p = (position >> s) & (position >> 2 * s)
+        r |= p & (position << s)
+        r |= p & (position >> 3 * s)
+    return r

@@ -1,0 +1,70 @@
+"""What a game gives to be stored densely: a numbering of its positions, ply by ply (its *dense index*).
+
+The ``dense`` storage (:mod:`tablebase.store.dense`) keeps one value a slot
+of that numbering and lets the index solve and check the game over it.
+Connect Four's is :mod:`tablebase.games.connect4_index`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterator, Protocol
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclass(frozen=True)
+class PlyCounts:
+    """What one ply of a dense build holds (positions: symmetric images counted; classes: one each)."""
+
+    positions: int
+    classes: int
+    #: Classes where the game is over.
+    terminal: int
+    #: Positions won, lost and drawn for the side to move.
+    outcomes: tuple[int, int, int]
+    #: Classes won, lost and drawn for the side to move.
+    class_outcomes: tuple[int, int, int]
+
+
+class DenseIndex(Protocol):
+    """A game's dense numbering of its positions, ply by ply, with the build and check over it."""
+
+    def ply_sizes(self) -> list[int]:
+        """The number of slots of each ply, from ply 0."""
+        ...
+
+    def slot(self, state: int) -> tuple[int, int]:
+        """``(ply, slot)`` of the state's symmetry class (the slot of its canonical form)."""
+        ...
+
+    def find(self, state: int) -> tuple[int | None, int, int]:
+        """``(derived value, ply, slot)``: :meth:`derived` and :meth:`slot` at once."""
+        ...
+
+    def state(self, ply: int, slot: int) -> int:
+        """The state of a slot."""
+        ...
+
+    def derived(self, state: int) -> int | None:
+        """The packed value the rules give for a position (not stored), ``None`` if they do not."""
+        ...
+
+    def solve(self, progress: Callable[[str, int, int], None] | None = None) -> Iterator[tuple[int, np.ndarray, PlyCounts]]:
+        """Per ply, in any order: ``(ply, values, counts)``, the values one ``np.uint8`` a slot,
+        0 where nothing is stored."""
+        ...
+
+    def check(
+        self, read: Callable[[int], np.ndarray], progress: Callable[[str, int, int], None] | None = None
+    ) -> Iterator[tuple[int, int, np.ndarray]]:
+        """Per ply: ``(ply, positions checked, slots whose stored label disagrees with their children)``,
+        ``read(p)`` giving the stored bytes of ply ``p``."""
+        ...
+
+    def positions(
+        self, read: Callable[[int], np.ndarray], plies: tuple[int, int] | None = None
+    ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+        """Per ply (in ``plies`` if given), in order: ``(ply, canonical states, packed values)`` of every position."""
+        ...

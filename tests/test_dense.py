@@ -1,0 +1,233 @@
+"""Dense storage of Connect Four boards: the index, builds against the packed layout and
+Tromp's table, verify catching damage, the planner's choice, and positions no game reaches."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tablebase
+from tablebase import build
+from tablebase.errors import BuildError, MalformedPositionError
+from tablebase.games import get
+from tablebase.games.connect4 import Connect4Game, has_four, to_bitboards
+from tablebase.games.connect4_index import Connect4Index
+from tablebase.store.dense import BLOCK, decode_block, encode_block
+
+pytest.importorskip("numba")
+
+#: Legal positions per board and the start's value for x: John Tromp's tables, "John's Connect
+#: Four Playground" (https://tromp.github.io/c4/c4.html); 6x4 is a second-player win whose last
+#: disc is the 24th (the results table of github.com/ChristopheSteininger/c4 agrees).
+TROMP = {
+    "connect4-4-4": (161_029, "draw"),
+    "connect4-4-5": (1_706_255, "draw"),
+    "connect4-6-4": (94_910_577, "loss"),
+    "connect4-5-5": (69_763_700, "draw"),
+}
+
+
+def walk(game: Connect4Game, rng: random.Random) -> list[int]:
+    """The states of one random game from the start, the last one over."""
+    state = game.initial_state()
+    states = [state]
+    while game.outcome(state) is None:
+        state = game.apply(state, rng.choice(game.legal_moves(state)))
+        states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("name", ["connect4-4-4", "connect4-6-5", "connect4-7-4", "connect4"])
+def test_slot_and_state_are_inverse_on_random_games(name: str) -> None:
+    game = get(name)
+    assert isinstance(game, Connect4Game)
+    index = Connect4Index(game.columns, game.rows)
+    sizes = index.ply_sizes()
+    rng = random.Random(5)
+    seen: dict[tuple[int, int], int] = {}
+    for _ in range(30):
+        for state in walk(game, rng):
+            ply, slot = index.slot(state)
+            assert ply == game.plies_played(state)
+            assert 0 <= slot < sizes[ply]
+            assert index.state(ply, slot) == game.canonical(state)[0]
+            assert seen.setdefault((ply, slot), game.canonical(state)[0]) == game.canonical(state)[0]
+
+
+def test_every_slot_of_the_first_plies_is_a_distinct_state() -> None:
+    index = Connect4Index(4, 4)
+    for ply in range(7):
+        states = [index.state(ply, slot) for slot in range(index.ply_sizes()[ply])]
+        assert len(set(states)) == len(states)
+        game = get("connect4-4-4")
+        for slot, state in enumerate(states):
+            if game.canonical(state)[0] == state:
+                assert index.slot(state) == (ply, slot)
+
+
+def test_derived_values_are_the_rules(tmp_path: Path) -> None:
+    game = get("connect4-4-4")
+    assert isinstance(game, Connect4Game)
+    index = Connect4Index(4, 4)
+    rng = random.Random(2)
+    for _ in range(50):
+        for state in walk(game, rng):
+            value = index.derived(state)
+            children = game.children(state)
+            if game.outcome(state) is not None:
+                assert value == (2 | 1 << 2 if game.outcome(state) == "loss" else 3 | 1 << 2)
+            elif any(game.outcome(child) == "loss" for _, child in children):
+                assert value == 1 | 2 << 2
+            else:
+                assert value is None
+
+
+def build_both(path: Path, name: str) -> tuple[tablebase.Tablebase, tablebase.Tablebase]:
+    dense, packed = tablebase.open(path / "dense.db"), tablebase.open(path / "packed.db")
+    dense.build(name, storage="dense")
+    packed.build(name, storage="packed")
+    return dense, packed
+
+
+@pytest.mark.parametrize("name", ["connect4-4-4", "connect4-4-5"])
+def test_dense_stores_what_packed_stores(tmp_path: Path, name: str) -> None:
+    dense, packed = build_both(tmp_path, name)
+    a, b = dense.variant(name), packed.variant(name)
+    assert a.info.storage == "dense" and b.info.storage == "packed"
+    with a.snapshot() as ca, b.snapshot() as cb:
+        layers_a = {p: arrays for p, *arrays in a.storage.sorted_layers(ca, pytest.fail)}
+        layers_b = {p: arrays for p, *arrays in b.storage.sorted_layers(cb, pytest.fail)}
+    assert layers_a.keys() == layers_b.keys()
+    for ply in layers_a:
+        for x, y in zip(layers_a[ply], layers_b[ply]):
+            assert np.array_equal(x, y), ply
+    assert a.stats().to_dict() == b.stats().to_dict()
+    game = a.game
+    assert isinstance(game, Connect4Game)
+    rng = random.Random(7)
+    for _ in range(20):
+        for state in walk(game, rng):
+            position = game.format_position(state)
+            assert a.probe(position).to_dict() == b.probe(position).to_dict()
+            assert a.predecessors(position).to_dict() == b.predecessors(position).to_dict()
+    assert a.line().to_dict() == b.line().to_dict()
+
+
+@pytest.mark.parametrize("name", ["connect4-6-4", "connect4-5-5"])
+def test_dense_builds_agree_with_tromp(tmp_path: Path, name: str) -> None:
+    positions, start = TROMP[name]
+    with tablebase.open(tmp_path / "c4.db") as tb:
+        tb.build(name)
+        table = tb.variant(name)
+        assert table.info.storage == "dense"
+        assert table.stats().positions == positions
+        probe = table.probe()
+        assert probe.outcome == start
+        if name == "connect4-6-4":
+            assert probe.distance == 24
+        report = tb.verify(name)
+        assert report.ok and report.states == table.stats().classes
+
+
+def test_verify_finds_a_label_changed_in_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "c4.db"
+    with tablebase.open(path) as tb:
+        tb.build("connect4-4-4", storage="dense")
+        assert tb.verify("connect4-4-4").ok
+    conn = sqlite3.connect(path)
+    ply = 8
+    first, count, data = conn.execute(
+        "SELECT first_state, count, data FROM blocks WHERE ply = ? ORDER BY first_state LIMIT 1", (ply,)
+    ).fetchone()
+    values = decode_block(data, ply, first, count).expand()
+    index = Connect4Index(4, 4)
+    game = get("connect4-4-4")
+    # a stored slot: a canonical position that can arise, whose value the rules do not give
+    slot = next(
+        s for s in range(count)
+        if values[s] and game.canonical(index.state(ply, first + s))[0] == index.state(ply, first + s)
+        and game.can_arise(index.state(ply, first + s)) and index.derived(index.state(ply, first + s)) is None
+    )  # fmt: skip
+    values[slot] = 1 | 30 << 2
+    conn.execute(
+        "UPDATE blocks SET data = ? WHERE ply = ? AND first_state = ?", (encode_block(values, ply, first), ply, first)
+    )
+    conn.commit()
+    conn.close()
+    with tablebase.open(path) as tb:
+        report = tb.verify("connect4-4-4")
+        assert not report.ok
+        assert any(game.format_position(index.state(ply, first + slot)) in e for e in report.errors)
+
+
+def test_a_corrupt_block_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "c4.db"
+    with tablebase.open(path) as tb:
+        tb.build("connect4-4-4", storage="dense")
+    conn = sqlite3.connect(path)
+    first, data = conn.execute("SELECT first_state, data FROM blocks WHERE ply = 6 LIMIT 1").fetchone()
+    damaged = data[:12] + bytes([data[12] ^ 0xFF]) + data[13:]
+    conn.execute("UPDATE blocks SET data = ? WHERE ply = 6 AND first_state = ?", (damaged, first))
+    conn.commit()
+    conn.close()
+    with tablebase.open(path) as tb:
+        report = tb.verify("connect4-4-4")
+        assert not report.ok
+        assert any("ply 6" in e and "corrupt" in e for e in report.errors)
+
+
+def test_a_block_holds_block_slots() -> None:
+    values = np.zeros(BLOCK, dtype=np.uint8)
+    values[[3, 100, 5000]] = [9, 13, 22]
+    decoded = decode_block(encode_block(values, 5, BLOCK), 5, BLOCK, BLOCK).expand()
+    # slots after a stored one repeat it; slots before the first stored one stay 0
+    assert decoded[:3].tolist() == [0, 0, 0]
+    assert decoded[3:100].tolist() == [9] * 97 and decoded[100] == 13 and decoded[4999] == 13 and decoded[-1] == 22
+
+
+def test_the_planner_picks_dense_for_large_gravity_boards() -> None:
+    plan = build.plan("connect4-6-4", symmetry=True, storage=None, path_known=True)
+    assert plan.storage is not None and plan.storage.name == "dense"
+    assert build.plan("connect4-4-4", symmetry=True, storage=None, path_known=True).storage is None
+    assert build.plan("connect4-6-4", symmetry=False, storage=None, path_known=True).storage is None
+    with pytest.raises(BuildError, match="symmetry"):
+        build.plan("connect4-6-4", symmetry=False, storage="dense", path_known=True)
+    with pytest.raises(BuildError, match="cannot be stored dense"):
+        build.plan("mnk-3-3-3", symmetry=True, storage="dense", path_known=True)
+
+
+def test_positions_no_game_reaches_are_refused() -> None:
+    game = get("connect4-4-4")
+    # column 1 holds x, x, o, o from the bottom: after x's first disc o must answer, and cannot there
+    with pytest.raises(MalformedPositionError, match="no game reaches it"):
+        game.parse_position("o.../o.../x.../x...")
+    assert game.can_arise(game.parse_position("o.../x.../o.../x..."))
+
+
+def test_can_arise_agrees_with_a_walk_from_the_start() -> None:
+    game = get("connect4-4-4")
+    index = Connect4Index(4, 4)
+    frontier = {game.initial_state()}
+    for ply in range(8):
+        reached = frontier
+        for slot in range(index.ply_sizes()[ply]):
+            state = index.state(ply, slot)
+            x_bits, mask = to_bitboards(state, 4, 4)
+            both = has_four(x_bits, 4) and has_four(mask ^ x_bits, 4)
+            assert (state in reached) == (not both and game.can_arise(state)), game.format_position(state)
+        frontier = {child for s in frontier for _, child in game.children(s)}
+
+
+def test_export_reads_dense(tmp_path: Path) -> None:
+    dense, packed = build_both(tmp_path, "connect4-4-4")
+    dense.export("connect4-4-4", tmp_path / "a.db", plies=(0, 5))
+    packed.export("connect4-4-4", tmp_path / "b.db", plies=(0, 5))
+    rows = [
+        sqlite3.connect(tmp_path / f).execute("SELECT key, outcome, distance FROM states ORDER BY key").fetchall()
+        for f in ("a.db", "b.db")
+    ]
+    assert rows[0] == rows[1] and len(rows[0]) > 100
