@@ -20,6 +20,8 @@ from tablebase.store.dense import BLOCK, decode_block, encode_block
 
 pytest.importorskip("numba")
 
+from tablebase.games.connect4_jit import Solver  # noqa: E402
+
 #: Legal positions per board and the start's value for x: John Tromp's tables, "John's Connect
 #: Four Playground" (https://tromp.github.io/c4/c4.html); 6x4 is a second-player win whose last
 #: disc is the 24th (the results table of github.com/ChristopheSteininger/c4 agrees).
@@ -131,6 +133,25 @@ def test_dense_builds_agree_with_tromp(tmp_path: Path, name: str) -> None:
             assert probe.distance == 24
         report = tb.verify(name)
         assert report.ok and report.states == table.stats().classes
+        # every column's value against an independent search (alpha-beta over Pons' scores)
+        game = table.game
+        assert isinstance(game, Connect4Game)
+        solver = Solver(game.columns, game.rows, 1 << 20)
+        rng = random.Random(11)
+        checked = 0
+        for _ in range(12):
+            for state in walk(game, rng)[8:-1]:
+                probe = table.probe(game.format_position(state))
+                assert (probe.outcome, probe.distance) == solver.label(state)
+                for move in probe.moves:
+                    # a move's value is its mover's: the child's value turned round, one ply longer
+                    child = game.parse_position(move.position)
+                    over = game.outcome(child)
+                    outcome, distance = (over, 0) if over is not None else solver.label(child)
+                    expected = {"win": "loss", "loss": "win", "draw": "draw"}[outcome], distance + 1
+                    assert (move.outcome, move.distance) == expected, move
+                checked += 1
+        assert checked > 100
 
 
 def test_verify_finds_a_label_changed_in_the_file(tmp_path: Path) -> None:
