@@ -57,6 +57,7 @@ class Connect4Index:
         self._binom = [[comb(n, k) for k in range(cells + 2)] for n in range(cells + 2)]
         self._bottom = sum(1 << c * self.height for c in range(columns))
         self._board = self._bottom * ((1 << rows) - 1)
+        self._columns = [((1 << self.height) - 1) << c * self.height for c in range(columns)]
         # per pair of adjacent columns (and a last one alone), per value of their blocks: discs,
         # x discs, x discs in the mirror image's order, the heights' share of the code and of the
         # mirror image's code, the blocks in the mirror image, the discs in the state layout
@@ -102,6 +103,55 @@ class Connect4Index:
     def find(self, state: int) -> tuple[int | None, int, int]:
         """``(derived value, ply, slot)`` of a state: :meth:`derived` and :meth:`slot` in one pass."""
         state = int(state)
+        discs, ply, slot = self._locate(state)
+        x_bits = state & discs
+        mine = x_bits if ply % 2 == 0 else discs ^ x_bits
+        derived = None
+        if ply and _has_four(discs ^ mine, self.rows):
+            derived = LOST_END
+        elif ply == self.cells:
+            derived = DRAWN_END
+        elif (discs + self._bottom) & self._board & _winning_spots(mine, self.rows):
+            derived = WIN_NOW
+        return derived, ply, slot
+
+    def children(self, state: int) -> list[tuple[int, int, int | None, int, int]]:
+        """``(move, child, derived value, ply, slot)`` for every move of a position whose game is
+        not over: :meth:`find` of each child, the rules' part worked out once for all of them."""
+        state = int(state)
+        rows, bottom, board = self.rows, self._bottom, self._board
+        discs, ply, _ = self._locate(state)
+        x_bits = state & discs
+        x_moves = ply % 2 == 0
+        mine = x_bits if x_moves else discs ^ x_bits
+        theirs = discs ^ mine
+        playable = (discs + bottom) & board
+        # a drop on one of these ends the game with the mover's four; the opponent then wins at once
+        # on a cell of theirs that is playable after the drop
+        finishing = playable & _winning_spots(mine, rows)
+        replies = _winning_spots(theirs, rows) & board
+        full = ply + 1 == self.cells
+        found = []
+        for c in range(self.columns):
+            cell = playable & self._columns[c]
+            if not cell:
+                continue
+            # x: the sentinel stays as x's disc and a new one goes above; o: the sentinel carries up
+            sentinel = cell << 1
+            child = state | sentinel if x_moves else state + cell
+            derived: int | None = None
+            if cell & finishing:
+                derived = LOST_END
+            elif full:
+                derived = DRAWN_END
+            elif replies & ((playable ^ cell) | (sentinel & board)):
+                derived = WIN_NOW
+            _, child_ply, slot = self._locate(child)
+            found.append((c, child, derived, child_ply, slot))
+        return found
+
+    def _locate(self, state: int) -> tuple[int, int, int]:
+        """``(discs in the state layout, ply, slot of the canonical form)``."""
         code = mirror_code = p = mask = mirror_mask = mirror = discs = 0
         for shift, width, table in self._pairs:
             h, x, mirrored_x, step, mirror_step, image, filled = table[state >> shift & width]
@@ -123,16 +173,7 @@ class Connect4Index:
             mask >>= 8
             if not mask:
                 break
-        x_bits = state & discs
-        mine = x_bits if p % 2 == 0 else discs ^ x_bits
-        derived = None
-        if p and _has_four(discs ^ mine, self.rows):
-            derived = LOST_END
-        elif p == self.cells:
-            derived = DRAWN_END
-        elif (discs + self._bottom) & self._board & _winning_spots(mine, self.rows):
-            derived = WIN_NOW
-        return derived, p, self._base[code] + rank
+        return discs, p, self._base[code] + rank
 
     def state(self, ply: int, slot: int) -> int:
         """The state of a slot (whether or not it is a position)."""

@@ -43,6 +43,10 @@ class DenseIndex(Protocol):
         """``(derived value, ply, slot)``: :meth:`derived` and :meth:`slot` at once."""
         ...
 
+    def children(self, state: int) -> list[tuple[int, int, int | None, int, int]]:
+        """``(move, child, derived value, ply, slot)`` of every move of a position not over."""
+        ...
+
     def state(self, ply: int, slot: int) -> int:
         """The state of a slot."""
         ...

@@ -175,6 +175,17 @@ class DenseReader:
             return None
         return runs[slot - first] or None
 
+    def moves(self, conn: sqlite3.Connection, state: int) -> list[tuple[int, int | None]]:
+        """``(move, packed value of the position it leads to)`` for every move of a position not over."""
+        found: list[tuple[int, int | None]] = []
+        for move, _, derived, ply, slot in self.index.children(state):
+            if derived is None:
+                first = slot - slot % BLOCK
+                runs = self._block(conn, ply, first)
+                derived = (runs[slot - first] or None) if runs is not None else None
+            found.append((move, derived))
+        return found
+
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[int | None]:
         """:meth:`value` of each state."""
         return [self.value(conn, s) for s in states]

@@ -729,9 +729,7 @@ class Dense(Packed):
         return [None if v is None else _unpack(v) for v in self.dense.values(conn, states)]
 
     def moves(self, conn: sqlite3.Connection, state: int, entry: Entry) -> list[tuple[int, Value | None]]:
-        children = self.game.children(state)
-        values = self.values(conn, [child for _, child in children])
-        return [(code, value) for (code, _), value in zip(children, values)]
+        return [(code, None if v is None else _unpack(v)) for code, v in self.dense.moves(conn, state)]
 
     def parents(self, conn: sqlite3.Connection, state: int, entry: Entry) -> set[tuple[int, int]]:
         reachable = self.game.can_arise
