@@ -610,7 +610,11 @@ class Packed(StatesOnly):
         return Entry(outcome, distance, self.game.outcome(state) is not None, state)
 
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
-        return [None if v is None else _unpack(v) for v in self.reader.values(conn, states)]
+        unpacked = _UNPACKED
+        return [
+            None if v is None else unpacked.get(v) or _unpack(v)
+            for v in self.reader.values(conn, states)
+        ]
 
     def _row(self, state: int, value: int) -> Row:
         game = self.game
@@ -821,6 +825,10 @@ def _unpack(value: int) -> Value:
     """``(outcome, distance)`` of a packed value (see :func:`tablebase.store.packed.pack_values`)."""
     distance = (value >> 2) - 1
     return NAMES[value & 3], None if distance < 0 else distance
+
+
+#: :func:`_unpack` of the packed values of distances up to 254.
+_UNPACKED = {v: _unpack(v) for v in range(1 << 10) if v & 3 in NAMES}
 
 
 __all__ = [

@@ -357,43 +357,47 @@ class BlockCache:
     def __init__(self, limit: int = CACHE_BYTES):
         self.limit = limit
         self.size = 0
-        self._blocks: OrderedDict[tuple[int, int], Block] = OrderedDict()
-        self._firsts: dict[int, list[int]] = {}
+        self._order: OrderedDict[Block, None] = OrderedDict()
+        self._plies: dict[int, tuple[list[int], list[Block]]] = {}
         self._lock = threading.Lock()
 
     def covering(self, ply: int, key: int) -> Block | None:
         """The cached block of ``ply`` whose range holds ``key``."""
         with self._lock:
-            firsts = self._firsts.get(ply)
-            if not firsts:
+            cached = self._plies.get(ply)
+            if cached is None:
                 return None
+            firsts, blocks = cached
             at = bisect.bisect_right(firsts, key) - 1
             if at < 0:
                 return None
-            block = self._blocks[(ply, firsts[at])]
+            block = blocks[at]
             if key > block.last:
                 return None
-            self._blocks.move_to_end((ply, firsts[at]))
+            self._order.move_to_end(block)
             return block
 
     def add(self, block: Block) -> None:
         with self._lock:
-            index = (block.ply, block.first)
-            if index in self._blocks:
+            firsts, blocks = self._plies.setdefault(block.ply, ([], []))
+            at = bisect.bisect_left(firsts, block.first)
+            if at < len(firsts) and firsts[at] == block.first:
                 return
-            self._blocks[index] = block
-            bisect.insort(self._firsts.setdefault(block.ply, []), block.first)
+            firsts.insert(at, block.first)
+            blocks.insert(at, block)
+            self._order[block] = None
             self.size += block.nbytes
-            while self.size > self.limit and len(self._blocks) > 1:
-                (ply, first), old = self._blocks.popitem(last=False)
-                firsts = self._firsts[ply]
-                del firsts[bisect.bisect_left(firsts, first)]
+            while self.size > self.limit and len(self._order) > 1:
+                old, _ = self._order.popitem(last=False)
+                firsts, blocks = self._plies[old.ply]
+                at = bisect.bisect_left(firsts, old.first)
+                del firsts[at], blocks[at]
                 self.size -= old.nbytes
 
     def clear(self) -> None:
         with self._lock:
-            self._blocks.clear()
-            self._firsts.clear()
+            self._order.clear()
+            self._plies.clear()
             self.size = 0
 
 
