@@ -17,6 +17,7 @@ from tablebase.store.packed import (
     BlockCache,
     CorruptBlockError,
     decode_block,
+    decode_part,
     encode_block,
     pack_values,
     unpack_values,
@@ -45,19 +46,26 @@ NOSYM_POSITIONS = 1500
 # -- the codec -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("count", [1, 2, 1000, 4096])
+@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("count", [1, 2, 1000, 1025, 4096])
 @pytest.mark.parametrize("spread", [3, 1 << 20, 1 << 62])
-def test_block_round_trip(count: int, spread: int) -> None:
+def test_block_round_trip(count: int, spread: int, version: int) -> None:
     rng = np.random.default_rng(count + spread.bit_length())
     keys = np.unique(rng.integers(0, spread, size=count * 2, dtype=np.uint64))[:count]
     outcome = rng.integers(1, 4, size=keys.size).astype(np.int8)
     distance = rng.integers(-1, 300, size=keys.size)
     values = pack_values(outcome, distance)
-    data = encode_block(keys, values, 7)
+    data = encode_block(keys, values, 7, version=version)
+    assert data[0] == version
     got_keys, got_values = decode_block(data, 7, int(keys[0]), int(keys.size))
     assert np.array_equal(got_keys, keys) and np.array_equal(got_values, values)
     got_outcome, got_distance = unpack_values(got_values)
     assert np.array_equal(got_outcome, outcome) and np.array_equal(got_distance, distance)
+    for key in rng.choice(keys, size=min(50, keys.size)):
+        part_keys, part_values = decode_part(data, 7, int(keys[0]), int(keys.size), int(key))
+        at = int(np.searchsorted(part_keys, key))
+        assert part_keys[at] == key and part_values[at] == values[np.searchsorted(keys, key)]
+        assert part_keys.size == (keys.size if version == 1 else min(1024, part_keys.size))
 
 
 def test_block_is_small_for_dense_keys() -> None:
@@ -66,11 +74,12 @@ def test_block_is_small_for_dense_keys() -> None:
     assert len(encode_block(keys, values, 0)) < 200  # constant gaps and values compress to almost nothing
 
 
+@pytest.mark.parametrize("version", [1, 2])
 @pytest.mark.parametrize("tamper", ["byte", "ply", "first", "count", "truncate"])
-def test_block_checks_its_row(tamper: str) -> None:
+def test_block_checks_its_row(tamper: str, version: int) -> None:
     keys = np.arange(10, 5000, 7, dtype=np.uint64)
     values = pack_values(np.full(keys.size, 1), np.arange(keys.size) % 20)
-    data = bytearray(encode_block(keys, values, 4))
+    data = bytearray(encode_block(keys, values, 4, version=version))
     ply, first, count = 4, int(keys[0]), int(keys.size)
     if tamper == "byte":
         data[len(data) // 2] ^= 0x40
@@ -84,6 +93,26 @@ def test_block_checks_its_row(tamper: str) -> None:
         data = data[: len(data) // 2]
     with pytest.raises(CorruptBlockError):
         decode_block(bytes(data), ply, first, count)
+    if tamper != "byte":
+        with pytest.raises(CorruptBlockError):
+            decode_part(bytes(data), ply, first, count, int(keys[-1]))
+
+
+def test_each_part_checks_its_header() -> None:
+    keys = np.arange(0, 4096 * 5, 5, dtype=np.uint64)
+    values = pack_values(np.full(keys.size, 3), np.arange(keys.size) % 30)
+    data = encode_block(keys, values, 2)
+    assert data[1] == 10 and data[3] == 2  # parts of 1,024 states, offsets of two bytes
+    offsets = 4 + 4  # after the fixed header and the four parts' numbers of key planes
+    for part in range(4):
+        key = int(keys[part * 1024 + 5])
+        for at in [4 + part] + ([offsets + 2 * (part - 1)] if part else []):
+            changed = bytearray(data)
+            changed[at] ^= 1  # the part's number of key planes, its first key
+            with pytest.raises(CorruptBlockError):
+                decode_part(bytes(changed), 2, int(keys[0]), int(keys.size), key)
+            with pytest.raises(CorruptBlockError):
+                decode_block(bytes(changed), 2, int(keys[0]), int(keys.size))
 
 
 def test_block_cache_is_bounded_and_finds_ranges() -> None:

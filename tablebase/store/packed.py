@@ -4,20 +4,24 @@ The states of each ply are sorted by their integer encoding and cut into
 blocks of :data:`BLOCK` states. One row of ``blocks`` holds one block: the
 variant, the ply, the first state (as the integer the lookups search and as
 its position string, for SQL browsers), the number of states and the packed
-data. Inside the data:
+data. A block is cut into parts of :data:`SUB_BLOCK` states; each part holds
 
-* the keys after the first as differences from the previous key, each split
+* its keys after the first as differences from the previous key, each split
   into byte planes (all lowest bytes, then all second bytes, ...), as many
-  planes as the largest difference needs;
+  planes as the part's largest difference needs;
 * one value per state, ``outcome | (distance + 1) << 2`` (the outcome codes of
   the solver, distance ``+ 1`` so that 0 stands for no distance), in one byte
   plane or two;
 
-compressed with zlib behind an 8-byte header (format, plane counts, CRC-32 of
-the uncompressed data and of the row's ply, first state and count). A lookup
-is one indexed read of the block whose first state is the largest not above
-the state looked up, one decompression and one binary search; decoded blocks
-stay in a bounded least-recently-used cache (:class:`BlockCache`).
+and the parts one after the other are one raw deflate stream behind a header
+(format, part size, plane counts, each part's first key and the CRC-32 of
+its data and of the row's ply, its first state and its count). A lookup is
+one indexed read of the block whose first state is the largest not above
+the state looked up, the inflation of the stream up to the end of the part
+whose range holds it (on average five eighths of the block), the decoding of
+that part only and one binary search; decoded parts stay in a bounded
+least-recently-used cache (:class:`BlockCache`). Files of format 1 (one part
+per block, a zlib stream) are read as well.
 
 Side to move, terminal flag, orbit size and representative flag are not
 stored: they follow from the rules. :func:`write_packed` writes a variant from
@@ -35,7 +39,7 @@ import zlib
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, NamedTuple, Sequence
 
 import numpy as np
 
@@ -60,8 +64,20 @@ PAGE_SIZE = 16384
 CACHE_BYTES = 64 << 20
 #: Largest state a block can hold (keys are SQLite integers).
 MAX_STATE = (1 << 63) - 1
-FORMAT = 1
+#: States per part of a block: a part decodes on its own, so a lookup inflates and decodes at
+#: most the data up to the end of one part, a quarter of the block's decoding.
+SUB_BLOCK = 1024
+#: Format of the blocks written (1: one part; 2: parts of ``SUB_BLOCK`` states); both are read.
+FORMAT = 2
+#: Format 1: format, key planes, value planes, CRC-32.
 _HEADER = struct.Struct("<BBBxI")
+#: Format 2: format, log2 of the part size, value planes, bytes of each part's offset; then the
+#: key planes of each part, the first key of each part after the first (as an offset from the
+#: block's first key) and the CRC-32 of each part.
+_HEADER_V2 = struct.Struct("<BBBB")
+_CRC = struct.Struct("<I")
+_EIGHT = np.uint64(8)
+_EIGHT16 = np.uint16(8)
 _SEED = struct.Struct("<qqq")
 _NO_DISTANCE = -1
 
@@ -88,20 +104,146 @@ def _seed(ply: int, first: int, count: int) -> int:
     return zlib.crc32(_SEED.pack(ply, first, count))
 
 
-def encode_block(
-    keys: np.ndarray, values: np.ndarray, ply: int, compress: Compress | None = None
-) -> bytes:
-    """The data of a block of sorted distinct ``keys`` (``np.uint64``) and packed ``values``."""
-    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+def _section(keys: np.ndarray, values: np.ndarray, value_planes: int) -> tuple[bytes, int]:
+    """The byte planes of sorted ``keys`` (differences after the first) and of ``values``, and the number of key planes."""
     deltas = np.diff(keys)
     key_planes = (int(deltas.max()).bit_length() + 7) // 8 if deltas.size else 0
+    key_bytes = np.ascontiguousarray(deltas.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :key_planes].T).tobytes()
+    value_bytes = np.ascontiguousarray(values.astype("<u2").view(np.uint8).reshape(-1, 2)[:, :value_planes].T).tobytes()
+    return key_bytes + value_bytes, key_planes
+
+
+def encode_block(
+    keys: np.ndarray,
+    values: np.ndarray,
+    ply: int,
+    compress: Compress | None = None,
+    version: int = FORMAT,
+    sub_block: int = SUB_BLOCK,
+) -> bytes:
+    """The data of a block of sorted distinct ``keys`` (``np.uint64``) and packed ``values``.
+
+    ``version`` 2 (the default) codes the block in parts of ``sub_block`` states (a power of two)
+    that decode on their own; version 1 is the single-part format of earlier files.
+    """
+    keys = np.ascontiguousarray(keys, dtype=np.uint64)
+    values = np.asarray(values)
     value_planes = 1 if values.size == 0 or int(values.max()) < 256 else 2
-    parts = [np.ascontiguousarray(deltas.astype("<u8").view(np.uint8).reshape(-1, 8)[:, :key_planes].T).tobytes()]
-    parts.append(np.ascontiguousarray(values.astype("<u2").view(np.uint8).reshape(-1, 2)[:, :value_planes].T).tobytes())
-    raw = b"".join(parts)
-    crc = zlib.crc32(raw, _seed(ply, int(keys[0]), int(keys.size)))
-    body = compress(raw) if compress is not None else zlib.compress(raw, LEVEL)
-    return _HEADER.pack(FORMAT, key_planes, value_planes, crc) + body
+    first = int(keys[0])
+    if version == 1:
+        raw, key_planes = _section(keys, values, value_planes)
+        crc = zlib.crc32(raw, _seed(ply, first, int(keys.size)))
+        body = compress(raw) if compress is not None else zlib.compress(raw, LEVEL)
+        return _HEADER.pack(1, key_planes, value_planes, crc) + body
+    if version != 2 or sub_block < 1 or sub_block & (sub_block - 1):
+        raise ValueError(f"no block format {version} with parts of {sub_block} states")
+    sections, planes, offsets, crcs = [], [], [], []
+    for lo in range(0, keys.size, sub_block):
+        part_keys = keys[lo : lo + sub_block]
+        section, key_planes = _section(part_keys, values[lo : lo + sub_block], value_planes)
+        sections.append(section)
+        planes.append(key_planes)
+        crcs.append(zlib.crc32(section, _seed(ply, int(part_keys[0]), int(part_keys.size))))
+        if lo:
+            offsets.append(int(part_keys[0]) - first)
+    width = (max(offsets).bit_length() + 7) // 8 if offsets else 0
+    raw = b"".join(sections)
+    if compress is not None:
+        body = compress(raw)
+    else:
+        packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -15)
+        body = packer.compress(raw) + packer.flush()
+    header = _HEADER_V2.pack(2, sub_block.bit_length() - 1, value_planes, width) + bytes(planes)
+    header += b"".join(o.to_bytes(width, "little") for o in offsets) + struct.pack(f"<{len(crcs)}I", *crcs)
+    return header + body
+
+
+class _Part(NamedTuple):
+    """Where one part of a block lies in its uncompressed data."""
+
+    first: int
+    size: int
+    key_planes: int
+    start: int
+    end: int
+    crc: int
+
+
+class _Layout(NamedTuple):
+    """A block's header read: its format, value planes, where the compressed data starts, its parts."""
+
+    version: int
+    value_planes: int
+    body: int
+    parts: list[_Part]
+    firsts: list[int]
+
+
+def _layout(data: bytes, ply: int, first: int, count: int) -> _Layout:
+    version = data[0] if data else 0
+    if version == 1:
+        _, key_planes, value_planes, crc = _HEADER.unpack_from(data)
+        if key_planes > 8 or value_planes not in (1, 2):
+            raise ValueError("unknown block format")
+        end = (count - 1) * key_planes + count * value_planes
+        return _Layout(1, value_planes, _HEADER.size, [_Part(first, count, key_planes, 0, end, crc)], [first])
+    if version != 2:
+        raise ValueError("unknown block format")
+    _, shift, value_planes, width = _HEADER_V2.unpack_from(data)
+    if shift > 30 or value_planes not in (1, 2) or width > 8 or count < 1:
+        raise ValueError("unknown block format")
+    size = 1 << shift
+    n = (count + size - 1) >> shift
+    at = _HEADER_V2.size
+    planes = data[at : at + n]
+    at += n
+    firsts = [first]
+    for _ in range(n - 1):
+        firsts.append(first + int.from_bytes(data[at : at + width], "little"))
+        at += width
+    crcs = struct.unpack_from(f"<{n}I", data, at)
+    at += 4 * n
+    if len(planes) != n or max(planes) > 8:
+        raise ValueError("unknown block format")
+    parts = []
+    start = 0
+    for j in range(n):
+        part_count = min(size, count - j * size)
+        end = start + (part_count - 1) * planes[j] + part_count * value_planes
+        parts.append(_Part(firsts[j], part_count, planes[j], start, end, crcs[j]))
+        start = end
+    return _Layout(2, value_planes, at, parts, firsts)
+
+
+def _decode_section(
+    raw: bytes, first: int, count: int, key_planes: int, value_planes: int
+) -> tuple[np.ndarray, np.ndarray]:
+    n = count - 1
+    planes = np.frombuffer(raw, dtype=np.uint8)
+    keys = np.empty(count, dtype=np.uint64)
+    deltas = keys[1:]
+    if key_planes:
+        key_bytes = planes[: n * key_planes].reshape(key_planes, n)
+        deltas[:] = key_bytes[key_planes - 1]
+        for plane in range(key_planes - 2, -1, -1):
+            deltas <<= _EIGHT
+            deltas |= key_bytes[plane]
+    else:
+        deltas[:] = 0
+    keys[0] = first
+    np.cumsum(keys, out=keys)
+    value_bytes = planes[n * key_planes :]
+    if value_planes == 1:
+        values = value_bytes.astype(np.uint16)
+    else:
+        low, high = value_bytes.reshape(2, count)
+        values = low.astype(np.uint16) | (high.astype(np.uint16) << _EIGHT16)
+    return keys, values
+
+
+def _check(raw: bytes, part: _Part, ply: int) -> None:
+    if len(raw) != part.end - part.start or zlib.crc32(raw, _seed(ply, part.first, part.size)) != part.crc:
+        raise CorruptBlockError("block fails its checksum")
 
 
 def decode_block(
@@ -109,26 +251,72 @@ def decode_block(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(keys, values)`` of a block; raises :class:`CorruptBlockError` if it does not check out."""
     try:
-        version, key_planes, value_planes, crc = _HEADER.unpack_from(data)
-        if version != FORMAT or key_planes > 8 or value_planes not in (1, 2):
-            raise ValueError("unknown block format")
-        raw = decompress(data[_HEADER.size :]) if decompress is not None else zlib.decompress(data[_HEADER.size :])
-    except (struct.error, ValueError, zlib.error, TypeError) as exc:
+        layout = _layout(data, ply, first, count)
+        body = memoryview(data)[layout.body :]
+        size = layout.parts[-1].end
+        if decompress is not None:
+            raw = decompress(bytes(body))
+        elif layout.version == 1:
+            raw = zlib.decompress(body, bufsize=max(size, 1))
+        else:
+            raw = zlib.decompress(body, -15, max(size, 1))
+    except (struct.error, ValueError, zlib.error, TypeError, IndexError) as exc:
         raise CorruptBlockError(f"block does not decode ({exc})") from exc
-    if len(raw) != (count - 1) * key_planes + count * value_planes or zlib.crc32(raw, _seed(ply, first, count)) != crc:
+    if len(raw) != size:
         raise CorruptBlockError("block fails its checksum")
-    n = count - 1
-    planes = np.frombuffer(raw, dtype=np.uint8)
-    wide = np.zeros((n, 8), dtype=np.uint8)
-    if key_planes:
-        wide[:, :key_planes] = planes[: n * key_planes].reshape(key_planes, n).T
-    keys = np.empty(count, dtype=np.uint64)
-    keys[0] = first
-    np.cumsum(wide.view(np.uint64).ravel(), out=keys[1:])
-    keys[1:] += np.uint64(first)
-    vwide = np.zeros((count, 2), dtype=np.uint8)
-    vwide[:, :value_planes] = planes[n * key_planes :].reshape(value_planes, count).T
-    return keys, vwide.view("<u2").ravel().astype(np.uint16)
+    keys, values = [], []
+    for part in layout.parts:
+        section = raw[part.start : part.end]
+        _check(section, part, ply)
+        part_keys, part_values = _decode_section(section, part.first, part.size, part.key_planes, layout.value_planes)
+        keys.append(part_keys)
+        values.append(part_values)
+    if len(keys) == 1:
+        return keys[0], values[0]
+    return np.concatenate(keys), np.concatenate(values)
+
+
+def decode_part(data: bytes, ply: int, first: int, count: int, key: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, values)`` of the part of a block whose range would hold ``key`` (the whole block in
+    format 1): only the compressed data up to its end is inflated and only its checksum checked."""
+    if data[:1] != b"\x02":
+        return decode_block(data, ply, first, count)
+    try:
+        _, shift, value_planes, width = _HEADER_V2.unpack_from(data)
+        size = 1 << shift
+        n = (count + size - 1) >> shift
+        if shift > 30 or value_planes not in (1, 2) or width > 8 or count < 1:
+            raise ValueError("unknown block format")
+        # the part: the last whose first key is not above ``key``
+        at = _HEADER_V2.size + n
+        offset = key - first
+        j, part_first = 0, first
+        for i in range(1, n):
+            found = int.from_bytes(data[at : at + width], "little")
+            if found > offset:
+                break
+            j, part_first = i, first + found
+            at += width
+        at = _HEADER_V2.size + n + (n - 1) * width
+        (crc,) = _CRC.unpack_from(data, at + 4 * j)
+        planes = data[_HEADER_V2.size : _HEADER_V2.size + n]
+        key_planes = planes[j]
+        part_count = min(size, count - j * size)
+        start = j * size * value_planes + (size - 1) * sum(planes[:j])
+        end = start + (part_count - 1) * key_planes + part_count * value_planes
+        if len(planes) != n or key_planes > 8:
+            raise ValueError("unknown block format")
+        body = memoryview(data)[at + 4 * n :]
+        if j == n - 1:
+            raw = zlib.decompress(body, -15, max(end, 1))
+        else:
+            raw = zlib.decompressobj(-15).decompress(body, end)
+    except (struct.error, ValueError, zlib.error, TypeError, IndexError) as exc:
+        raise CorruptBlockError(f"block does not decode ({exc})") from exc
+    section = raw[start:end]
+    if len(raw) < end or zlib.crc32(section, _seed(ply, part_first, part_count)) != crc:
+        raise CorruptBlockError("block fails its checksum")
+    return _decode_section(section, part_first, part_count, key_planes, value_planes)
 
 
 class Block:
@@ -169,43 +357,47 @@ class BlockCache:
     def __init__(self, limit: int = CACHE_BYTES):
         self.limit = limit
         self.size = 0
-        self._blocks: OrderedDict[tuple[int, int], Block] = OrderedDict()
-        self._firsts: dict[int, list[int]] = {}
+        self._order: OrderedDict[Block, None] = OrderedDict()
+        self._plies: dict[int, tuple[list[int], list[Block]]] = {}
         self._lock = threading.Lock()
 
     def covering(self, ply: int, key: int) -> Block | None:
         """The cached block of ``ply`` whose range holds ``key``."""
         with self._lock:
-            firsts = self._firsts.get(ply)
-            if not firsts:
+            cached = self._plies.get(ply)
+            if cached is None:
                 return None
+            firsts, blocks = cached
             at = bisect.bisect_right(firsts, key) - 1
             if at < 0:
                 return None
-            block = self._blocks[(ply, firsts[at])]
+            block = blocks[at]
             if key > block.last:
                 return None
-            self._blocks.move_to_end((ply, firsts[at]))
+            self._order.move_to_end(block)
             return block
 
     def add(self, block: Block) -> None:
         with self._lock:
-            index = (block.ply, block.first)
-            if index in self._blocks:
+            firsts, blocks = self._plies.setdefault(block.ply, ([], []))
+            at = bisect.bisect_left(firsts, block.first)
+            if at < len(firsts) and firsts[at] == block.first:
                 return
-            self._blocks[index] = block
-            bisect.insort(self._firsts.setdefault(block.ply, []), block.first)
+            firsts.insert(at, block.first)
+            blocks.insert(at, block)
+            self._order[block] = None
             self.size += block.nbytes
-            while self.size > self.limit and len(self._blocks) > 1:
-                (ply, first), old = self._blocks.popitem(last=False)
-                firsts = self._firsts[ply]
-                del firsts[bisect.bisect_left(firsts, first)]
+            while self.size > self.limit and len(self._order) > 1:
+                old, _ = self._order.popitem(last=False)
+                firsts, blocks = self._plies[old.ply]
+                at = bisect.bisect_left(firsts, old.first)
+                del firsts[at], blocks[at]
                 self.size -= old.nbytes
 
     def clear(self) -> None:
         with self._lock:
-            self._blocks.clear()
-            self._firsts.clear()
+            self._order.clear()
+            self._plies.clear()
             self.size = 0
 
 
@@ -247,7 +439,7 @@ class PackedReader:
         return found
 
     def block(self, conn: sqlite3.Connection, ply: int, key: int) -> Block | None:
-        """The block of ``ply`` whose range would hold ``key`` (``None`` below the first block)."""
+        """The decoded part of a block of ``ply`` whose range would hold ``key`` (``None`` below the first block)."""
         block = self.cache.covering(ply, key)
         if block is not None:
             return block
@@ -258,14 +450,18 @@ class PackedReader:
         ).fetchone()
         if row is None:
             return None
-        block = self.decode(ply, row[0], row[1], row[2])
+        block = self.decode(ply, row[0], row[1], row[2], key)
         self.cache.add(block)
         return block
 
-    def decode(self, ply: int, first: int, count: int, data: bytes) -> Block:
-        """A block row decoded; raises :class:`CorruptBlockError` naming the variant and the block."""
+    def decode(self, ply: int, first: int, count: int, data: bytes, key: int | None = None) -> Block:
+        """A block row decoded (with ``key``, only the part whose range would hold it); raises
+        :class:`CorruptBlockError` naming the variant and the block."""
         try:
-            keys, values = decode_block(data, ply, first, count)
+            if key is None:
+                keys, values = decode_block(data, ply, first, count)
+            else:
+                keys, values = decode_part(data, ply, first, count, key)
         except CorruptBlockError as exc:
             raise CorruptBlockError(
                 f"{self.game.name}: the block of ply {ply} from {self.game.format_position(first)!r} is corrupt"
@@ -285,8 +481,18 @@ class PackedReader:
 
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[int | None]:
         """The packed value of each canonical state, ``None`` where it is not stored."""
-        found = (self._find(conn, s, plies) for s, plies in zip(states, self._candidate_plies(conn, states)))
-        return [None if f is None else f[1] for f in found]
+        plies_played = self.game.plies_played
+        covering = self.cache.covering
+        found: list[int | None] = []
+        for state in states:
+            ply = plies_played(state)
+            if ply is None or not 0 <= state <= MAX_STATE:
+                hit = self._find(conn, state, self.ply_numbers(conn) if ply is None else [ply])
+                found.append(None if hit is None else hit[1])
+                continue
+            block = covering(ply, state) or self.block(conn, ply, state)
+            found.append(None if block is None else block.find(state))
+        return found
 
     def locate(self, conn: sqlite3.Connection, state: int) -> tuple[int, int] | None:
         """``(ply, packed value)`` of a canonical state, ``None`` if it is not stored."""
@@ -345,9 +551,12 @@ class PackedReader:
         for _ in range(count):
             at = rng.randrange(int(ends[-1]))
             i = int(np.searchsorted(ends, at, side="right"))
-            ply, first, _ = rows[i]
-            block = self.block(conn, ply, first)
-            assert block is not None
+            ply, first, size = rows[i]
+            data = conn.execute(
+                "SELECT data FROM blocks WHERE variant_id = ? AND ply = ? AND first_state = ?",
+                (self.variant_id, ply, first),
+            ).fetchone()[0]
+            block = self.decode(ply, first, size, data)
             j = at - (int(ends[i - 1]) if i else 0)
             picked.append((int(block.keys[j]), int(block.values[j])))
         return picked
