@@ -666,11 +666,11 @@ def write_packed(
     path: str | os.PathLike[str], layers: Layers, build_seconds: float, progress: Progress | None = None
 ) -> None:
     """Store ``layers`` in the SQLite file ``path`` with ``storage = 'packed'``, replacing an earlier build."""
-    from tablebase.store.states import replace_layers
+    from tablebase.store.states import replace_variant_data, summary
 
-    replace_layers(
+    replace_variant_data(
         Path(path),
-        layers,
+        summary(layers),
         "packed",
         build_seconds,
         lambda cur, vid: fill_packed(cur, layers, vid, progress),

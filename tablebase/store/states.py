@@ -232,23 +232,10 @@ def write_states(
     chunk: int = CHUNK,
 ) -> None:
     """Store ``layers`` in the SQLite file ``path`` with ``storage = 'states'``, replacing an earlier build."""
-    replace_layers(
-        Path(path), layers, "states", build_seconds, lambda cur, vid: _fill_states(cur, layers, vid, chunk, progress), progress
-    )
-
-
-def replace_layers(
-    target: Path,
-    layers: Layers,
-    storage: str,
-    build_seconds: float,
-    fill: Callable[[sqlite3.Cursor, int], PlyTally],
-    progress: Progress | None = None,
-    page_size: int | None = None,
-) -> None:
-    """Replace the variant of ``layers`` in ``target`` by a new one of layout ``storage``, whose data
-    ``fill`` writes (see :func:`replace_variant_data`)."""
-    replace_variant_data(target, summary(layers), storage, build_seconds, fill, progress, page_size)
+    replace_variant_data(
+        Path(path), summary(layers), "states", build_seconds,
+        lambda cur, vid: _fill_states(cur, layers, vid, chunk, progress), progress,
+    )  # fmt: skip
 
 
 def replace_variant_data(
