@@ -248,7 +248,10 @@ def _rival(
     if known:
         searcher.seed(known)
     try:
-        searcher.wdl_search(state, -1, 1)
+        if hasattr(table, "dfpn"):
+            searcher.wdl_search(state, -1, 0)  # not a loss? (the start's process asks for a win first)
+        else:
+            searcher.wdl_search(state, -1, 1)
     except _Timeout:
         return
     conn.send(table.export())
@@ -386,8 +389,32 @@ class _Searcher:
         return best
 
     def _wdl_compiled(self, state: int, alpha: int, beta: int) -> int:
-        """:meth:`wdl_search` by the game's compiled search."""
-        return self._sliced(self.wdl.search, state, alpha, beta)  # type: ignore[attr-defined]
+        """:meth:`wdl_search` by the game's compiled search: its proof-number search where it has
+        one (``table.dfpn``), its alpha-beta otherwise."""
+        if not hasattr(self.wdl, "dfpn"):
+            return self._sliced(self.wdl.search, state, alpha, beta)  # type: ignore[attr-defined]
+        lo, hi = -1, 1
+        while True:
+            entry = self.wdl.get(state)
+            if entry is not None:
+                lo, hi = max(lo, entry[0]), min(hi, entry[1])
+            if lo >= beta or hi <= alpha or lo == hi:
+                break
+            # the value is at least `target`? (a win first, then not a loss)
+            target = min(hi, beta)
+            if self._sliced(self._dfpn, state, target, target) > 0:
+                lo = target
+            else:
+                hi = target - 1
+            if entry is None or (lo, hi) != (entry[0], entry[1]):
+                self.wdl[state] = (lo, hi, -1 if entry is None else entry[2])
+        return lo if lo >= beta or lo == hi else hi
+
+    def _dfpn(self, state: int, target: int, _: int, budget: int) -> tuple[int | None, int]:
+        """One budget of the compiled proof-number search of "the value of ``state`` is at least
+        ``target``": 1 if so, 0 if not."""
+        proved, nodes = self.wdl.dfpn(state, target, budget)  # type: ignore[attr-defined]
+        return (None if proved is None else int(proved)), nodes
 
     def _dist_compiled(self, state: int, alpha: int, beta: int) -> int:
         """:meth:`dist_search` by the game's compiled search."""
