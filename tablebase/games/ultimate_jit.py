@@ -9,6 +9,9 @@ overwritten when its slots are taken, never made wrong. Both searches also
 bound a position by who can still make a line of fields (a side that cannot
 is worth at most a draw), and the outcome search can order moves by their
 history of cut-offs fully or only as a tie-break (:meth:`OutcomeTable.rival`).
+:meth:`OutcomeTable.dfpn` proves one bound of the value ("at least 1?", "at
+least 0?") by depth-first proof-number search, with proof and disproof numbers
+in a table of their own and what it settles as bounds in the outcome table.
 
 A state is keyed by three 63-bit words: the x marks of fields 0-6; the x marks
 of fields 7-8 and the o marks of fields 0-4; the o marks of fields 5-8, the

@@ -212,9 +212,11 @@ def prove(
     exact labels of positions (in any orientation) to start from, e.g. what a
     tablebase file already holds. ``compiled=False`` keeps the outcome step
     in Python where the game offers a compiled one (:meth:`Game.outcome_table`).
-    With ``processes=2`` and a compiled table that has a rival move order
-    (``table.rival()``), a second process races the start position's outcome
-    proof in that order; the first to finish gives its table to the rest.
+    With ``processes=2`` and a compiled table that has a rival (``table.rival()``),
+    a second process races the start position's outcome proof: with a
+    proof-number search (``table.dfpn``) it proves whether the start is not
+    lost while this one proves whether it is won, else the whole outcome in
+    the rival move order; its table's bounds are added to this one's.
     ``table`` is the compiled table of an earlier proof of the same game to go on
     with, one whose ``reusable`` is true (:meth:`Game.outcome_table`); the result's
     ``table`` is the one this proof used.
@@ -243,7 +245,8 @@ def prove(
 def _rival(
     game: Game, state: int, table: Any, deadline: float | None, known: dict[int, tuple[str, int | None]] | None, conn: Any
 ) -> None:
-    """In a second process: prove the outcome of ``state`` with ``table`` and send its entries."""
+    """In a second process: prove the outcome of ``state`` (with proof numbers: whether it is not
+    lost) with ``table`` and send its entries."""
     searcher = _Searcher(game, None if deadline is None else max(0.0, deadline - time.perf_counter()), table)
     if known:
         searcher.seed(known)
@@ -461,7 +464,7 @@ class _Searcher:
         self.rival_conn = receive
 
     def _adopt_rival(self) -> None:
-        """The rival finished first (or gave up): take its table, and stop it."""
+        """The rival finished first (or gave up): add its table's bounds to this one's, and stop it."""
         try:
             exported = self.rival_conn.recv()
         except EOFError:
