@@ -9,6 +9,9 @@ overwritten when its slots are taken, never made wrong. Both searches also
 bound a position by who can still make a line of fields (a side that cannot
 is worth at most a draw), and the outcome search can order moves by their
 history of cut-offs fully or only as a tie-break (:meth:`OutcomeTable.rival`).
+:meth:`OutcomeTable.dfpn` proves one bound of the value ("at least 1?", "at
+least 0?") by depth-first proof-number search, with proof and disproof numbers
+in a table of their own and what it settles as bounds in the outcome table.
 
 A state is keyed by three 63-bit words: the x marks of fields 0-6; the x marks
 of fields 7-8 and the o marks of fields 0-4; the o marks of fields 5-8, the
@@ -677,6 +680,248 @@ def _dist(
         mode = NEXT
 
 
+#: Proof and disproof numbers: ``PN_INF`` stands for a proved (or disproved) proposition; sums stop below it.
+PN_INF = 1 << 50
+#: The bit of a proof table key's third word (free in every state's) set for the proposition "value >= 1"
+#: (clear: "value >= 0").
+TARGET_BIT = 1 << 58
+#: Returned by :func:`_dfpn` when the node budget is spent.
+DFPN_ABORT = -1
+
+
+@njit(cache=True)
+def _pstore(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, pn: int, dn: int, work: int) -> None:
+    """Store proof and disproof numbers; when all probed slots are taken, replace the entry of least work."""
+    mask = keys.shape[0] - 1
+    i = _slot(w0, w1, w2, mask)
+    victim = i
+    least = vals[i, 2]
+    for _ in range(PROBES):
+        if keys[i, 2] == EMPTY or (keys[i, 2] == (w2 | USED) and keys[i, 0] == w0 and keys[i, 1] == w1):
+            break
+        if vals[i, 2] < least:
+            least = vals[i, 2]
+            victim = i
+        i = (i + 1) & mask
+    else:
+        i = victim
+    keys[i, 0] = w0
+    keys[i, 1] = w1
+    keys[i, 2] = w2 | USED
+    vals[i, 0] = pn
+    vals[i, 1] = dn
+    vals[i, 2] = work
+
+
+@njit(cache=True, inline="always")
+def _bound(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: int, hi: int, best: int) -> None:
+    """Narrow the outcome table's entry of a state to ``lo..hi`` (``best``: the move that proves ``lo``)."""
+    at = _find(keys, w0, w1, w2)
+    old_lo, old_hi, old_best = -1, 1, -1
+    if at >= 0:
+        old_lo, old_hi, old_best = int(vals[at, 0]), int(vals[at, 1]), int(vals[at, 2])
+    if lo > old_lo:
+        old_lo = lo
+        old_best = best
+    if hi < old_hi:
+        old_hi = hi
+    _store(keys, vals, w0, w1, w2, old_lo, old_hi, old_best)
+
+
+@njit(cache=True)
+def _dfpn(
+    xf: np.ndarray,
+    of: np.ndarray,
+    wx: int,
+    wo: int,
+    active: int,
+    w0: int,
+    w1: int,
+    w2: int,
+    mover: int,
+    classic: bool,
+    target: int,
+    epsilon: int,
+    keys: np.ndarray,
+    vals: np.ndarray,
+    pkeys: np.ndarray,
+    pvals: np.ndarray,
+    counter: np.ndarray,
+) -> int:
+    """Depth-first proof-number search of "the value for the side to move is at least ``target``"
+    (1 or 0): 1 proved, 0 disproved, :data:`DFPN_ABORT` when the budget is spent.
+
+    Negamax form: a node's proposition holds when some child's ("the child's value is at least
+    ``1 - target``") fails, so its proof number is the least of its children's disproof numbers
+    and its disproof number the sum of their proof numbers. Settled propositions go to the
+    outcome table (``keys``, ``vals``) as bounds; the others' numbers to the proof table
+    (``pkeys``, ``pvals``: proof number, disproof number, nodes of the last search below).
+    A child the tables do not know starts from what the lines of fields say, else from
+    proof number 1 and disproof number its count of moves. A child's disproof threshold is the
+    second-best child's times ``1 + 1 / epsilon``."""
+    two, newly, isknown, one = _frames()
+    moves, c0, c1, c2 = two[0], two[3], two[4], two[5]
+    cpn = np.empty((DEPTH, 81), dtype=np.int64)
+    cdn = np.empty((DEPTH, 81), dtype=np.int64)
+    fw0, fw1, fw2, fwx, fwo, fact, fmover = one[0], one[1], one[2], one[3], one[4], one[5], one[6]
+    ft, fthpn, fthdn, fwork, fpick, fn = one[7], one[8], one[9], one[10], one[11], one[12]
+    at = _find(keys, w0, w1, w2)
+    if at >= 0:
+        if vals[at, 0] >= target:
+            return 1
+        if vals[at, 1] < target:
+            return 0
+    klo, khi = _knowledge(xf, of, wx, wo, mover)
+    if klo >= target:
+        return 1
+    if khi < target:
+        return 0
+    fw0[0], fw1[0], fw2[0], fwx[0], fwo[0], fact[0], fmover[0] = w0, w1, w2, wx, wo, active, mover
+    ft[0], fthpn[0], fthdn[0] = target, PN_INF, PN_INF
+    depth = 0
+    mode = ENTER
+    rpn = 0
+    rdn = 0
+    while True:
+        d = depth
+        if mode == ENTER:
+            counter[0] += 1
+            if counter[0] > counter[1]:
+                return DFPN_ABORT
+            fwork[d] = counter[0]
+            w0, w1, w2 = fw0[d], fw1[d], fw2[d]
+            wx, wo, active, mover = fwx[d], fwo[d], fact[d], fmover[d]
+            t = ft[d]
+            tc = 1 - t
+            won = wx | wo
+            n, closed, free_open = _moves(xf, of, won, active, classic, moves[d])
+            mine_won = wx if mover == 0 else wo
+            pick = -1
+            for i in range(n):
+                m = moves[d, i]
+                ends, wins_field, a0, a1, a2, replies = _child(
+                    xf, of, w0, w1, w2, won, mine_won, mover, closed, free_open, classic, m
+                )
+                if ends == WINS:
+                    pick = i
+                    break
+                if ends == DRAWS:
+                    if t == 0:
+                        pick = i
+                        break
+                    cpn[d, i] = 0
+                    cdn[d, i] = PN_INF
+                    continue
+                newly[d, i] = wins_field
+                c0[d, i], c1[d, i], c2[d, i] = a0, a1, a2
+                e = _find(keys, a0, a1, a2)
+                if e >= 0:
+                    if vals[e, 1] < tc:
+                        pick = i
+                        break
+                    if vals[e, 0] >= tc:
+                        cpn[d, i] = 0
+                        cdn[d, i] = PN_INF
+                        continue
+                p = _find(pkeys, a0, a1, a2 | (TARGET_BIT if tc == 1 else 0))
+                if p >= 0:
+                    cpn[d, i] = pvals[p, 0]
+                    cdn[d, i] = pvals[p, 1]
+                    continue
+                f = m // 9
+                bit = 1 << (m % 9)
+                cwx, cwo = wx, wo
+                if mover == 0:
+                    xf[f] |= bit
+                    if wins_field:
+                        cwx |= 1 << f
+                else:
+                    of[f] |= bit
+                    if wins_field:
+                        cwo |= 1 << f
+                klo, khi = _knowledge(xf, of, cwx, cwo, 1 - mover)
+                _undo(xf, of, m, mover)
+                if khi < tc:
+                    pick = i
+                    break
+                if klo >= tc:
+                    cpn[d, i] = 0
+                    cdn[d, i] = PN_INF
+                    continue
+                cpn[d, i] = 1
+                cdn[d, i] = replies if replies > 0 else 1
+            if pick >= 0:
+                _bound(keys, vals, w0, w1, w2, t, 1, pick)
+                rpn, rdn = 0, PN_INF
+                mode = RETURN
+                continue
+            fn[d] = n
+            mode = NEXT
+            continue
+        if mode == NEXT:
+            n = fn[d]
+            t = ft[d]
+            pn = PN_INF + 1
+            dn2 = PN_INF
+            dn = 0
+            best = -1
+            for i in range(n):
+                x = cdn[d, i]
+                if x < pn:
+                    dn2 = pn
+                    pn = x
+                    best = i
+                elif x < dn2:
+                    dn2 = x
+                dn += cpn[d, i]
+            if pn == 0:
+                _bound(keys, vals, fw0[d], fw1[d], fw2[d], t, 1, best)
+                rpn, rdn = 0, PN_INF
+                mode = RETURN
+                continue
+            if dn == 0:
+                _bound(keys, vals, fw0[d], fw1[d], fw2[d], -1, t - 1, -1)
+                rpn, rdn = PN_INF, 0
+                mode = RETURN
+                continue
+            if dn >= PN_INF:
+                dn = PN_INF - 1
+            if dn2 > PN_INF:
+                dn2 = PN_INF
+            if pn >= fthpn[d] or dn >= fthdn[d]:
+                _pstore(
+                    pkeys, pvals, fw0[d], fw1[d], fw2[d] | (TARGET_BIT if t == 1 else 0), pn, dn,
+                    counter[0] - fwork[d],
+                )
+                rpn, rdn = pn, dn
+                mode = RETURN
+                continue
+            e = d + 1
+            thpn = fthdn[d] - dn + cpn[d, best]
+            grown = dn2 + dn2 // epsilon
+            if grown < dn2 + 1:
+                grown = dn2 + 1
+            thdn = fthpn[d] if fthpn[d] < grown else grown
+            fpick[d] = best
+            _descend(xf, of, d, best, moves, newly, c0, c1, c2, fw0, fw1, fw2, fwx, fwo, fact, fmover)
+            ft[e] = 1 - t
+            fthpn[e] = thpn if thpn < PN_INF else PN_INF
+            fthdn[e] = thdn
+            depth = e
+            mode = ENTER
+            continue
+        # RETURN: hand the numbers to the parent frame
+        if depth == 0:
+            return 1 if rpn == 0 else 0
+        depth -= 1
+        d = depth
+        i = fpick[d]
+        _undo(xf, of, moves[d, i], fmover[d])
+        cpn[d, i] = rpn
+        cdn[d, i] = rdn
+        mode = NEXT
+
+
 def words(state: int) -> tuple[int, int, int]:
     """The three words of the table key of a state of :mod:`tablebase.games.ultimate`.
 
@@ -708,6 +953,15 @@ def _rehash(keys: np.ndarray, vals: np.ndarray, new_keys: np.ndarray, new_vals: 
             _store(new_keys, new_vals, keys[i, 0], keys[i, 1], keys[i, 2] ^ USED, vals[i, 0], vals[i, 1], vals[i, 2])
 
 
+@njit(cache=True)
+def _merge(keys: np.ndarray, vals: np.ndarray, other_keys: np.ndarray, other_vals: np.ndarray) -> None:
+    for i in range(other_keys.shape[0]):
+        _bound(
+            keys, vals, other_keys[i, 0], other_keys[i, 1], other_keys[i, 2] ^ USED,
+            other_vals[i, 0], other_vals[i, 1], other_vals[i, 2],
+        )
+
+
 #: Slots of a new table (as a power of two); it grows fourfold when half full, up to its limit.
 START_BITS = 16
 
@@ -737,12 +991,20 @@ class _Table:
         self.work += nodes
         if self.bits < self.max_bits and self.work > (1 << self.bits) // 4:
             self.work = 0
-            if len(self) > (1 << self.bits) // 2:
-                bits = min(self.bits + 2, self.max_bits)
-                keys = np.zeros((1 << bits, 3), dtype=np.int64)
-                vals = np.zeros((1 << bits, 3), dtype=self.vals.dtype)
-                _rehash(self.keys, self.vals, keys, vals)
-                self.bits, self.keys, self.vals = bits, keys, vals
+            self.grow(0)
+
+    def grow(self, extra: int) -> None:
+        """Grow the table (fourfold at a time, up to its limit) until ``extra`` more entries would
+        leave it at most half full."""
+        used = len(self)
+        bits = self.bits
+        while bits < self.max_bits and used + extra > (1 << bits) // 2:
+            bits = min(bits + 2, self.max_bits)
+        if bits > self.bits:
+            keys = np.zeros((1 << bits, 3), dtype=np.int64)
+            vals = np.zeros((1 << bits, 3), dtype=self.vals.dtype)
+            _rehash(self.keys, self.vals, keys, vals)
+            self.bits, self.keys, self.vals = bits, keys, vals
 
 
 class DistanceTable(_Table):
@@ -750,6 +1012,18 @@ class DistanceTable(_Table):
 
     def __init__(self, max_bits: int):
         super().__init__(max_bits, np.int64)
+
+
+class ProofTable(_Table):
+    """The proof and disproof numbers of :meth:`OutcomeTable.dfpn` (with the nodes searched below each)."""
+
+    def __init__(self, max_bits: int):
+        super().__init__(max_bits, np.int64)
+
+
+#: The 1 + epsilon trick of :func:`_dfpn`: a child's disproof threshold is the second-best
+#: child's times ``1 + 1 / EPSILON``.
+EPSILON = 4
 
 
 class OutcomeTable(_Table):
@@ -769,6 +1043,8 @@ class OutcomeTable(_Table):
         self.counter = np.zeros(2, dtype=np.int64)
         #: The bounds of the distance search, a table of its own.
         self.distances = DistanceTable(max(4, max_bits - 2))
+        #: The proof and disproof numbers of :meth:`dfpn`'s unsettled positions.
+        self.proofs = ProofTable(max_bits)
 
     def get(self, state: int) -> tuple[int, int, int] | None:
         code = _get(self.keys, self.vals, *words(state))
@@ -816,6 +1092,19 @@ class OutcomeTable(_Table):
         self.note(nodes)
         return (None if value == ABORT else int(value)), nodes
 
+    def dfpn(self, state: int, target: int, budget: int) -> tuple[bool | None, int]:
+        """``(whether the value of the non-terminal ``state`` for its mover is at least ``target``
+        (1 or 0), nodes)`` by proof-number search; ``None`` when ``budget`` nodes were not enough.
+        What it settles lands in this table as bounds (so the other searches use it); the numbers
+        of what it did not settle stay in :attr:`proofs`, for the next call."""
+        result = _dfpn(
+            *self._start(state, budget), self.classic, target, EPSILON, self.keys, self.vals,
+            self.proofs.keys, self.proofs.vals, self.counter,
+        )
+        nodes = int(min(self.counter[0], budget))
+        self.note(nodes)
+        self.proofs.note(nodes)
+        return (None if result == DFPN_ABORT else result == 1), nodes
 
     def rival(self) -> OutcomeTable:
         """An empty table whose search orders moves otherwise (the history of cut-offs only breaks
@@ -823,15 +1112,17 @@ class OutcomeTable(_Table):
         more nodes in one order than in the other, so two processes can race the two."""
         return OutcomeTable(self.classic, self.max_bits, history_cap=999)
 
-    def export(self) -> tuple[int, np.ndarray, np.ndarray]:
+    def export(self) -> tuple[np.ndarray, np.ndarray]:
         """What :meth:`adopt` takes: the table's entries."""
-        return self.bits, self.keys, self.vals
+        used = self.keys[:, 2] != EMPTY
+        return self.keys[used], self.vals[used]
 
-    def adopt(self, exported: tuple[int, np.ndarray, np.ndarray]) -> None:
-        """Take the entries of another table of the same variant (proved bounds, like this one's) in
-        place of this one's."""
-        self.bits, self.keys, self.vals = exported
-        self.work = 0
+    def adopt(self, exported: tuple[np.ndarray, np.ndarray]) -> None:
+        """Add the entries of another table of the same variant (proved bounds, like this one's) to
+        this one's: where both know a state, its bounds are narrowed to both."""
+        keys, vals = exported
+        self.grow(len(keys))
+        _merge(self.keys, self.vals, keys, vals)
 
 
 def _load() -> None:
@@ -841,6 +1132,8 @@ def _load() -> None:
     table.search(9 << 180, -1, 1, 1)
     table.distance_search(9 << 180, 0, 1, 1)
     table.get(0)
+    table.dfpn(9 << 180, 1, 1)
+    table.adopt(table.export())
     table.distances[0] = (0, 0, -1)
     table.distances.get(0)
     _rehash(table.keys, table.vals, np.zeros((64, 3), dtype=np.int64), np.zeros((64, 3), dtype=np.int8))

@@ -212,9 +212,11 @@ def prove(
     exact labels of positions (in any orientation) to start from, e.g. what a
     tablebase file already holds. ``compiled=False`` keeps the outcome step
     in Python where the game offers a compiled one (:meth:`Game.outcome_table`).
-    With ``processes=2`` and a compiled table that has a rival move order
-    (``table.rival()``), a second process races the start position's outcome
-    proof in that order; the first to finish gives its table to the rest.
+    With ``processes=2`` and a compiled table that has a rival (``table.rival()``),
+    a second process races the start position's outcome proof: with a
+    proof-number search (``table.dfpn``) it proves whether the start is not
+    lost while this one proves whether it is won, else the whole outcome in
+    the rival move order; its table's bounds are added to this one's.
     ``table`` is the compiled table of an earlier proof of the same game to go on
     with, one whose ``reusable`` is true (:meth:`Game.outcome_table`); the result's
     ``table`` is the one this proof used.
@@ -243,12 +245,16 @@ def prove(
 def _rival(
     game: Game, state: int, table: Any, deadline: float | None, known: dict[int, tuple[str, int | None]] | None, conn: Any
 ) -> None:
-    """In a second process: prove the outcome of ``state`` with ``table`` and send its entries."""
+    """In a second process: prove the outcome of ``state`` (with proof numbers: whether it is not
+    lost) with ``table`` and send its entries."""
     searcher = _Searcher(game, None if deadline is None else max(0.0, deadline - time.perf_counter()), table)
     if known:
         searcher.seed(known)
     try:
-        searcher.wdl_search(state, -1, 1)
+        if hasattr(table, "dfpn"):
+            searcher.wdl_search(state, -1, 0)  # not a loss? (the start's process asks for a win first)
+        else:
+            searcher.wdl_search(state, -1, 1)
     except _Timeout:
         return
     conn.send(table.export())
@@ -386,8 +392,32 @@ class _Searcher:
         return best
 
     def _wdl_compiled(self, state: int, alpha: int, beta: int) -> int:
-        """:meth:`wdl_search` by the game's compiled search."""
-        return self._sliced(self.wdl.search, state, alpha, beta)  # type: ignore[attr-defined]
+        """:meth:`wdl_search` by the game's compiled search: its proof-number search where it has
+        one (``table.dfpn``), its alpha-beta otherwise."""
+        if not hasattr(self.wdl, "dfpn"):
+            return self._sliced(self.wdl.search, state, alpha, beta)  # type: ignore[attr-defined]
+        lo, hi = -1, 1
+        while True:
+            entry = self.wdl.get(state)
+            if entry is not None:
+                lo, hi = max(lo, entry[0]), min(hi, entry[1])
+            if lo >= beta or hi <= alpha or lo == hi:
+                break
+            # the value is at least `target`? (a win first, then not a loss)
+            target = min(hi, beta)
+            if self._sliced(self._dfpn, state, target, target) > 0:
+                lo = target
+            else:
+                hi = target - 1
+            if entry is None or (lo, hi) != (entry[0], entry[1]):
+                self.wdl[state] = (lo, hi, -1 if entry is None else entry[2])
+        return lo if lo >= beta or lo == hi else hi
+
+    def _dfpn(self, state: int, target: int, _: int, budget: int) -> tuple[int | None, int]:
+        """One budget of the compiled proof-number search of "the value of ``state`` is at least
+        ``target``": 1 if so, 0 if not."""
+        proved, nodes = self.wdl.dfpn(state, target, budget)  # type: ignore[attr-defined]
+        return (None if proved is None else int(proved)), nodes
 
     def _dist_compiled(self, state: int, alpha: int, beta: int) -> int:
         """:meth:`dist_search` by the game's compiled search."""
@@ -434,7 +464,7 @@ class _Searcher:
         self.rival_conn = receive
 
     def _adopt_rival(self) -> None:
-        """The rival finished first (or gave up): take its table, and stop it."""
+        """The rival finished first (or gave up): add its table's bounds to this one's, and stop it."""
         try:
             exported = self.rival_conn.recv()
         except EOFError:

@@ -1,0 +1,111 @@
+"""The proof-number outcome search of Ultimate tic-tac-toe against the alpha-beta and Python searches."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tablebase
+from tablebase.games import get
+from tablebase.games.base import random_live_position
+from tablebase.solve.search import prove
+
+ultimate_jit = pytest.importorskip("tablebase.games.ultimate_jit")
+
+VALUE = {"win": 1, "draw": 0, "loss": -1}
+
+
+def _table(variant: str) -> Any:
+    return ultimate_jit.OutcomeTable(get(variant).classic, max_bits=20)
+
+
+def _dfpn_value(table: Any, state: int, budget: int = 10**9) -> int:
+    """The value for the side to move: a win?, then not a loss?, each in calls of ``budget`` nodes."""
+    lo, hi = -1, 1
+    while lo < hi:
+        proved, _ = table.dfpn(state, hi, budget)
+        if proved is None:
+            continue
+        if proved:
+            lo = hi
+        else:
+            hi -= 1
+    return lo
+
+
+@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
+def test_proof_numbers_agree_with_alpha_beta(variant: str) -> None:
+    """60 positions of 12 to 24 open spots: the same value as the compiled alpha-beta, each on a fresh table."""
+    game = get(variant)
+    rng = random.Random(f"dfpn-{variant}")
+    values = []
+    for k in range(60):
+        state = random_live_position(game, 12 + k % 13, rng)
+        expected, _ = _table(variant).search(state, -1, 1, 10**9)
+        assert _dfpn_value(_table(variant), state) == expected, game.format_position(state)
+        values.append(expected)
+    assert set(values) == {-1, 0, 1}
+
+
+@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
+def test_proof_numbers_agree_with_the_python_search(variant: str) -> None:
+    """Positions of 10 to 16 open spots: the value the Python search proves, on one table shared by all."""
+    game = get(variant)
+    rng = random.Random(f"dfpn-python-{variant}")
+    table = _table(variant)
+    for k in range(30):
+        state = random_live_position(game, 10 + k % 7, rng)
+        python = prove(game, state, compiled=False)
+        assert _dfpn_value(table, state) == VALUE[python.outcome or ""], game.format_position(state)
+
+
+@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
+def test_small_budgets_resume_where_they_stopped(variant: str) -> None:
+    """A proof run in calls of 50 nodes (its numbers kept between calls) gives the value of one call."""
+    game = get(variant)
+    rng = random.Random(f"dfpn-budget-{variant}")
+    for k in range(8):
+        state = random_live_position(game, 18 + k % 5, rng)
+        assert _dfpn_value(_table(variant), state, budget=50) == _dfpn_value(_table(variant), state)
+
+
+@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
+def test_bounds_left_in_the_outcome_table_are_proved(variant: str) -> None:
+    """After a proof, the bounds the outcome table holds on positions two plies down contain their values."""
+    game = get(variant)
+    rng = random.Random(f"dfpn-bounds-{variant}")
+    checked = 0
+    for k in range(6):
+        state = random_live_position(game, 14 + k % 3, rng)
+        table = _table(variant)
+        _dfpn_value(table, state)
+        below = [child for _, child in game.children(state)]
+        below += [grandchild for child in below if game.outcome(child) is None for _, grandchild in game.children(child)]
+        for position in below:
+            entry = table.get(position)
+            if entry is None or game.outcome(position) is not None:
+                continue
+            value = VALUE[prove(game, position, compiled=False).outcome or ""]
+            assert entry[0] <= value <= entry[1], game.format_position(position)
+            checked += 1
+    assert checked > 10
+
+
+@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
+def test_solved_files_verify(tmp_path: Path, variant: str) -> None:
+    """Positions of 20 to 22 open spots solved with their moves (two processes): the file verifies, and
+    each start's outcome is the alpha-beta's."""
+    game = get(variant)
+    rng = random.Random(f"dfpn-solve-{variant}")
+    with tablebase.open(tmp_path / "u.db") as tb:
+        for k in range(3):
+            state = random_live_position(game, 20 + k, rng)
+            report = tb.solve(variant, game.format_position(state))
+            assert report.proved
+            expected, _ = _table(variant).search(state, -1, 1, 10**9)
+            assert VALUE[report.outcome] == expected
+        check = tb.verify(variant)
+        assert check.ok, check.errors
