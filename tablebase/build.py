@@ -44,14 +44,14 @@ DENSE_STORAGE = "dense"
 
 
 def _dense_by_default(game: Game, symmetry: bool) -> bool:
-    """Whether a build that names no layout is stored dense: the game has a dense index, numba is
-    installed, and the size bound is above :data:`LARGE_ABOVE`."""
+    """Whether a build that names no layout is stored with :data:`DENSE_STORAGE`: the size bound is
+    above :data:`LARGE_ABOVE` and that layout can store the game."""
     bound = game.size_bound(symmetry)
-    if bound is None or bound <= LARGE_ABOVE or game.dense_index() is None:
+    if bound is None or bound <= LARGE_ABOVE:
         return False
     try:
-        import numba  # noqa: F401
-    except ImportError:
+        layout(DENSE_STORAGE).check_game(game)
+    except BuildError:
         return False
     return True
 

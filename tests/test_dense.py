@@ -71,7 +71,7 @@ def test_every_slot_of_the_first_plies_is_a_distinct_state() -> None:
                 assert index.slot(state) == (ply, slot)
 
 
-def test_derived_values_are_the_rules(tmp_path: Path) -> None:
+def test_derived_values_are_the_rules() -> None:
     game = get("connect4-4-4")
     assert isinstance(game, Connect4Game)
     index = Connect4Index(4, 4)

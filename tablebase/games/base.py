@@ -194,7 +194,7 @@ class Game(ABC):
 
     def dense_index(self) -> DenseIndex | None:
         """The dense numbering of the positions, ply by ply, that the ``dense`` storage builds over
-        (:class:`tablebase.store.dense.DenseIndex`), ``None`` if the game has none."""
+        (:class:`tablebase.games.dense.DenseIndex`), ``None`` if the game has none."""
         return None
 
     # -- symmetry ------------------------------------------------------------

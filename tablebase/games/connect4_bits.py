@@ -28,3 +28,25 @@ def to_bitboards(state: int, columns: int, rows: int) -> tuple[int, int]:
         mask |= below << shift
         x_bits |= (block & below) << shift
     return x_bits, mask
+
+
+def has_four(bits: int, rows: int) -> bool:
+    """Whether ``bits`` (one player's discs in the state layout) hold four in a row."""
+    for step in (1, rows + 1, rows, rows + 2):
+        pairs = bits & bits >> step
+        if pairs & pairs >> 2 * step:
+            return True
+    return False
+
+
+def winning_spots(position: int, rows: int) -> int:
+    """Cells (possibly off the board or taken) that would complete a four of ``position``."""
+    r = (position << 1) & (position << 2) & (position << 3)
+    for s in (rows + 1, rows, rows + 2):
+        p = (position << s) & (position << 2 * s)
+        r |= p & (position << 3 * s)
+        r |= p & (position >> s)
+        p = (position >> s) & (position >> 2 * s)
+        r |= p & (position << s)
+        r |= p & (position >> 3 * s)
+    return r

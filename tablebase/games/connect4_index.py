@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 import numpy as np
 
-from tablebase.games.connect4_bits import DRAWN_END, LOST_END, WIN_NOW
+from tablebase.games.connect4_bits import DRAWN_END, LOST_END, WIN_NOW, has_four, winning_spots
 
 if TYPE_CHECKING:
     from tablebase.games.dense import PlyCounts
@@ -107,11 +107,11 @@ class Connect4Index:
         x_bits = state & discs
         mine = x_bits if ply % 2 == 0 else discs ^ x_bits
         derived = None
-        if ply and _has_four(discs ^ mine, self.rows):
+        if ply and has_four(discs ^ mine, self.rows):
             derived = LOST_END
         elif ply == self.cells:
             derived = DRAWN_END
-        elif (discs + self._bottom) & self._board & _winning_spots(mine, self.rows):
+        elif (discs + self._bottom) & self._board & winning_spots(mine, self.rows):
             derived = WIN_NOW
         return derived, ply, slot
 
@@ -128,8 +128,8 @@ class Connect4Index:
         playable = (discs + bottom) & board
         # a drop on one of these ends the game with the mover's four; the opponent then wins at once
         # on a cell of theirs that is playable after the drop
-        finishing = playable & _winning_spots(mine, rows)
-        replies = _winning_spots(theirs, rows) & board
+        finishing = playable & winning_spots(mine, rows)
+        replies = winning_spots(theirs, rows) & board
         full = ply + 1 == self.cells
         found = []
         for c in range(self.columns):
@@ -234,24 +234,3 @@ def _colex_terms(offset: int, below: int, byte: int) -> int:
             below += 1
             total += comb(offset + bit, below)
     return total
-
-
-def _has_four(bits: int, rows: int) -> bool:
-    for step in (1, rows + 1, rows, rows + 2):
-        pairs = bits & bits >> step
-        if pairs & pairs >> 2 * step:
-            return True
-    return False
-
-
-def _winning_spots(position: int, rows: int) -> int:
-    """Cells (possibly off the board or taken) that would complete a four of ``position``."""
-    r = (position << 1) & (position << 2) & (position << 3)
-    for s in (rows + 1, rows, rows + 2):
-        p = (position << s) & (position << 2 * s)
-        r |= p & (position << 3 * s)
-        r |= p & (position >> s)
-        p = (position >> s) & (position >> 2 * s)
-        r |= p & (position << s)
-        r |= p & (position >> 3 * s)
-    return r

@@ -249,9 +249,7 @@ _INSERT = "INSERT INTO blocks (variant_id, ply, first_state, first_key, count, d
 _NAMES = {1: "win", 2: "loss", 3: "draw"}
 
 
-def write_dense(
-    path: str | os.PathLike[str], game: Game, index: DenseIndex, build_seconds: float, progress: Progress | None = None
-) -> None:
+def write_dense(path: str | os.PathLike[str], game: Game, index: DenseIndex, progress: Progress | None = None) -> None:
     """Solve ``game`` over its dense index and store it in the SQLite file ``path`` with
     ``storage = 'dense'``, replacing an earlier build; the file is written only once the solve is done."""
     import time
@@ -269,7 +267,7 @@ def write_dense(
         packed = DenseReader(game, index, 0).decode(ply, first, row[4], row[5])[slot - first]
     result = (_NAMES[packed & 3], None if (packed >> 2) == 0 else (packed >> 2) - 1)
     built = Summary(game, True, result, sum(c.classes for c in counts.values()))
-    seconds = build_seconds + time.perf_counter() - started
+    seconds = time.perf_counter() - started
 
     def fill(cur: sqlite3.Cursor, variant_id: int) -> PlyTally:
         for lo in range(0, len(rows), 256):

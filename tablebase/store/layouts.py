@@ -611,11 +611,7 @@ class Packed(StatesOnly):
         return Entry(outcome, distance, self.game.outcome(state) is not None, state)
 
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
-        unpacked = _UNPACKED
-        return [
-            None if v is None else unpacked.get(v) or _unpack(v)
-            for v in self.reader.values(conn, states)
-        ]
+        return [_value(v) for v in self.reader.values(conn, states)]
 
     def _row(self, state: int, value: int) -> Row:
         game = self.game
@@ -724,17 +720,16 @@ class Dense(Packed):
             ) from None
 
     def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
-        value = self.dense.value(conn, state)
+        value = _value(self.dense.value(conn, state))
         if value is None:
             return None
-        outcome, distance = _unpack(value)
-        return Entry(outcome, distance, self.game.outcome(state) is not None, state)
+        return Entry(*value, self.game.outcome(state) is not None, state)
 
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
-        return [None if v is None else _unpack(v) for v in self.dense.values(conn, states)]
+        return [_value(v) for v in self.dense.values(conn, states)]
 
     def moves(self, conn: sqlite3.Connection, state: int, entry: Entry) -> list[tuple[int, Value | None]]:
-        return [(code, None if v is None else _unpack(v)) for code, v in self.dense.moves(conn, state)]
+        return [(code, _value(v)) for code, v in self.dense.moves(conn, state)]
 
     def parents(self, conn: sqlite3.Connection, state: int, entry: Entry) -> set[tuple[int, int]]:
         reachable = self.game.can_arise
@@ -817,7 +812,7 @@ class Dense(Packed):
         cls.check_game(game)
         index = game.dense_index()
         assert index is not None
-        write_dense(path, game, index, 0.0, progress)
+        write_dense(path, game, index, progress)
 
 
 def _unpack(value: int) -> Value:
@@ -828,6 +823,13 @@ def _unpack(value: int) -> Value:
 
 #: :func:`_unpack` of the packed values of distances up to 254.
 _UNPACKED = {v: _unpack(v) for v in range(1 << 10) if v & 3 in NAMES}
+
+
+def _value(packed: int | None) -> Value | None:
+    """:func:`_unpack` of a stored value (from a table for the usual ones), ``None`` for none."""
+    if packed is None:
+        return None
+    return _UNPACKED.get(packed) or _unpack(packed)
 
 
 __all__ = [
