@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 import numpy as np
 
 from tablebase.games.connect4_bits import DRAWN_END, LOST_END, WIN_NOW, has_four, winning_spots
+from tablebase.games.dense import colex_terms
 
 if TYPE_CHECKING:
     from tablebase.games.dense import PlyCounts
@@ -68,7 +69,7 @@ class Connect4Index:
         ]
         # per byte of a colouring, per number of x discs below it: the colex terms of its bits
         self._colex = [
-            [[_colex_terms(8 * j, t, b) for b in range(256)] for t in range(cells // 2 + 2)] for j in range((cells + 7) // 8)
+            [[colex_terms(8 * j, t, b) for b in range(256)] for t in range(cells // 2 + 2)] for j in range((cells + 7) // 8)
         ]
 
     def _pair_table(self, group: list[int]) -> list[tuple[int, int, int, int, int, int, int]]:
@@ -225,12 +226,3 @@ class Connect4Index:
 
 _POPCOUNT = [bin(b).count("1") for b in range(256)]
 
-
-def _colex_terms(offset: int, below: int, byte: int) -> int:
-    """The colex terms of the set bits of ``byte`` at bit ``offset`` of a colouring, ``below`` set bits before it."""
-    total = 0
-    for bit in range(8):
-        if byte >> bit & 1:
-            below += 1
-            total += comb(offset + bit, below)
-    return total

@@ -2,12 +2,14 @@
 
 The ``dense`` storage (:mod:`tablebase.store.dense`) keeps one value a slot
 of that numbering and lets the index solve and check the game over it.
-Connect Four's is :mod:`tablebase.games.connect4_index`.
+Connect Four's is :mod:`tablebase.games.connect4_index`, that of m,n,k boards
+:mod:`tablebase.games.mnk_index`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import comb
 from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 
 if TYPE_CHECKING:
@@ -40,7 +42,8 @@ class DenseIndex(Protocol):
         ...
 
     def find(self, state: int) -> tuple[int | None, int, int]:
-        """``(derived value, ply, slot)``: :meth:`derived` and :meth:`slot` at once."""
+        """``(derived value, ply, slot)``: :meth:`derived` and :meth:`slot` at once; slot -1 for a
+        state the parser accepts that no game reaches, when the index can tell."""
         ...
 
     def children(self, state: int) -> list[tuple[int, int, int | None, int, int]]:
@@ -72,3 +75,13 @@ class DenseIndex(Protocol):
     ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
         """Per ply (in ``plies`` if given), in order: ``(ply, canonical states, packed values)`` of every position."""
         ...
+
+
+def colex_terms(offset: int, below: int, byte: int) -> int:
+    """The colex terms of the set bits of ``byte`` at bit ``offset`` of a set, ``below`` set bits before it."""
+    total = 0
+    for bit in range(8):
+        if byte >> bit & 1:
+            below += 1
+            total += comb(offset + bit, below)
+    return total
