@@ -16,15 +16,13 @@ them (the canonical slot, or the rules).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numba import njit, prange
 
-from tablebase.games import dense_kernels
 from tablebase.games.connect4_bits import DRAWN_END, LOST_END, WIN_NOW
-from tablebase.games.dense import PlyCounts
-from tablebase.games.dense_kernels import POPCOUNTS, Kernels, Progress, colex, colex_table, next_colouring
+from tablebase.games.dense_kernels import POPCOUNTS, Kernels, add_child, colex, colex_table, next_colouring, parent_value
 
 
 class Connect4Index(Protocol):
@@ -226,21 +224,9 @@ def _label(
                     if h < rows:
                         child = _child_mask(m, p + h, mover_x)
                         cv: Any = np.int64(children[base[code + powers[c]] + colex(child, nbytes, table, popcounts)])
-                        outcome = cv & 3
-                        d = cv >> 2
-                        if outcome == 2:
-                            win = min(win, d)
-                        elif outcome == 3:
-                            draw = max(draw, d)
-                        else:
-                            loss = max(loss, d)
+                        win, draw, loss = add_child(cv, win, draw, loss)
                     p += h
-                if win != 255:
-                    value = 1 | ((win + 1) << 2)
-                elif draw >= 0:
-                    value = 3 | ((draw + 1) << 2)
-                else:
-                    value = 2 | ((loss + 1) << 2)
+                value = parent_value(win, draw, loss)
             values[first + j] = value
             outcome = value & 3
             row[0] += 1
@@ -335,22 +321,11 @@ def _check(
                     bit = 1 << (c * height + hs[c])
                     cx = x | bit if mover_x else x
                     cv = _read_value(cx, discs | bit, ply + 1, children, base, powers, columns, rows, table, popcounts, nbytes)
-                    outcome = cv & 3
-                    d = cv >> 2
-                    if outcome == 0:
+                    if cv & 3 == 0:
                         corrupt = True
-                    elif outcome == 2:
-                        win = min(win, d)
-                    elif outcome == 3:
-                        draw = max(draw, d)
                     else:
-                        loss = max(loss, d)
-            if win != 255:
-                expected = 1 | ((win + 1) << 2)
-            elif draw >= 0:
-                expected = 3 | ((draw + 1) << 2)
-            else:
-                expected = 2 | ((loss + 1) << 2)
+                        win, draw, loss = add_child(cv, win, draw, loss)
+            expected = parent_value(win, draw, loss)
             if corrupt or value != expected:
                 if bad[v - lo] < 0:
                     bad[v - lo] = first + j
@@ -391,22 +366,3 @@ def _collect(
 #: The passes of a Connect Four build, for the drivers of :mod:`tablebase.games.dense_kernels`.
 KERNELS = Kernels(_arguments, _reach, _label, _keep, _check, _collect)
 
-
-def solve(index: Connect4Index, progress: Progress | None = None) -> Iterator[tuple[int, np.ndarray, PlyCounts]]:
-    """Every ply's values to store (one ``np.uint8`` a slot, 0 where nothing is stored), last ply first,
-    with its counts (:func:`tablebase.games.dense_kernels.solve`)."""
-    return dense_kernels.solve(index, KERNELS, progress)
-
-
-def check(
-    index: Connect4Index, read: Callable[[int], np.ndarray], progress: Progress | None = None
-) -> Iterator[tuple[int, int, np.ndarray]]:
-    """Per ply, last first: ``(ply, positions checked, slots whose stored label disagrees with their
-    children's)`` (:func:`tablebase.games.dense_kernels.check`)."""
-    return dense_kernels.check(index, KERNELS, read, progress)
-
-
-def positions(index: Connect4Index, read: Callable[[int], np.ndarray], plies: tuple[int, int] | None = None) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """Per ply (in ``plies``, inclusive, if given): the canonical positions stored or given by the
-    rules, as ``(ply, states, packed values)``, in slot order."""
-    return dense_kernels.positions(index, KERNELS, read, plies)

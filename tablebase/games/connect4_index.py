@@ -17,17 +17,18 @@ that keeps one value a slot is :mod:`tablebase.store.dense`.
 from __future__ import annotations
 
 from math import comb
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tablebase.games.connect4_bits import DRAWN_END, LOST_END, WIN_NOW, has_four, winning_spots
 from tablebase.games.dense import colex_terms
+from tablebase.games.dense_passes import CompiledPasses
 
 if TYPE_CHECKING:
-    from tablebase.games.dense import PlyCounts
+    from tablebase.games.dense_kernels import Kernels
 
-class Connect4Index:
+class Connect4Index(CompiledPasses):
     """The slot numbering of a ``columns`` x ``rows`` gravity board (see the module)."""
 
     def __init__(self, columns: int, rows: int):
@@ -201,27 +202,11 @@ class Connect4Index:
         the end of the game, or a win with the next move; ``None`` otherwise."""
         return self.find(state)[0]
 
-    def solve(self, progress: Callable[[str, int, int], None] | None = None) -> Iterator[tuple[int, np.ndarray, PlyCounts]]:
-        """See :func:`tablebase.games.connect4_dense.solve` (needs numba)."""
-        from tablebase.games.connect4_dense import solve
+    def kernels(self) -> Kernels:
+        """The compiled passes of :mod:`tablebase.games.connect4_dense`."""
+        from tablebase.games.connect4_dense import KERNELS
 
-        return solve(self, progress)
-
-    def check(
-        self, read: Callable[[int], np.ndarray], progress: Callable[[str, int, int], None] | None = None
-    ) -> Iterator[tuple[int, int, np.ndarray]]:
-        """See :func:`tablebase.games.connect4_dense.check` (needs numba)."""
-        from tablebase.games.connect4_dense import check
-
-        return check(self, read, progress)
-
-    def positions(
-        self, read: Callable[[int], np.ndarray], plies: tuple[int, int] | None = None
-    ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-        """See :func:`tablebase.games.connect4_dense.positions` (needs numba)."""
-        from tablebase.games.connect4_dense import positions
-
-        return positions(self, read, plies)
+        return KERNELS
 
 
 _POPCOUNT = [bin(b).count("1") for b in range(256)]

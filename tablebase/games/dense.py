@@ -16,6 +16,14 @@ if TYPE_CHECKING:
     import numpy as np
 
 
+#: Packed values (``outcome | (distance + 1) << 2``, :func:`tablebase.store.packed.pack_values`) that
+#: rules commonly give without a search: a game lost, won or drawn at its end, a win with the next move.
+LOST_END = 2 | 1 << 2
+WON_END = 1 | 1 << 2
+DRAWN_END = 3 | 1 << 2
+WIN_NOW = 1 | 2 << 2
+
+
 @dataclass(frozen=True)
 class PlyCounts:
     """What one ply of a dense build holds (positions: symmetric images counted; classes: one each)."""

@@ -84,6 +84,31 @@ def next_colouring(m: int) -> int:
     return (((r ^ m) >> 2) // low) | r
 
 
+@njit(cache=True, inline="always")
+def add_child(value: int, win: int, draw: int, loss: int) -> tuple[int, int, int]:
+    """The least distance + 1 of a child lost for its side to move (255: none), and the greatest of a
+    drawn and of a won child (-1: none), with the packed value of one more child."""
+    outcome = value & 3
+    d = value >> 2
+    if outcome == 2:
+        win = min(win, d)
+    elif outcome == 3:
+        draw = max(draw, d)
+    else:
+        loss = max(loss, d)
+    return win, draw, loss
+
+
+@njit(cache=True, inline="always")
+def parent_value(win: int, draw: int, loss: int) -> int:
+    """The packed value of a position from what :func:`add_child` gathered of its children."""
+    if win != 255:
+        return 1 | ((win + 1) << 2)
+    if draw >= 0:
+        return 3 | ((draw + 1) << 2)
+    return 2 | ((loss + 1) << 2)
+
+
 def reachable(index: Index, kernels: Kernels, progress: Progress | None = None, last: int | None = None) -> Iterator[np.ndarray]:
     """Per ply (up to ``last``), one byte a slot: 1 where a position can arise in play."""
     current = np.zeros(int(index.sizes[0]), dtype=np.uint8)

@@ -17,22 +17,13 @@ not the slots whose value the rules give (:meth:`MNKIndex.derived`).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numba import njit, prange
 
-from tablebase.games import dense_kernels
-from tablebase.games.dense import PlyCounts
-from tablebase.games.dense_kernels import Kernels, Progress, colex, next_colouring
-
-#: Packed values the rules give (``outcome | (distance + 1) << 2``): a lost end (a line for the side
-#: that just moved), a won end (the same line, misère), a drawn end (full board), a win with the next move.
-LOST_END = 2 | 1 << 2
-WON_END = 1 | 1 << 2
-DRAWN_END = 3 | 1 << 2
-WIN_NOW = 1 | 2 << 2
-
+from tablebase.games.dense import DRAWN_END, LOST_END, WIN_NOW, WON_END
+from tablebase.games.dense_kernels import POPCOUNTS, Kernels, add_child, colex, next_colouring, parent_value
 
 class MNKIndex(Protocol):
     """The tables of :class:`tablebase.games.mnk_index.MNKIndex` the kernels read."""
@@ -62,7 +53,7 @@ def _arguments(index: MNKIndex, ply: int) -> tuple[Any, ...]:
         index.images,
         index.colex_table,
         index.pext,
-        dense_kernels.POPCOUNTS,
+        POPCOUNTS,
         (cells + 7) // 8,
         index.line_masks,
         index.k,
@@ -263,20 +254,8 @@ def _label(
                     c = empty & -empty
                     empty ^= c
                     cv: Any = np.int64(children[base + _rank_in(major | c, child_free, nbytes, table, pext, popcounts)])
-                    outcome = cv & 3
-                    d = cv >> 2
-                    if outcome == 2:
-                        win = min(win, d)
-                    elif outcome == 3:
-                        draw = max(draw, d)
-                    else:
-                        loss = max(loss, d)
-                if win != 255:
-                    value = 1 | ((win + 1) << 2)
-                elif draw >= 0:
-                    value = 3 | ((draw + 1) << 2)
-                else:
-                    value = 2 | ((loss + 1) << 2)
+                    win, draw, loss = add_child(cv, win, draw, loss)
+                value = parent_value(win, draw, loss)
             values[slot] = value
             outcome = value & 3
             row[0] += 1
@@ -356,22 +335,11 @@ def _check(
                     minor, major | c, ply + 1, children, child_per, cells, images, table, pext, popcounts, nbytes,
                     lines, k, misere,
                 )
-                outcome = cv & 3
-                d = cv >> 2
-                if outcome == 0:
+                if cv & 3 == 0:
                     corrupt = True
-                elif outcome == 2:
-                    win = min(win, d)
-                elif outcome == 3:
-                    draw = max(draw, d)
                 else:
-                    loss = max(loss, d)
-            if win != 255:
-                expected = 1 | ((win + 1) << 2)
-            elif draw >= 0:
-                expected = 3 | ((draw + 1) << 2)
-            else:
-                expected = 2 | ((loss + 1) << 2)
+                    win, draw, loss = add_child(cv, win, draw, loss)
+            expected = parent_value(win, draw, loss)
             if corrupt or value != expected:
                 if bad[i - lo] < 0:
                     bad[i - lo] = slot
@@ -415,23 +383,3 @@ def _collect(
 #: The passes of an m,n,k build, for the drivers of :mod:`tablebase.games.dense_kernels`.
 KERNELS = Kernels(_arguments, _reach, _label, _keep, _check, _collect)
 
-
-def solve(index: MNKIndex, progress: Progress | None = None) -> Iterator[tuple[int, np.ndarray, PlyCounts]]:
-    """Every ply's values to store, last ply first, with its counts (:func:`tablebase.games.dense_kernels.solve`)."""
-    return dense_kernels.solve(index, KERNELS, progress)
-
-
-def check(
-    index: MNKIndex, read: Callable[[int], np.ndarray], progress: Progress | None = None
-) -> Iterator[tuple[int, int, np.ndarray]]:
-    """Per ply, last first: ``(ply, positions checked, slots whose stored label disagrees with their
-    children's)`` (:func:`tablebase.games.dense_kernels.check`)."""
-    return dense_kernels.check(index, KERNELS, read, progress)
-
-
-def positions(
-    index: MNKIndex, read: Callable[[int], np.ndarray], plies: tuple[int, int] | None = None
-) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """Per ply (in ``plies``, inclusive, if given): the canonical positions stored or given by the
-    rules, as ``(ply, states, packed values)``."""
-    return dense_kernels.positions(index, KERNELS, read, plies)

@@ -20,23 +20,18 @@ probe reads lie in one stretch of the next ply. The build over the index is
 from __future__ import annotations
 
 from math import comb
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
-from tablebase.games.dense import colex_terms
+from tablebase.games.dense import DRAWN_END, LOST_END, WIN_NOW, WON_END, colex_terms
+from tablebase.games.dense_passes import CompiledPasses
 
 if TYPE_CHECKING:
-    from tablebase.games.dense import PlyCounts
-
-#: Packed values the rules give (see :mod:`tablebase.games.mnk_dense`).
-LOST_END = 2 | 1 << 2
-WON_END = 1 | 1 << 2
-DRAWN_END = 3 | 1 << 2
-WIN_NOW = 1 | 2 << 2
+    from tablebase.games.dense_kernels import Kernels
 
 
-class MNKIndex:
+class MNKIndex(CompiledPasses):
     """The slot numbering of an m,n,k board (see the module)."""
 
     def __init__(self, cells: int, k: int, misere: bool, perms: Sequence[Sequence[int]], lines: Sequence[int]):
@@ -276,27 +271,11 @@ class MNKIndex:
         game, or a win with the next move; ``None`` otherwise."""
         return self.find(state)[0]
 
-    def solve(self, progress: Callable[[str, int, int], None] | None = None) -> Iterator[tuple[int, np.ndarray, PlyCounts]]:
-        """See :func:`tablebase.games.mnk_dense.solve` (needs numba)."""
-        from tablebase.games.mnk_dense import solve
+    def kernels(self) -> Kernels:
+        """The compiled passes of :mod:`tablebase.games.mnk_dense`."""
+        from tablebase.games.mnk_dense import KERNELS
 
-        return solve(self, progress)
-
-    def check(
-        self, read: Callable[[int], np.ndarray], progress: Callable[[str, int, int], None] | None = None
-    ) -> Iterator[tuple[int, int, np.ndarray]]:
-        """See :func:`tablebase.games.mnk_dense.check` (needs numba)."""
-        from tablebase.games.mnk_dense import check
-
-        return check(self, read, progress)
-
-    def positions(
-        self, read: Callable[[int], np.ndarray], plies: tuple[int, int] | None = None
-    ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-        """See :func:`tablebase.games.mnk_dense.positions` (needs numba)."""
-        from tablebase.games.mnk_dense import positions
-
-        return positions(self, read, plies)
+        return KERNELS
 
 
 _POPCOUNT = [bin(b).count("1") for b in range(256)]
