@@ -28,6 +28,7 @@ from tablebase.games.dense_passes import CompiledPasses
 if TYPE_CHECKING:
     from tablebase.games.dense_kernels import Kernels
 
+
 class Connect4Index(CompiledPasses):
     """The slot numbering of a ``columns`` x ``rows`` gravity board (see the module)."""
 
