@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit, prange
 
 from tablebase.games.connect4_bits import DRAWN_END, LOST_END, WIN_NOW
-from tablebase.games.dense_kernels import POPCOUNTS, Kernels, add_child, colex, colex_table, next_colouring, parent_value
+from tablebase.games.dense_kernels import POPCOUNTS, Kernels, add_child, colex, colex_table, next_colouring, parent_value, tally
 
 
 class Connect4Index(Protocol):
@@ -228,14 +228,7 @@ def _label(
                     p += h
                 value = parent_value(win, draw, loss)
             values[first + j] = value
-            outcome = value & 3
-            row[0] += 1
-            row[2 + outcome] += 1
-            if _is_canonical(x, discs, columns, height):
-                row[1] += 1
-                row[5 + outcome] += 1
-                if terminal:
-                    row[2] += 1
+            tally(row, value, _is_canonical(x, discs, columns, height), terminal)
 
 
 @njit(cache=True, parallel=True)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tablebase.games.connect4_bits import DRAWN_END, LOST_END, WIN_NOW, has_four, winning_spots
-from tablebase.games.dense import colex_terms
+from tablebase.games.dense import colex_rank, colex_terms
 from tablebase.games.dense_passes import CompiledPasses
 
 if TYPE_CHECKING:
@@ -167,16 +167,7 @@ class Connect4Index(CompiledPasses):
             p += h
         if mirror < state:
             mask, code = mirror_mask, mirror_code
-        rank = below = 0
-        for terms in self._colex:
-            b = mask & 255
-            if b:
-                rank += terms[below][b]
-                below += _POPCOUNT[b]
-            mask >>= 8
-            if not mask:
-                break
-        return discs, p, self._base[code] + rank
+        return discs, p, self._base[code] + colex_rank(mask, self._colex)
 
     def state(self, ply: int, slot: int) -> int:
         """The state of a slot (whether or not it is a position)."""
@@ -208,7 +199,3 @@ class Connect4Index(CompiledPasses):
         from tablebase.games.connect4_dense import KERNELS
 
         return KERNELS
-
-
-_POPCOUNT = [bin(b).count("1") for b in range(256)]
-

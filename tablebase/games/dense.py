@@ -93,3 +93,22 @@ def colex_terms(offset: int, below: int, byte: int) -> int:
             below += 1
             total += comb(offset + bit, below)
     return total
+
+
+#: Set bits of each byte.
+POPCOUNT = [bin(b).count("1") for b in range(256)]
+
+
+def colex_rank(bits: int, terms: list[list[list[int]]]) -> int:
+    """The colex rank of a bit set from the tables ``terms[j][t][b]`` of :func:`colex_terms` (byte ``b``
+    at byte ``j`` with ``t`` set bits below)."""
+    rank = below = 0
+    for table in terms:
+        b = bits & 255
+        if b:
+            rank += table[below][b]
+            below += POPCOUNT[b]
+        bits >>= 8
+        if not bits:
+            break
+    return rank

@@ -109,6 +109,20 @@ def parent_value(win: int, draw: int, loss: int) -> int:
     return 2 | ((loss + 1) << 2)
 
 
+@njit(cache=True, inline="always")
+def tally(row: np.ndarray, value: int, canonical: bool, terminal: bool) -> None:
+    """Count a labelled slot in its row of the label counts: positions, classes, terminal classes,
+    positions won, lost and drawn, classes won, lost and drawn."""
+    outcome = value & 3
+    row[0] += 1
+    row[2 + outcome] += 1
+    if canonical:
+        row[1] += 1
+        row[5 + outcome] += 1
+        if terminal:
+            row[2] += 1
+
+
 def reachable(index: Index, kernels: Kernels, progress: Progress | None = None, last: int | None = None) -> Iterator[np.ndarray]:
     """Per ply (up to ``last``), one byte a slot: 1 where a position can arise in play."""
     current = np.zeros(int(index.sizes[0]), dtype=np.uint8)

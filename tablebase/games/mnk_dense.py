@@ -23,7 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from tablebase.games.dense import DRAWN_END, LOST_END, WIN_NOW, WON_END
-from tablebase.games.dense_kernels import POPCOUNTS, Kernels, add_child, colex, next_colouring, parent_value
+from tablebase.games.dense_kernels import POPCOUNTS, Kernels, add_child, colex, next_colouring, parent_value, tally
 
 class MNKIndex(Protocol):
     """The tables of :class:`tablebase.games.mnk_index.MNKIndex` the kernels read."""
@@ -257,14 +257,7 @@ def _label(
                     win, draw, loss = add_child(cv, win, draw, loss)
                 value = parent_value(win, draw, loss)
             values[slot] = value
-            outcome = value & 3
-            row[0] += 1
-            row[2 + outcome] += 1
-            if _is_canonical(major, minor, cells, images, nbytes):
-                row[1] += 1
-                row[5 + outcome] += 1
-                if terminal:
-                    row[2] += 1
+            tally(row, value, _is_canonical(major, minor, cells, images, nbytes), terminal)
 
 
 @njit(cache=True, parallel=True)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
-from tablebase.games.dense import DRAWN_END, LOST_END, WIN_NOW, WON_END, colex_terms
+from tablebase.games.dense import DRAWN_END, LOST_END, POPCOUNT, WIN_NOW, WON_END, colex_rank, colex_terms
 from tablebase.games.dense_passes import CompiledPasses
 
 if TYPE_CHECKING:
@@ -82,16 +82,7 @@ class MNKIndex(CompiledPasses):
     # -- ranks ---------------------------------------------------------------
 
     def _colex_rank(self, bits: int) -> int:
-        rank = below = 0
-        for terms in self._colex:
-            b = bits & 255
-            if b:
-                rank += terms[below][b]
-                below += _POPCOUNT[b]
-            bits >>= 8
-            if not bits:
-                break
-        return rank
+        return colex_rank(bits, self._colex)
 
     def _rank_in(self, bits: int, free: int) -> int:
         """The colex rank of ``bits`` among the subsets of ``free`` of its size."""
@@ -100,7 +91,7 @@ class MNKIndex(CompiledPasses):
         while free:
             fb = free & 255
             packed |= pext[fb][bits & 255] << shift
-            shift += _POPCOUNT[fb]
+            shift += POPCOUNT[fb]
             free >>= 8
             bits >>= 8
         return self._colex_rank(packed)
@@ -277,8 +268,6 @@ class MNKIndex(CompiledPasses):
 
         return KERNELS
 
-
-_POPCOUNT = [bin(b).count("1") for b in range(256)]
 
 
 def _bits(mask: int) -> Iterator[int]:
