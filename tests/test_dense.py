@@ -218,7 +218,7 @@ def test_the_planner_picks_dense_for_large_gravity_boards() -> None:
     with pytest.raises(BuildError, match="symmetry"):
         build.plan("connect4-6-4", symmetry=False, storage="dense", path_known=True)
     with pytest.raises(BuildError, match="cannot be stored dense"):
-        build.plan("mnk-3-3-3", symmetry=True, storage="dense", path_known=True)
+        build.plan("rota", symmetry=True, storage="dense", path_known=True)
 
 
 def test_positions_no_game_reaches_are_refused() -> None:

@@ -16,15 +16,13 @@ them (the canonical slot, or the rules).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numba import njit, prange
 
 from tablebase.games.connect4_bits import DRAWN_END, LOST_END, WIN_NOW
-from tablebase.games.dense import PlyCounts
-
-Progress = Callable[[str, int, int], None]
+from tablebase.games.dense_kernels import POPCOUNTS, Kernels, add_child, colex, colex_table, next_colouring, parent_value, tally
 
 
 class Connect4Index(Protocol):
@@ -42,31 +40,11 @@ class Connect4Index(Protocol):
     sizes: np.ndarray
 
 
-def _colex_table(nbytes: int, counts: int) -> np.ndarray:
-    """``T[j, t, b]``: the colex terms of the set bits of byte ``b`` at byte ``j`` with ``t`` set bits below."""
-    from math import comb
-
-    table = np.zeros((nbytes, counts, 256), dtype=np.int64)
-    for j in range(nbytes):
-        for t in range(counts):
-            for b in range(256):
-                k, total = t, 0
-                for bit in range(8):
-                    if b >> bit & 1:
-                        k += 1
-                        total += comb(8 * j + bit, k)
-                table[j, t, b] = total
-    return table
-
-
-_POPCOUNTS = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
-
-
 def _arguments(index: Connect4Index, ply: int) -> tuple[Any, ...]:
     """The tables every kernel takes, for one ply."""
     tables = index.__dict__.get("_colex_table")
     if tables is None:
-        tables = index.__dict__["_colex_table"] = _colex_table((index.cells + 7) // 8, index.cells // 2 + 2)
+        tables = index.__dict__["_colex_table"] = colex_table((index.cells + 7) // 8, index.cells // 2 + 2)
     return (
         index.codes,
         int(index.starts[ply]),
@@ -78,21 +56,9 @@ def _arguments(index: Connect4Index, ply: int) -> tuple[Any, ...]:
         index.columns,
         index.rows,
         tables,
-        _POPCOUNTS,
+        POPCOUNTS,
         (index.cells + 7) // 8,
     )
-
-
-@njit(cache=True, inline="always")
-def _colex(mask: int, nbytes: int, table: np.ndarray, popcounts: np.ndarray) -> int:
-    rank = 0
-    below = 0
-    for j in range(nbytes):
-        b = (mask >> (8 * j)) & 255
-        if b:
-            rank += table[j, below, b]
-            below += popcounts[b]
-    return rank
 
 
 @njit(cache=True, inline="always")
@@ -120,13 +86,6 @@ def _wins_now(mine: int, discs: int, columns: int, rows: int) -> bool:
         bottom |= 1 << (c * (rows + 1))
     board = bottom * ((1 << rows) - 1)
     return ((discs + bottom) & board & r) != 0
-
-
-@njit(cache=True, inline="always")
-def _next_colouring(m: int) -> int:
-    low = m & -m
-    r = m + low
-    return (((r ^ m) >> 2) // low) | r
 
 
 @njit(cache=True, inline="always")
@@ -175,7 +134,7 @@ def _canonical_slot(
         m |= ((x >> (c * height)) & cd) << p
         code += h * powers[i]
         p += h
-    slot: int = base[code] + _colex(m, nbytes, table, popcounts)
+    slot: int = base[code] + colex(m, nbytes, table, popcounts)
     return slot
 
 
@@ -204,7 +163,7 @@ def _reach(
         m = (1 << nx) - 1
         for j in range(per):
             if j:
-                m = _next_colouring(m)
+                m = next_colouring(m)
             if not reach[first + j]:
                 continue
             x, discs = _board(m, hs, columns, height)
@@ -216,7 +175,7 @@ def _reach(
                 h = hs[c]
                 if h < rows:
                     child = _child_mask(m, p + h, mover_x)
-                    nxt[base[code + powers[c]] + _colex(child, nbytes, table, popcounts)] = 1
+                    nxt[base[code + powers[c]] + colex(child, nbytes, table, popcounts)] = 1
                 p += h
 
 
@@ -243,7 +202,7 @@ def _label(
         m = (1 << nx) - 1
         for j in range(per):
             if j:
-                m = _next_colouring(m)
+                m = next_colouring(m)
             if not reach[first + j]:
                 values[first + j] = 0
                 continue
@@ -264,31 +223,12 @@ def _label(
                     h = hs[c]
                     if h < rows:
                         child = _child_mask(m, p + h, mover_x)
-                        cv: Any = np.int64(children[base[code + powers[c]] + _colex(child, nbytes, table, popcounts)])
-                        outcome = cv & 3
-                        d = cv >> 2
-                        if outcome == 2:
-                            win = min(win, d)
-                        elif outcome == 3:
-                            draw = max(draw, d)
-                        else:
-                            loss = max(loss, d)
+                        cv: Any = np.int64(children[base[code + powers[c]] + colex(child, nbytes, table, popcounts)])
+                        win, draw, loss = add_child(cv, win, draw, loss)
                     p += h
-                if win != 255:
-                    value = 1 | ((win + 1) << 2)
-                elif draw >= 0:
-                    value = 3 | ((draw + 1) << 2)
-                else:
-                    value = 2 | ((loss + 1) << 2)
+                value = parent_value(win, draw, loss)
             values[first + j] = value
-            outcome = value & 3
-            row[0] += 1
-            row[2 + outcome] += 1
-            if _is_canonical(x, discs, columns, height):
-                row[1] += 1
-                row[5 + outcome] += 1
-                if terminal:
-                    row[2] += 1
+            tally(row, value, _is_canonical(x, discs, columns, height), terminal)
 
 
 @njit(cache=True, parallel=True)
@@ -306,7 +246,7 @@ def _keep(
         m = (1 << nx) - 1
         for j in range(per):
             if j:
-                m = _next_colouring(m)
+                m = next_colouring(m)
             value = values[first + j]
             if value == 0:
                 continue
@@ -355,7 +295,7 @@ def _check(
         bad[v - lo] = -1
         for j in range(per):
             if j:
-                m = _next_colouring(m)
+                m = next_colouring(m)
             if not reach[first + j]:
                 continue
             x, discs = _board(m, hs, columns, height)
@@ -374,22 +314,11 @@ def _check(
                     bit = 1 << (c * height + hs[c])
                     cx = x | bit if mover_x else x
                     cv = _read_value(cx, discs | bit, ply + 1, children, base, powers, columns, rows, table, popcounts, nbytes)
-                    outcome = cv & 3
-                    d = cv >> 2
-                    if outcome == 0:
+                    if cv & 3 == 0:
                         corrupt = True
-                    elif outcome == 2:
-                        win = min(win, d)
-                    elif outcome == 3:
-                        draw = max(draw, d)
                     else:
-                        loss = max(loss, d)
-            if win != 255:
-                expected = 1 | ((win + 1) << 2)
-            elif draw >= 0:
-                expected = 3 | ((draw + 1) << 2)
-            else:
-                expected = 2 | ((loss + 1) << 2)
+                        win, draw, loss = add_child(cv, win, draw, loss)
+            expected = parent_value(win, draw, loss)
             if corrupt or value != expected:
                 if bad[v - lo] < 0:
                     bad[v - lo] = first + j
@@ -412,7 +341,7 @@ def _collect(
         m = (1 << nx) - 1
         for j in range(per):
             if j:
-                m = _next_colouring(m)
+                m = next_colouring(m)
             if not reach[first + j]:
                 continue
             x, discs = _board(m, hs, columns, height)
@@ -427,93 +356,6 @@ def _collect(
     return n
 
 
-def reachable(index: Connect4Index, progress: Progress | None = None, last: int | None = None) -> Iterator[np.ndarray]:
-    """Per ply (up to ``last``), one byte a slot: 1 where a position can arise in play."""
-    current = np.zeros(int(index.sizes[0]), dtype=np.uint8)
-    current[0] = 1
-    total = int(index.sizes.sum())
-    done = 0
-    top = index.cells if last is None else last
-    for p in range(top + 1):
-        nxt: np.ndarray | None = None
-        if p < index.cells:
-            nxt = np.zeros(int(index.sizes[p + 1]), dtype=np.uint8)
-            _reach(p, current, nxt, *_arguments(index, p))
-        done += current.size
-        if progress is not None:
-            progress("reach", done, total)
-        yield current
-        if nxt is None:
-            return
-        current = nxt
+#: The passes of a Connect Four build, for the drivers of :mod:`tablebase.games.dense_kernels`.
+KERNELS = Kernels(_arguments, _reach, _label, _keep, _check, _collect)
 
-
-def solve(index: Connect4Index, progress: Progress | None = None) -> Iterator[tuple[int, np.ndarray, PlyCounts]]:
-    """Every ply's values to store (one ``np.uint8`` a slot, 0 where nothing is stored), last ply first,
-    with its counts.
-
-    Reachable slots are kept as bits between the passes; at most two plies'
-    values (the ply labelled and its children) are held as bytes at a time.
-    """
-    reach_bits = [np.packbits(r, bitorder="little") for r in reachable(index, progress)]
-    total = int(index.sizes.sum())
-    done = 0
-    children = np.zeros(0, dtype=np.uint8)
-    held: tuple[int, PlyCounts] | None = None
-    for p in range(index.cells, -1, -1):
-        reach = np.unpackbits(reach_bits.pop(), count=int(index.sizes[p]), bitorder="little")
-        values = np.empty(reach.size, dtype=np.uint8)
-        arguments = _arguments(index, p)
-        counts = np.zeros((arguments[2] - arguments[1], 9), dtype=np.int64)
-        _label(p, reach, values, children, counts, *arguments)
-        del reach
-        if held is not None:
-            _keep(held[0], children, *_arguments(index, held[0]))
-            yield held[0], children, held[1]
-        s = [int(c) for c in counts.sum(axis=0)]
-        held = p, PlyCounts(s[0], s[1], s[2], (s[3], s[4], s[5]), (s[6], s[7], s[8]))
-        done += values.size
-        if progress is not None:
-            progress("label", done, total)
-        children = values
-    assert held is not None
-    _keep(0, children, *_arguments(index, 0))
-    yield 0, children, held[1]
-
-
-def check(
-    index: Connect4Index, read: Callable[[int], np.ndarray], progress: Progress | None = None
-) -> Iterator[tuple[int, int, np.ndarray]]:
-    """Per ply, last first: ``(ply, positions checked, slots whose stored label disagrees with their
-    children's)``; ``read(p)`` gives ply ``p``'s stored values, one byte a slot."""
-    reach_bits = [np.packbits(r, bitorder="little") for r in reachable(index, progress)]
-    children = np.zeros(0, dtype=np.uint8)
-    total = int(index.sizes.sum())
-    done = 0
-    for p in range(index.cells, -1, -1):
-        reach = np.unpackbits(reach_bits.pop(), count=int(index.sizes[p]), bitorder="little")
-        stored = read(p)
-        arguments = _arguments(index, p)
-        vectors = arguments[2] - arguments[1]
-        bad = np.empty(vectors, dtype=np.int64)
-        checked = np.zeros(vectors, dtype=np.int64)
-        _check(p, reach, stored, children, bad, checked, *arguments)
-        done += reach.size
-        if progress is not None:
-            progress("check", done, total)
-        yield p, int(checked.sum()), bad[bad >= 0]
-        children = stored
-
-
-def positions(index: Connect4Index, read: Callable[[int], np.ndarray], plies: tuple[int, int] | None = None) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """Per ply (in ``plies``, inclusive, if given): the positions stored or given by the rules, as
-    ``(ply, states, packed values)``, canonical positions only, in slot order."""
-    low, high = plies if plies is not None else (0, index.cells)
-    for p, reach in enumerate(reachable(index, last=min(high, index.cells))):
-        if p < low:
-            continue
-        n = int(reach.sum())
-        states = np.empty(n, dtype=np.uint64)
-        values = np.empty(n, dtype=np.uint16)
-        found = _collect(p, reach, read(p), states, values, *_arguments(index, p))
-        yield p, states[:found], values[:found]

@@ -17,16 +17,19 @@ that keeps one value a slot is :mod:`tablebase.store.dense`.
 from __future__ import annotations
 
 from math import comb
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tablebase.games.connect4_bits import DRAWN_END, LOST_END, WIN_NOW, has_four, winning_spots
+from tablebase.games.dense import colex_rank, colex_terms
+from tablebase.games.dense_passes import CompiledPasses
 
 if TYPE_CHECKING:
-    from tablebase.games.dense import PlyCounts
+    from tablebase.games.dense_kernels import Kernels
 
-class Connect4Index:
+
+class Connect4Index(CompiledPasses):
     """The slot numbering of a ``columns`` x ``rows`` gravity board (see the module)."""
 
     def __init__(self, columns: int, rows: int):
@@ -68,7 +71,7 @@ class Connect4Index:
         ]
         # per byte of a colouring, per number of x discs below it: the colex terms of its bits
         self._colex = [
-            [[_colex_terms(8 * j, t, b) for b in range(256)] for t in range(cells // 2 + 2)] for j in range((cells + 7) // 8)
+            [[colex_terms(8 * j, t, b) for b in range(256)] for t in range(cells // 2 + 2)] for j in range((cells + 7) // 8)
         ]
 
     def _pair_table(self, group: list[int]) -> list[tuple[int, int, int, int, int, int, int]]:
@@ -164,16 +167,7 @@ class Connect4Index:
             p += h
         if mirror < state:
             mask, code = mirror_mask, mirror_code
-        rank = below = 0
-        for terms in self._colex:
-            b = mask & 255
-            if b:
-                rank += terms[below][b]
-                below += _POPCOUNT[b]
-            mask >>= 8
-            if not mask:
-                break
-        return discs, p, self._base[code] + rank
+        return discs, p, self._base[code] + colex_rank(mask, self._colex)
 
     def state(self, ply: int, slot: int) -> int:
         """The state of a slot (whether or not it is a position)."""
@@ -200,37 +194,8 @@ class Connect4Index:
         the end of the game, or a win with the next move; ``None`` otherwise."""
         return self.find(state)[0]
 
-    def solve(self, progress: Callable[[str, int, int], None] | None = None) -> Iterator[tuple[int, np.ndarray, PlyCounts]]:
-        """See :func:`tablebase.games.connect4_dense.solve` (needs numba)."""
-        from tablebase.games.connect4_dense import solve
+    def kernels(self) -> Kernels:
+        """The compiled passes of :mod:`tablebase.games.connect4_dense`."""
+        from tablebase.games.connect4_dense import KERNELS
 
-        return solve(self, progress)
-
-    def check(
-        self, read: Callable[[int], np.ndarray], progress: Callable[[str, int, int], None] | None = None
-    ) -> Iterator[tuple[int, int, np.ndarray]]:
-        """See :func:`tablebase.games.connect4_dense.check` (needs numba)."""
-        from tablebase.games.connect4_dense import check
-
-        return check(self, read, progress)
-
-    def positions(
-        self, read: Callable[[int], np.ndarray], plies: tuple[int, int] | None = None
-    ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-        """See :func:`tablebase.games.connect4_dense.positions` (needs numba)."""
-        from tablebase.games.connect4_dense import positions
-
-        return positions(self, read, plies)
-
-
-_POPCOUNT = [bin(b).count("1") for b in range(256)]
-
-
-def _colex_terms(offset: int, below: int, byte: int) -> int:
-    """The colex terms of the set bits of ``byte`` at bit ``offset`` of a colouring, ``below`` set bits before it."""
-    total = 0
-    for bit in range(8):
-        if byte >> bit & 1:
-            below += 1
-            total += comb(offset + bit, below)
-    return total
+        return KERNELS

@@ -2,16 +2,26 @@
 
 The ``dense`` storage (:mod:`tablebase.store.dense`) keeps one value a slot
 of that numbering and lets the index solve and check the game over it.
-Connect Four's is :mod:`tablebase.games.connect4_index`.
+Connect Four's is :mod:`tablebase.games.connect4_index`, that of m,n,k boards
+:mod:`tablebase.games.mnk_index`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import comb
 from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 
 if TYPE_CHECKING:
     import numpy as np
+
+
+#: Packed values (``outcome | (distance + 1) << 2``, :func:`tablebase.store.packed.pack_values`) that
+#: rules commonly give without a search: a game lost, won or drawn at its end, a win with the next move.
+LOST_END = 2 | 1 << 2
+WON_END = 1 | 1 << 2
+DRAWN_END = 3 | 1 << 2
+WIN_NOW = 1 | 2 << 2
 
 
 @dataclass(frozen=True)
@@ -40,7 +50,8 @@ class DenseIndex(Protocol):
         ...
 
     def find(self, state: int) -> tuple[int | None, int, int]:
-        """``(derived value, ply, slot)``: :meth:`derived` and :meth:`slot` at once."""
+        """``(derived value, ply, slot)``: :meth:`derived` and :meth:`slot` at once; slot -1 for a
+        state the parser accepts that no game reaches, when the index can tell."""
         ...
 
     def children(self, state: int) -> list[tuple[int, int, int | None, int, int]]:
@@ -72,3 +83,32 @@ class DenseIndex(Protocol):
     ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
         """Per ply (in ``plies`` if given), in order: ``(ply, canonical states, packed values)`` of every position."""
         ...
+
+
+def colex_terms(offset: int, below: int, byte: int) -> int:
+    """The colex terms of the set bits of ``byte`` at bit ``offset`` of a set, ``below`` set bits before it."""
+    total = 0
+    for bit in range(8):
+        if byte >> bit & 1:
+            below += 1
+            total += comb(offset + bit, below)
+    return total
+
+
+#: Set bits of each byte.
+POPCOUNT = [bin(b).count("1") for b in range(256)]
+
+
+def colex_rank(bits: int, terms: list[list[list[int]]]) -> int:
+    """The colex rank of a bit set from the tables ``terms[j][t][b]`` of :func:`colex_terms` (byte ``b``
+    at byte ``j`` with ``t`` set bits below)."""
+    rank = below = 0
+    for table in terms:
+        b = bits & 255
+        if b:
+            rank += table[below][b]
+            below += POPCOUNT[b]
+        bits >>= 8
+        if not bits:
+            break
+    return rank

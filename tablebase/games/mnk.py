@@ -21,6 +21,7 @@ from tablebase.outcome import DRAW, LOSS, WIN, Outcome
 
 if TYPE_CHECKING:
     from tablebase.games.kernels import VectorKernels
+    from tablebase.games.mnk_index import MNKIndex
 
 MAX_SIDE = 5
 MAX_CELLS = 20
@@ -77,6 +78,7 @@ class MNKGame(BitboardGame):
         }
         self._move_names = [cell_name(c, m) for c in range(self.cells)]
         self._vector: VectorKernels | None = None
+        self._dense: MNKIndex | None = None
 
     @property
     def vector(self) -> VectorKernels:  # type: ignore[override]
@@ -105,7 +107,10 @@ class MNKGame(BitboardGame):
 
     def has_line(self, bits: int) -> bool:
         """Whether the cells in ``bits`` contain ``k`` in a row."""
-        return any(bits & line == line for line in self.lines)
+        for line in self.lines:
+            if bits & line == line:
+                return True
+        return False
 
     def outcome(self, state: int) -> Outcome | None:
         xs = state & self._mask
@@ -146,6 +151,27 @@ class MNKGame(BitboardGame):
                 if self.outcome(parent) is None:
                     found.append((parent, cell))
         return found
+
+    def can_arise(self, state: int) -> bool:
+        """Whether the marks can have been placed in turns from the empty board with no line before the
+        last mark: the side to move has no line, and the lines of the side that just moved share a cell."""
+        xs, os = state & self._mask, state >> self.cells
+        last, other = (xs, os) if xs.bit_count() > os.bit_count() else (os, xs)
+        if self.has_line(other):
+            return False
+        common = self._mask
+        for line in self.lines:
+            if last & line == line:
+                common &= line
+        return common != 0
+
+    def dense_index(self) -> MNKIndex:
+        """The dense index of this board's positions (:mod:`tablebase.games.mnk_index`)."""
+        if self._dense is None:
+            from tablebase.games.mnk_index import MNKIndex
+
+            self._dense = MNKIndex(self.cells, self.k, self.misere, self.perms, self.lines)
+        return self._dense
 
     def transform_move(self, move: int, sym: int) -> int:
         return self.perms[sym][move]

@@ -167,6 +167,8 @@ class DenseReader:
     def value(self, conn: sqlite3.Connection, state: int) -> int | None:
         """The packed value of a position that can arise in play, in any orientation (``None``: not stored)."""
         derived, ply, slot = self.index.find(state)
+        if slot < 0:
+            return None
         if derived is not None:
             return derived
         first = slot - slot % BLOCK
