@@ -92,7 +92,7 @@ def build_both(path: Path, names: list[str]) -> tuple[tablebase.Tablebase, table
 
 
 def test_dense_stores_what_packed_stores(tmp_path: Path) -> None:
-    names = ["tictactoe", "tictactoe-misere", "mnk-4-3-3", "mnk-4-4-3"]
+    names = ["tictactoe", "tictactoe-misere", "mnk-3-3-2", "mnk-4-3-3", "mnk-4-4-3"]
     dense, packed = build_both(tmp_path, names)
     for name in names:
         a, b = dense.variant(name), packed.variant(name)

@@ -200,13 +200,13 @@ def check(
 def positions(
     index: Index, kernels: Kernels, read: Callable[[int], np.ndarray], plies: tuple[int, int] | None = None
 ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    """Per ply (in ``plies``, inclusive, if given): the positions stored or given by the rules, as
-    ``(ply, states, packed values)``, one position of each symmetry class, in slot order."""
+    """Per ply that has positions (in ``plies``, inclusive, if given): the positions stored or given by
+    the rules, as ``(ply, states, packed values)``, one position of each symmetry class, in slot order."""
     low, high = plies if plies is not None else (0, index.cells)
     for p, reach in enumerate(reachable(index, kernels, last=min(high, index.cells))):
-        if p < low:
-            continue
         n = int(reach.sum())
+        if p < low or not n:
+            continue
         states = np.empty(n, dtype=np.uint64)
         values = np.empty(n, dtype=np.uint16)
         found = kernels.collect(p, reach, read(p), states, values, *kernels.arguments(index, p))
