@@ -52,7 +52,8 @@ def test_killed_worker_loses_nothing(cluster: distributed.LocalCluster, tmp_path
         layered = solve_chunked(game, tmp_path / "b", chunk=2048, bucket=1 << 15, scheduler=cluster.scheduler_address,
                                 progress=kill)
         assert killed == ["layer 9 enumerate", "layer 9 label"]
-        client.wait_for_workers(2)
+        # the nannies restart both; a restart that never comes fails the test instead of hanging it
+        client.wait_for_workers(2, timeout=300)
         assert set(client.run(os.getpid).values()) != set(before.values())
     reference = solve(game)
     states, ply, outcome, distance = layered.arrays()
