@@ -134,25 +134,36 @@ class DenseReader:
         self._size = 0
         self._lock = threading.Lock()
 
-    def _block(self, conn: sqlite3.Connection, ply: int, first: int) -> Runs | None:
+    def _blocks(self, conn: sqlite3.Connection, wanted: set[tuple[int, int]]) -> dict[tuple[int, int], Runs]:
+        """The decoded blocks ``(ply, first slot)`` that are stored, from the cache or read together."""
+        found: dict[tuple[int, int], Runs] = {}
+        missing: dict[int, list[int]] = {}
         with self._lock:
-            found = self._cache.get((ply, first))
-            if found is not None:
-                self._cache.move_to_end((ply, first))
-                return found
-        row = conn.execute(
-            "SELECT count, data FROM blocks WHERE variant_id = ? AND ply = ? AND first_state = ?",
-            (self.variant_id, ply, first),
-        ).fetchone()
-        if row is None:
-            return None
-        runs = self.decode(ply, first, row[0], row[1])
+            cache = self._cache
+            for key in wanted:
+                runs = cache.get(key)
+                if runs is None:
+                    missing.setdefault(key[0], []).append(key[1])
+                else:
+                    cache.move_to_end(key)
+                    found[key] = runs
+        if not missing:
+            return found
+        read: list[tuple[tuple[int, int], Runs]] = []
+        for ply, firsts in missing.items():
+            rows = conn.execute(
+                "SELECT first_state, count, data FROM blocks WHERE variant_id = ? AND ply = ?"
+                f" AND first_state IN ({', '.join('?' * len(firsts))})",
+                (self.variant_id, ply, *firsts),
+            )
+            read.extend(((ply, first), self.decode(ply, first, count, data)) for first, count, data in rows)
         with self._lock:
-            self._cache[(ply, first)] = runs
-            self._size += runs.nbytes
+            for key, runs in read:
+                found[key] = self._cache[key] = runs
+                self._size += runs.nbytes
             while self._size > self.cache_bytes and len(self._cache) > 1:
                 self._size -= self._cache.popitem(last=False)[1].nbytes
-        return runs
+        return found
 
     def decode(self, ply: int, first: int, count: int, data: bytes) -> Runs:
         """A block row decoded; raises :class:`CorruptBlockError` naming the variant and the block."""
@@ -172,18 +183,20 @@ class DenseReader:
         if derived is not None:
             return derived
         first = slot - slot % BLOCK
-        runs = self._block(conn, ply, first)
+        runs = self._blocks(conn, {(ply, first)}).get((ply, first))
         if runs is None:
             return None
         return runs[slot - first] or None
 
     def moves(self, conn: sqlite3.Connection, state: int) -> list[tuple[int, int | None]]:
         """``(move, packed value of the position it leads to)`` for every move of a position not over."""
+        children = self.index.children(state)
+        blocks = self._blocks(conn, {(ply, slot - slot % BLOCK) for _, _, derived, ply, slot in children if derived is None})
         found: list[tuple[int, int | None]] = []
-        for move, _, derived, ply, slot in self.index.children(state):
+        for move, _, derived, ply, slot in children:
             if derived is None:
                 first = slot - slot % BLOCK
-                runs = self._block(conn, ply, first)
+                runs = blocks.get((ply, first))
                 derived = (runs[slot - first] or None) if runs is not None else None
             found.append((move, derived))
         return found

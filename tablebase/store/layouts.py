@@ -105,6 +105,9 @@ class Storage(Protocol):
     out_of_core: ClassVar[bool]
     #: Whether the layout solves a variant itself (:meth:`build`) instead of storing a solver's result.
     solves: ClassVar[bool]
+    #: Whether :meth:`lookup` and :meth:`moves` take a position in any orientation (its canonical
+    #: form need not be found first; the moves are then named in the orientation given).
+    any_orientation: ClassVar[bool]
 
     game: Game
     variant_id: int
@@ -323,6 +326,7 @@ class StatesTable:
     stores_moves: ClassVar[bool] = False
     out_of_core: ClassVar[bool] = False
     solves: ClassVar[bool] = False
+    any_orientation: ClassVar[bool] = False
 
     def __init__(self, game: Game, variant_id: int, symmetry: bool):
         self.game = game
@@ -688,6 +692,7 @@ class Dense(Packed):
     label = "dense index"
     out_of_core = False
     solves = True
+    any_orientation = True
 
     def __init__(self, game: Game, variant_id: int, symmetry: bool):
         super().__init__(game, variant_id, symmetry)
@@ -723,7 +728,8 @@ class Dense(Packed):
         value = _value(self.dense.value(conn, state))
         if value is None:
             return None
-        return Entry(*value, self.game.outcome(state) is not None, state)
+        # every stored value has a distance, and only the end of a game is 0 plies from it
+        return Entry(value[0], value[1], value[1] == 0, state)
 
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
         return [_value(v) for v in self.dense.values(conn, states)]
