@@ -70,6 +70,7 @@ class Connect4Index(CompiledPasses):
             for group in [list(range(c, min(c + 2, columns)))]
         ]
         # per byte of a colouring, per number of x discs below it: the colex terms of its bits
+        self._last: tuple[int, tuple[int, int, int, int, int, int, int, int]] = (-1, (0,) * 8)
         self._colex = [
             [[colex_terms(8 * j, t, b) for b in range(256)] for t in range(cells // 2 + 2)] for j in range((cells + 7) // 8)
         ]
@@ -106,7 +107,7 @@ class Connect4Index(CompiledPasses):
     def find(self, state: int) -> tuple[int | None, int, int]:
         """``(derived value, ply, slot)`` of a state: :meth:`derived` and :meth:`slot` in one pass."""
         state = int(state)
-        discs, ply, slot = self._locate(state)
+        discs, ply, slot = self._parts(state)[:3]
         x_bits = state & discs
         mine = x_bits if ply % 2 == 0 else discs ^ x_bits
         derived = None
@@ -120,10 +121,11 @@ class Connect4Index(CompiledPasses):
 
     def children(self, state: int) -> list[tuple[int, int, int | None, int, int]]:
         """``(move, child, derived value, ply, slot)`` for every move of a position whose game is
-        not over: :meth:`find` of each child, the rules' part worked out once for all of them."""
+        not over: :meth:`find` of each child, the rules' part worked out once for all of them, the
+        slots from the parent's colouring."""
         state = int(state)
-        rows, bottom, board = self.rows, self._bottom, self._board
-        discs, ply, _ = self._locate(state)
+        rows, bottom, board, height = self.rows, self._bottom, self._board, self.height
+        discs, ply, _, mask, mirror_mask, code, mirror_code, image = self._parts(state)
         x_bits = state & discs
         x_moves = ply % 2 == 0
         mine = x_bits if x_moves else discs ^ x_bits
@@ -134,27 +136,48 @@ class Connect4Index(CompiledPasses):
         finishing = playable & winning_spots(mine, rows)
         replies = winning_spots(theirs, rows) & board
         full = ply + 1 == self.cells
+        base, powers, colex, last = self._base, self._powers, self._colex, self.columns - 1
+        # the new disc's place among the discs in column-major order, and in the mirror image's order
         found = []
+        before = 0
+        after = ply
         for c in range(self.columns):
-            cell = playable & self._columns[c]
-            if not cell:
-                continue
-            # x: the sentinel stays as x's disc and a new one goes above; o: the sentinel carries up
-            sentinel = cell << 1
-            child = state | sentinel if x_moves else state + cell
-            derived: int | None = None
-            if cell & finishing:
-                derived = LOST_END
-            elif full:
-                derived = DRAWN_END
-            elif replies & ((playable ^ cell) | (sentinel & board)):
-                derived = WIN_NOW
-            _, child_ply, slot = self._locate(child)
-            found.append((c, child, derived, child_ply, slot))
+            column = self._columns[c]
+            h = (discs & column).bit_count()
+            after -= h
+            cell = playable & column
+            if cell:
+                # x: the sentinel stays as x's disc and a new one goes above; o: the sentinel carries up
+                sentinel = cell << 1
+                child = state | sentinel if x_moves else state + cell
+                derived: int | None = None
+                if cell & finishing:
+                    derived = LOST_END
+                elif full:
+                    derived = DRAWN_END
+                elif replies & ((playable ^ cell) | (sentinel & board)):
+                    derived = WIN_NOW
+                shift = (last - c) * height - c * height
+                moved = (child & column) - (state & column)
+                child_image = image + (moved << shift if shift >= 0 else moved >> -shift)
+                if child_image < child:
+                    at = after + h
+                    bits = mirror_mask & (1 << at) - 1 | (mirror_mask >> at << at + 1) | x_moves << at
+                    slot = base[mirror_code + powers[last - c]] + colex_rank(bits, colex)
+                else:
+                    at = before + h
+                    bits = mask & (1 << at) - 1 | (mask >> at << at + 1) | x_moves << at
+                    slot = base[code + powers[c]] + colex_rank(bits, colex)
+                found.append((c, child, derived, ply + 1, slot))
+            before += h
         return found
 
-    def _locate(self, state: int) -> tuple[int, int, int]:
-        """``(discs in the state layout, ply, slot of the canonical form)``."""
+    def _parts(self, state: int) -> tuple[int, int, int, int, int, int, int, int]:
+        """``(discs in the state layout, ply, slot of the canonical form, colouring, mirror image's
+        colouring, height code, mirror image's height code, mirror image)``; the last state's are kept."""
+        last = self._last
+        if last[0] == state:
+            return last[1]
         code = mirror_code = p = mask = mirror_mask = mirror = discs = 0
         for shift, width, table in self._pairs:
             h, x, mirrored_x, step, mirror_step, image, filled = table[state >> shift & width]
@@ -166,8 +189,12 @@ class Connect4Index(CompiledPasses):
             discs |= filled
             p += h
         if mirror < state:
-            mask, code = mirror_mask, mirror_code
-        return discs, p, self._base[code] + colex_rank(mask, self._colex)
+            slot = self._base[mirror_code] + colex_rank(mirror_mask, self._colex)
+        else:
+            slot = self._base[code] + colex_rank(mask, self._colex)
+        parts = (discs, p, slot, mask, mirror_mask, code, mirror_code, mirror)
+        self._last = (state, parts)
+        return parts
 
     def state(self, ply: int, slot: int) -> int:
         """The state of a slot (whether or not it is a position)."""
