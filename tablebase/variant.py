@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, NoReturn, Protocol,
 
 from tablebase.errors import DatabaseError, IllegalMoveError, UnreachablePositionError, VariantNotBuiltError
 from tablebase.games.base import Game, parse_position
-from tablebase.outcome import move_value, rank
+from tablebase.outcome import Outcome, move_value, rank
 from tablebase.reader import Reader, read_variant
 from tablebase.results import Line, MoveValue, PlyCount, Predecessor, Predecessors, Probe, Stats
 from tablebase.store.layouts import Entry, Row, Storage, open_storage
@@ -29,6 +29,18 @@ if TYPE_CHECKING:
 #: Seconds a probe spends proving the moves of a position stored by ``solve`` with its value only.
 PROBE_BUDGET = 2.0
 _T = TypeVar("_T")
+
+
+_RANKED: dict[tuple[str, int | None], tuple[tuple[int, float], Outcome, int | None]] = {}
+
+
+def _ranked(child: tuple[str, int | None]) -> tuple[tuple[int, float], Outcome, int | None]:
+    """``(sort key, outcome, distance)`` of a move from the stored value of the position it leads to."""
+    found = _RANKED.get(child)
+    if found is None:
+        value, d = move_value(*child)
+        found = _RANKED[child] = (rank(value, d), value, d)
+    return found
 
 
 class TablebaseFile(Protocol):
@@ -154,7 +166,10 @@ class VariantTable:
         self, conn: sqlite3.Connection, bound: _Bound, state: int, position: str | None
     ) -> tuple[Entry, int]:
         """The stored entry of ``state``'s class and the symmetry that maps ``state`` onto it."""
-        canon, sym = self.game.canonical(state) if bound.info.symmetry else (state, 0)
+        if bound.info.symmetry and not bound.storage.any_orientation:
+            canon, sym = self.game.canonical(state)
+        else:
+            canon, sym = state, 0
         entry = bound.storage.lookup(conn, canon)
         if entry is None:
             self._not_found(state, position)
@@ -187,7 +202,8 @@ class VariantTable:
             moves = self._prove_moves(state, entry.outcome, entry.distance)
         if found:
             inverse = game.inverse_symmetry(sym)
-            order = {m: i for i, m in enumerate(game.legal_moves(state))}
+            legal = game.legal_moves(state)
+            order = dict(zip(legal, range(len(legal))))
             ranked = []
             missing = []
             for code, child in found:
@@ -196,18 +212,19 @@ class VariantTable:
                 if child is None:
                     missing.append(code)
                     continue
-                value, d = move_value(*child)
-                ranked.append((rank(value, d), order.get(code, len(order)), code, value, d))
+                key, value, d = _ranked(child)
+                # moves of equal value keep the rules' order
+                ranked.append((key, order.get(code, len(order)), code, value, d))
             if missing:
                 first = min(missing, key=lambda code: order.get(code, len(order)))
                 raise DatabaseError(
                     f"{self.name} in {str(self.tablebase.path)!r} lacks the position after"
                     f" {game.format_move(first)!r}; rebuild the variant"
                 )
-            ranked.sort(key=lambda item: (item[0], item[1]))
+            ranked.sort()
             positions = game.format_children(state, [item[2] for item in ranked])
             moves = tuple(
-                MoveValue(move=game.format_move(code), position=child, outcome=value, distance=d)
+                MoveValue(game.format_move(code), child, value, d)
                 for (_, _, code, value, d), child in zip(ranked, positions)
             )
         return Probe(

@@ -76,6 +76,8 @@ class Connect4Game(Game):
             )
             for b in range(1 << self._height)
         ]
+        #: The last state formatted and its text (a probe formats its position twice).
+        self._last_text = (-1, "")
         # the block of each column text (top row first) with no disc floating
         self._column_blocks = {self._block_text[b]: b for b in range(1, 1 << self._height)}
         self._vector: VectorKernels | None = None
@@ -191,6 +193,8 @@ class Connect4Game(Game):
         x_bits = state & mask
         rows, columns, radix = self.rows, self.columns, self._radix
         first_four = has_four(x_bits, rows) or has_four(mask ^ x_bits, rows)
+        if not first_four and _unplays(mask, x_bits):
+            return True
         tops = self._heights(state)
         shifts = self._shifts
         plies = mask.bit_count()
@@ -269,8 +273,14 @@ class Connect4Game(Game):
     # -- notation ------------------------------------------------------------
 
     def format_position(self, state: int) -> str:
-        state, column, text = int(state), self._column, self._block_text
-        return "/".join(map("".join, zip(*[text[state >> shift & column] for shift in self._shifts])))
+        state = int(state)
+        last = self._last_text
+        if last[0] == state:
+            return last[1]
+        column, text = self._column, self._block_text
+        found = "/".join(map("".join, zip(*[text[state >> shift & column] for shift in self._shifts])))
+        self._last_text = (state, found)
+        return found
 
     def format_children(self, state: int, moves: Sequence[int]) -> list[str]:
         text = self.format_position(state)
@@ -415,6 +425,29 @@ class LargeConnect4Game(Connect4Game):
     """A board too big for the builders to enumerate (over :data:`MAX_ENUMERABLE_CELLS` cells)."""
 
     enumerable = False
+
+
+def _unplays(discs: int, x_bits: int) -> bool:
+    """Whether taking off, again and again, the lowest column's top disc of the colour that moved
+    last empties the board (one order of the search of :meth:`Connect4Game.can_arise`, on bit masks)."""
+    o_bits = discs ^ x_bits
+    plies = discs.bit_count()
+    while plies:
+        # a top disc has no disc above it (the bit above a column's top cell is never a disc's)
+        tops = discs & ~(discs >> 1)
+        if plies & 1:
+            taken = tops & x_bits
+            taken &= -taken
+            x_bits ^= taken
+        else:
+            taken = tops & o_bits
+            taken &= -taken
+            o_bits ^= taken
+        if not taken:
+            return False
+        discs ^= taken
+        plies -= 1
+    return True
 
 
 def make(columns: int, rows: int, name: str | None = None) -> Connect4Game:
