@@ -11,7 +11,7 @@ can go on for ever.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tablebase.svg import board_svg
 
@@ -24,8 +24,7 @@ def _pick(value: object, *names: str) -> dict[str, Any]:
     return {name: getattr(value, name) for name in names}
 
 
-@dataclass(frozen=True)
-class MoveValue:
+class MoveValue(NamedTuple):
     """A legal move and what it achieves for the player making it."""
 
     move: str
