@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import struct
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -164,7 +166,7 @@ def test_verify_finds_a_label_changed_in_the_file(tmp_path: Path) -> None:
     first, count, data = conn.execute(
         "SELECT first_state, count, data FROM blocks WHERE ply = ? ORDER BY first_state LIMIT 1", (ply,)
     ).fetchone()
-    values = decode_block(data, ply, first, count).expand()
+    values = decode_block(data, ply, first, count).copy()
     index = Connect4Index(4, 4)
     game = get("connect4-4-4")
     # a stored slot: a canonical position that can arise, whose value the rules do not give
@@ -204,7 +206,7 @@ def test_a_corrupt_block_is_named(tmp_path: Path) -> None:
 def test_a_block_holds_block_slots() -> None:
     values = np.zeros(BLOCK, dtype=np.uint8)
     values[[3, 100, 5000]] = [9, 13, 22]
-    decoded = decode_block(encode_block(values, 5, BLOCK), 5, BLOCK, BLOCK).expand()
+    decoded = decode_block(encode_block(values, 5, BLOCK), 5, BLOCK, BLOCK)
     # slots after a stored one repeat it; slots before the first stored one stay 0
     assert decoded[:3].tolist() == [0, 0, 0]
     assert decoded[3:100].tolist() == [9] * 97 and decoded[100] == 13 and decoded[4999] == 13 and decoded[-1] == 22
@@ -252,3 +254,32 @@ def test_export_reads_dense(tmp_path: Path) -> None:
         for f in ("a.db", "b.db")
     ]
     assert rows[0] == rows[1] and len(rows[0]) > 100
+
+
+def _format_2(values: np.ndarray, ply: int, first: int) -> bytes:
+    """A block as format 2 wrote it: one zlib stream of the whole block's runs, the CRC of the runs."""
+    at = np.where(values != 0, np.arange(values.size), 0)
+    filled = values[np.maximum.accumulate(at)]
+    ends = np.append(np.flatnonzero(np.diff(filled)) + 1, filled.size)
+    lengths = np.diff(ends, prepend=0).astype("<u2")
+    raw = filled[ends - 1].tobytes() + np.ascontiguousarray(lengths.view(np.uint8).reshape(-1, 2).T).tobytes()
+    crc = zlib.crc32(raw, zlib.crc32(struct.pack("<qqq", ply, first, values.size)))
+    return struct.pack("<BBBxI", 2, 0, 1, crc) + zlib.compress(raw, 9)
+
+
+def test_blocks_of_format_2_still_read(tmp_path: Path) -> None:
+    path = tmp_path / "c4.db"
+    positions = ["..../..../..../....", "..../..../.o../.xx.", "..../x.../o.o./xxox"]
+    with tablebase.open(path) as tb:
+        tb.build("connect4-4-4", storage="dense")
+        before = [tb.variant("connect4-4-4").probe(p) for p in positions]
+    conn = sqlite3.connect(path)
+    rows = conn.execute("SELECT rowid, ply, first_state, count, data FROM blocks").fetchall()
+    for rowid, ply, first, count, data in rows:
+        conn.execute("UPDATE blocks SET data = ? WHERE rowid = ?", (_format_2(decode_block(data, ply, first, count), ply, first), rowid))
+    conn.commit()
+    assert {d[0] for (d,) in conn.execute("SELECT data FROM blocks")} == {2}
+    conn.close()
+    with tablebase.open(path) as tb:
+        assert [tb.variant("connect4-4-4").probe(p) for p in positions] == before
+        assert tb.verify("connect4-4-4").ok

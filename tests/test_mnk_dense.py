@@ -141,7 +141,7 @@ def test_verify_finds_a_label_changed_in_the_file(tmp_path: Path) -> None:
     first, count, data = conn.execute(
         "SELECT first_state, count, data FROM blocks WHERE ply = ? ORDER BY first_state LIMIT 1", (ply,)
     ).fetchone()
-    values = decode_block(data, ply, first, count).expand()
+    values = decode_block(data, ply, first, count).copy()
     # a stored slot: the one its class is kept at, reachable, its value not given by the rules
     slot = next(
         s for s in range(count)

@@ -25,7 +25,6 @@ bisects its run ends; decoded blocks stay in a least-recently-used cache.
 
 from __future__ import annotations
 
-import bisect
 import sqlite3
 import struct
 import threading
@@ -49,13 +48,16 @@ if TYPE_CHECKING:
 
 #: Slots per block.
 BLOCK = 16384
+#: Slots per part of a block (each part compressed on its own, so a lookup decompresses one).
+PART = 4096
 #: zlib level of the blocks.
 LEVEL = 9
 #: SQLite page size of a file made anew.
 PAGE_SIZE = 16384
-#: Bytes of decoded blocks a reader keeps.
+#: Bytes of decoded parts a reader keeps.
 CACHE_BYTES = 64 << 20
-FORMAT = 2
+#: The block format written; format 2 (one zlib stream of the whole block's runs) is still read.
+FORMAT = 3
 _HEADER = struct.Struct("<BBBxI")
 _SEED = struct.Struct("<qqq")
 
@@ -64,62 +66,104 @@ def _seed(ply: int, first: int, count: int) -> int:
     return zlib.crc32(_SEED.pack(ply, first, count))
 
 
+def _runs(filled: np.ndarray) -> bytes:
+    """The runs of equal bytes of ``filled``: each run's byte, then the lengths' low and high bytes."""
+    starts = np.flatnonzero(np.diff(filled)) + 1
+    ends = np.append(starts, filled.size)
+    lengths = np.diff(ends, prepend=0).astype("<u2")
+    runs: bytes = filled[ends - 1].tobytes() + np.ascontiguousarray(lengths.view(np.uint8).reshape(-1, 2).T).tobytes()
+    return runs
+
+
 def encode_block(values: np.ndarray, ply: int, first: int) -> bytes:
     """The data of a block: ``values`` (one byte a slot, 0 where nothing is stored) with each 0 after
-    a stored value replaced by the value before it, as runs, compressed."""
+    a stored value replaced by the value before it, as runs, each part of :data:`PART` slots
+    compressed on its own."""
     values = np.ascontiguousarray(values, dtype=np.uint8)
     at = np.where(values != 0, np.arange(values.size, dtype=np.int32), 0)
     np.maximum.accumulate(at, out=at)
     filled = values[at]
-    starts = np.flatnonzero(np.diff(filled)) + 1
-    ends = np.append(starts, filled.size)
-    lengths = np.diff(ends, prepend=0).astype("<u2")
-    raw = filled[ends - 1].tobytes() + np.ascontiguousarray(lengths.view(np.uint8).reshape(-1, 2).T).tobytes()
-    crc = zlib.crc32(raw, _seed(ply, first, values.size))
-    return _HEADER.pack(FORMAT, 0, 1, crc) + zlib.compress(raw, LEVEL)
+    streams = []
+    for lo in range(0, filled.size, PART):
+        packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -15)
+        streams.append(packer.compress(_runs(filled[lo : lo + PART])) + packer.flush())
+    body = np.cumsum([len(stream) for stream in streams]).astype("<u2").tobytes() + b"".join(streams)
+    crc = zlib.crc32(body, _seed(ply, first, values.size))
+    return _HEADER.pack(FORMAT, len(streams), 0, crc) + body
 
 
-class Runs:
-    """A decoded block: its runs of equal bytes, as the end of each run (from the block's first
-    slot) and its byte."""
+def _expand(raw: bytes, size: int) -> bytes:
+    """One byte a slot from runs coded by :func:`_runs` (``size`` slots in all)."""
+    n = len(raw) // 3
+    if len(raw) != 3 * n:
+        raise CorruptBlockError("block fails its checksum")
+    planes = np.frombuffer(raw, dtype=np.uint8, offset=n).reshape(2, n)
+    counts = planes[0] | planes[1].astype(np.uint16) << 8
+    out = np.repeat(np.frombuffer(raw, dtype=np.uint8, count=n), counts)
+    if out.size != size:
+        raise CorruptBlockError("block fails its checksum")
+    return out.tobytes()
 
-    __slots__ = ("ends", "values", "_ends")
 
-    def __init__(self, ends: np.ndarray, values: bytes):
-        self.ends = np.ascontiguousarray(ends, dtype=np.int64)
-        self.values = values
-        # the same memory seen as a sequence of Python ints, for bisect
-        self._ends = self.ends.data.cast("B").cast("q")
+class Block:
+    """A block row read for lookups: its checked data, and its parts as one byte a slot once decoded."""
 
-    def __getitem__(self, offset: int) -> int:
-        return self.values[bisect.bisect_right(self._ends, offset)]
+    __slots__ = ("data", "count", "parts", "nbytes")
 
-    @property
-    def nbytes(self) -> int:
-        return int(self.ends.nbytes) + len(self.values)
+    def __init__(self, data: bytes, ply: int, first: int, count: int):
+        try:
+            version, parts, _, crc = _HEADER.unpack_from(data)
+        except (struct.error, TypeError) as exc:
+            raise CorruptBlockError(f"block does not decode ({exc})") from exc
+        self.count = count
+        #: What the block holds at most: its data and every part decoded.
+        self.nbytes = len(data) + count
+        self.data = data
+        if version == 2:
+            whole = _decode_v2(data, ply, first, count)
+            self.data = b""
+            self.parts: list[bytes | None] = [whole[lo : lo + PART] for lo in range(0, count, PART)]
+            return
+        if version != FORMAT or parts != -(-count // PART) or len(data) < _HEADER.size + 2 * parts:
+            raise CorruptBlockError("block does not decode (unknown block format)")
+        if zlib.crc32(memoryview(data)[_HEADER.size :], _seed(ply, first, count)) != crc:
+            raise CorruptBlockError("block fails its checksum")
+        self.parts = [None] * parts
+
+    def part(self, i: int) -> bytes:
+        """Part ``i``, one byte a slot (decoded on first use)."""
+        found = self.parts[i]
+        if found is None:
+            data, parts = self.data, len(self.parts)
+            ends = struct.unpack_from(f"<{parts}H", data, _HEADER.size)
+            at = _HEADER.size + 2 * parts
+            try:
+                raw = zlib.decompress(data[at + (ends[i - 1] if i else 0) : at + ends[i]], -15)
+            except zlib.error as exc:
+                raise CorruptBlockError(f"block does not decode ({exc})") from exc
+            found = self.parts[i] = _expand(raw, min(PART, self.count - i * PART))
+        return found
 
     def expand(self) -> np.ndarray:
-        """One byte a slot."""
-        return np.repeat(np.frombuffer(self.values, dtype=np.uint8), np.diff(self.ends, prepend=0))
+        """One byte a slot of the whole block."""
+        return np.frombuffer(b"".join(self.part(i) for i in range(len(self.parts))), dtype=np.uint8)
 
 
-def decode_block(data: bytes, ply: int, first: int, count: int) -> Runs:
-    """The runs of a block; raises :class:`CorruptBlockError` if it does not check out."""
+def _decode_v2(data: bytes, ply: int, first: int, count: int) -> bytes:
+    """The slots of a format-2 block (one zlib stream of the whole block's runs, CRC of the runs)."""
+    version, _, _, crc = _HEADER.unpack_from(data)
     try:
-        version, _, _, crc = _HEADER.unpack_from(data)
-        if version != FORMAT:
-            raise ValueError("unknown block format")
         raw = zlib.decompress(data[_HEADER.size :])
-    except (struct.error, ValueError, zlib.error, TypeError) as exc:
+    except zlib.error as exc:
         raise CorruptBlockError(f"block does not decode ({exc})") from exc
-    n = len(raw) // 3
-    if len(raw) != 3 * n or zlib.crc32(raw, _seed(ply, first, count)) != crc:
+    if zlib.crc32(raw, _seed(ply, first, count)) != crc:
         raise CorruptBlockError("block fails its checksum")
-    planes = np.frombuffer(raw, dtype=np.uint8, offset=n).reshape(2, n).astype(np.int64)
-    ends = np.cumsum(planes[0] | planes[1] << 8)
-    if n and int(ends[-1]) != count:
-        raise CorruptBlockError("block fails its checksum")
-    return Runs(ends, raw[:n])
+    return _expand(raw, count)
+
+
+def decode_block(data: bytes, ply: int, first: int, count: int) -> np.ndarray:
+    """One byte a slot of a block; raises :class:`CorruptBlockError` if it does not check out."""
+    return Block(data, ply, first, count).expand()
 
 
 class DenseReader:
@@ -130,26 +174,26 @@ class DenseReader:
         self.index = index
         self.variant_id = variant_id
         self.cache_bytes = cache_bytes
-        self._cache: OrderedDict[tuple[int, int], Runs] = OrderedDict()
+        self._cache: OrderedDict[tuple[int, int], Block] = OrderedDict()
         self._size = 0
         self._lock = threading.Lock()
 
-    def _blocks(self, conn: sqlite3.Connection, wanted: set[tuple[int, int]]) -> dict[tuple[int, int], Runs]:
-        """The decoded blocks ``(ply, first slot)`` that are stored, from the cache or read together."""
-        found: dict[tuple[int, int], Runs] = {}
+    def _blocks(self, conn: sqlite3.Connection, wanted: set[tuple[int, int]]) -> dict[tuple[int, int], Block]:
+        """The blocks ``(ply, first slot)`` that are stored, from the cache or read together."""
+        found: dict[tuple[int, int], Block] = {}
         missing: dict[int, list[int]] = {}
         with self._lock:
             cache = self._cache
             for key in wanted:
-                runs = cache.get(key)
-                if runs is None:
+                block = cache.get(key)
+                if block is None:
                     missing.setdefault(key[0], []).append(key[1])
                 else:
                     cache.move_to_end(key)
-                    found[key] = runs
+                    found[key] = block
         if not missing:
             return found
-        read: list[tuple[tuple[int, int], Runs]] = []
+        read: list[tuple[tuple[int, int], Block]] = []
         for ply, firsts in missing.items():
             rows = conn.execute(
                 "SELECT first_state, count, data FROM blocks WHERE variant_id = ? AND ply = ?"
@@ -158,23 +202,36 @@ class DenseReader:
             )
             read.extend(((ply, first), self.decode(ply, first, count, data)) for first, count, data in rows)
         with self._lock:
-            for key, runs in read:
-                found[key] = self._cache[key] = runs
-                self._size += runs.nbytes
+            for key, block in read:
+                found[key] = self._cache[key] = block
+                self._size += block.nbytes
             while self._size > self.cache_bytes and len(self._cache) > 1:
                 self._size -= self._cache.popitem(last=False)[1].nbytes
         return found
 
-    def decode(self, ply: int, first: int, count: int, data: bytes) -> Runs:
-        """A block row decoded; raises :class:`CorruptBlockError` naming the variant and the block."""
-        try:
-            return decode_block(data, ply, first, count)
-        except CorruptBlockError as exc:
-            position = self.game.format_position(self.index.state(ply, first))
-            raise CorruptBlockError(
-                f"{self.game.name}: the block of ply {ply} from {position!r} is corrupt ({exc}); rebuild the variant"
-            ) from exc
+    def _byte(self, block: Block, ply: int, first: int, offset: int) -> int:
+        """The byte of slot ``first + offset`` of ``block``."""
+        i = offset // PART
+        part = block.parts[i]
+        if part is None:
+            try:
+                part = block.part(i)
+            except CorruptBlockError as exc:
+                raise self._named(ply, first, exc) from exc
+        return part[offset - i * PART]
 
+    def decode(self, ply: int, first: int, count: int, data: bytes) -> Block:
+        """A block row checked; raises :class:`CorruptBlockError` naming the variant and the block."""
+        try:
+            return Block(data, ply, first, count)
+        except CorruptBlockError as exc:
+            raise self._named(ply, first, exc) from exc
+
+    def _named(self, ply: int, first: int, exc: CorruptBlockError) -> CorruptBlockError:
+        position = self.game.format_position(self.index.state(ply, first))
+        return CorruptBlockError(
+            f"{self.game.name}: the block of ply {ply} from {position!r} is corrupt ({exc}); rebuild the variant"
+        )
     def value(self, conn: sqlite3.Connection, state: int) -> int | None:
         """The packed value of a position that can arise in play, in any orientation (``None``: not stored)."""
         derived, ply, slot = self.index.find(state)
@@ -183,10 +240,10 @@ class DenseReader:
         if derived is not None:
             return derived
         first = slot - slot % BLOCK
-        runs = self._blocks(conn, {(ply, first)}).get((ply, first))
-        if runs is None:
+        block = self._blocks(conn, {(ply, first)}).get((ply, first))
+        if block is None:
             return None
-        return runs[slot - first] or None
+        return self._byte(block, ply, first, slot - first) or None
 
     def moves(self, conn: sqlite3.Connection, state: int) -> list[tuple[int, int | None]]:
         """``(move, packed value of the position it leads to)`` for every move of a position not over."""
@@ -196,8 +253,8 @@ class DenseReader:
         for move, _, derived, ply, slot in children:
             if derived is None:
                 first = slot - slot % BLOCK
-                runs = blocks.get((ply, first))
-                derived = (runs[slot - first] or None) if runs is not None else None
+                block = blocks.get((ply, first))
+                derived = (self._byte(block, ply, first, slot - first) or None) if block is not None else None
             found.append((move, derived))
         return found
 
@@ -216,11 +273,12 @@ class DenseReader:
         )
         for first, count, data in rows:
             try:
-                out[first : first + count] = self.decode(ply, first, count, data).expand()
+                out[first : first + count] = Block(data, ply, first, count).expand()
             except CorruptBlockError as exc:
+                named = self._named(ply, first, exc)
                 if on_error is None:
-                    raise
-                on_error(str(exc))
+                    raise named from exc
+                on_error(str(named))
         return out
 
 
@@ -279,7 +337,7 @@ def write_dense(path: str | os.PathLike[str], game: Game, index: DenseIndex, pro
     if packed is None:
         first = slot - slot % BLOCK
         row = next(r for r in rows if r[1] == ply and r[2] == first)
-        packed = DenseReader(game, index, 0).decode(ply, first, row[4], row[5])[slot - first]
+        packed = int(DenseReader(game, index, 0).decode(ply, first, row[4], row[5]).expand()[slot - first])
     result = (_NAMES[packed & 3], None if (packed >> 2) == 0 else (packed >> 2) - 1)
     built = Summary(game, True, result, sum(c.classes for c in counts.values()))
     seconds = time.perf_counter() - started
