@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/connect4.py [--dir DIR] [--boards connect4-4-4,...] [--storage dense|packed]
-        [--skip-mnk] [--mnk-db FILE] [--mnk-storage dense|packed] [--skip-build] [--samples 2000]
+        [--skip-mnk] [--mnk-db FILE] [--mnk-storage dense|packed] [--skip-build] [--db FILE] [--samples 2000]
 
 Each board is built with ``--storage`` (default ``dense``:
 ``Tablebase.build(name, storage="dense")``, what ``tablebase build NAME
@@ -11,7 +11,8 @@ Each board is built with ``--storage`` (default ``dense``:
 process of its own so that its peak resident memory (the child or its
 largest worker) is its own. mnk-5-4-4 is built with ``--mnk-storage``
 (default ``dense``) into ``DIR/mnk-5-4-4.db`` (``--skip-mnk``: not at all;
-``--mnk-db``: probe that file instead of building).
+``--mnk-db``: probe that file instead of building; ``--db``: probe the
+boards in that file, built earlier, e.g. ``--db c74.db --boards connect4-7-4``).
 
 Per board: build time, positions per second, bytes per position (the file's
 growth by the board; for mnk-5-4-4 its own file), peak resident memory, and
@@ -118,6 +119,7 @@ def main() -> None:
     parser.add_argument("--mnk-db", help="an existing file with mnk-5-4-4: probe it, do not build")
     parser.add_argument("--mnk-storage", default="dense", help="layout of mnk-5-4-4 (dense or packed)")
     parser.add_argument("--skip-build", action="store_true", help="probe the files of an earlier run")
+    parser.add_argument("--db", help="an existing file with the boards: probe it, build nothing there")
     parser.add_argument("--samples", type=int, default=2000)
     parser.add_argument("--build-one", help=argparse.SUPPRESS)
     parser.add_argument("--db-one", help=argparse.SUPPRESS)
@@ -127,7 +129,9 @@ def main() -> None:
         return
     out = Path(args.dir)
     out.mkdir(parents=True, exist_ok=True)
-    db = out / "connect4.db"
+    db = Path(args.db) if args.db else out / "connect4.db"
+    if args.db:
+        args.skip_build = True
     print(f"load before: {os.getloadavg()}")
     if not args.skip_build:
         for stale in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
