@@ -97,12 +97,13 @@ def _expand(raw: bytes, size: int) -> bytes:
     n = len(raw) // 3
     if len(raw) != 3 * n:
         raise CorruptBlockError("block fails its checksum")
-    planes = np.frombuffer(raw, dtype=np.uint8, offset=n).reshape(2, n)
-    counts = planes[0] | planes[1].astype(np.uint16) << 8
-    out = np.repeat(np.frombuffer(raw, dtype=np.uint8, count=n), counts)
-    if out.size != size:
+    planes = np.frombuffer(raw, dtype=np.uint8)
+    counts = planes[n : 2 * n].astype(np.intp)
+    counts += planes[2 * n :].astype(np.intp) << 8
+    out: bytes = planes[:n].repeat(counts).tobytes()
+    if len(out) != size:
         raise CorruptBlockError("block fails its checksum")
-    return out.tobytes()
+    return out
 
 
 class Block:
