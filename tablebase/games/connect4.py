@@ -346,6 +346,8 @@ class Connect4Game(Game):
             raise MalformedPositionError(
                 f"invalid position {text!r}: play went on after {winner} had four in a row"
             )
+        if not (x_four or o_four) and _unplays(mask, x_bits):
+            return state
         if not self.can_arise(state):
             raise MalformedPositionError(
                 f"invalid position {text!r}: no game reaches it (the discs cannot have been dropped"
