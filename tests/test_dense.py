@@ -235,7 +235,7 @@ def test_can_arise_agrees_with_a_walk_from_the_start() -> None:
     game = get("connect4-4-4")
     index = Connect4Index(4, 4)
     frontier = {game.initial_state()}
-    for ply in range(8):
+    for ply in range(17):
         reached = frontier
         for slot in range(index.ply_sizes()[ply]):
             state = index.state(ply, slot)

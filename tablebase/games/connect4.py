@@ -82,7 +82,6 @@ class Connect4Game(Game):
         self._column_blocks = {self._block_text[b]: b for b in range(1, 1 << self._height)}
         self._vector: VectorKernels | None = None
         self._dense: Connect4Index | None = None
-        self._radix = [(rows + 1) ** c for c in range(columns)]
 
     @property
     def vector(self) -> VectorKernels:  # type: ignore[override]
@@ -191,45 +190,19 @@ class Connect4Game(Game):
         state = int(state)
         mask = self.disc_mask(state)
         x_bits = state & mask
-        rows, columns, radix = self.rows, self.columns, self._radix
-        first_four = has_four(x_bits, rows) or has_four(mask ^ x_bits, rows)
-        if not first_four and _unplays(mask, x_bits):
-            return True
-        tops = self._heights(state)
-        shifts = self._shifts
-        plies = mask.bit_count()
-        code = sum(h * r for h, r in zip(tops, radix))
-        failed: set[int] = set()
-        taken: list[int] = []
-        start = 0
-        while plies:
-            last = plies & 1  # 1: x moved last
-            for c in range(start, columns):
-                h = tops[c]
-                if h and x_bits >> shifts[c] + h - 1 & 1 == last and code - radix[c] not in failed:
-                    if not (first_four and not taken and self._four_below(x_bits, mask, tops, c)):
-                        break
-            else:
-                failed.add(code)
-                if not taken:
-                    return False
-                c = taken.pop()
-                tops[c] += 1
-                code += radix[c]
-                plies += 1
-                start = c + 1
-                continue
-            taken.append(c)
-            tops[c] -= 1
-            code -= radix[c]
-            plies -= 1
-            start = 0
-        return True
-
-    def _four_below(self, x_bits: int, mask: int, tops: list[int], column: int) -> bool:
-        """Whether a four is left when column ``column``'s top disc comes off."""
-        gone = 1 << self._shifts[column] + tops[column] - 1
-        return has_four(x_bits & ~gone, self.rows) or has_four(mask & ~gone & ~x_bits, self.rows)
+        rows = self.rows
+        if not (has_four(x_bits, rows) or has_four(mask ^ x_bits, rows)):
+            return _unplays(mask, x_bits)
+        # a four: the last disc made it, so taking that disc off leaves no four
+        first, then = _unplay_moves(mask, x_bits)
+        last = first | then
+        while last:
+            taken = last & -last
+            last ^= taken
+            rest, x_rest = mask ^ taken, x_bits & ~taken
+            if not (has_four(x_rest, rows) or has_four(rest ^ x_rest, rows)) and _unplays(rest, x_rest):
+                return True
+        return False
 
     def dense_index(self) -> Connect4Index:
         """The dense index of this board's positions (:mod:`tablebase.games.connect4_index`)."""
@@ -346,9 +319,7 @@ class Connect4Game(Game):
             raise MalformedPositionError(
                 f"invalid position {text!r}: play went on after {winner} had four in a row"
             )
-        if not (x_four or o_four) and _unplays(mask, x_bits):
-            return state
-        if not self.can_arise(state):
+        if not (_unplays(mask, x_bits) if not (x_four or o_four) else self.can_arise(state)):
             raise MalformedPositionError(
                 f"invalid position {text!r}: no game reaches it (the discs cannot have been dropped"
                 " in turns, x first, each column from the bottom)"
@@ -430,26 +401,43 @@ class LargeConnect4Game(Connect4Game):
 
 
 def _unplays(discs: int, x_bits: int) -> bool:
-    """Whether taking off, again and again, the lowest column's top disc of the colour that moved
-    last empties the board (one order of the search of :meth:`Connect4Game.can_arise`, on bit masks)."""
-    o_bits = discs ^ x_bits
-    plies = discs.bit_count()
-    while plies:
-        # a top disc has no disc above it (the bit above a column's top cell is never a disc's)
-        tops = discs & ~(discs >> 1)
-        if plies & 1:
-            taken = tops & x_bits
-            taken &= -taken
-            x_bits ^= taken
+    """Whether the discs ``discs`` (x's at ``x_bits``, no four in a row) can come off one top disc at a
+    time, each of the colour that moved last, down to the empty board: a depth-first search on bit
+    masks that tries first the discs with a disc of the other colour (or none) below them, and
+    remembers the disc sets it has found stuck."""
+    stuck: set[int] = set()
+    path: list[tuple[int, int, int]] = []
+    first, then = _unplay_moves(discs, x_bits)
+    while discs:
+        if first or then:
+            if first:
+                taken = first & -first
+                first ^= taken
+            else:
+                taken = then & -then
+                then ^= taken
+            after = discs ^ taken
+            if after in stuck:
+                continue
+            path.append((discs, first, then))
+            discs = after
+            first, then = _unplay_moves(discs, x_bits)
         else:
-            taken = tops & o_bits
-            taken &= -taken
-            o_bits ^= taken
-        if not taken:
-            return False
-        discs ^= taken
-        plies -= 1
+            stuck.add(discs)
+            if not path:
+                return False
+            discs, first, then = path.pop()
     return True
+
+
+def _unplay_moves(discs: int, x_bits: int) -> tuple[int, int]:
+    """The top discs of ``discs`` of the colour that moved last, split into those over a disc of the
+    other colour or the floor, and those over one of their own colour."""
+    # a top disc has no disc above it (the bit above a column's top cell is never a disc's)
+    mine = discs & (x_bits if discs.bit_count() & 1 else ~x_bits)
+    tops = discs & ~(discs >> 1) & mine
+    doubled = tops & mine << 1
+    return tops ^ doubled, doubled
 
 
 def make(columns: int, rows: int, name: str | None = None) -> Connect4Game:
