@@ -165,7 +165,8 @@ class VariantTable:
     def _lookup(
         self, conn: sqlite3.Connection, bound: _Bound, state: int, position: str | None
     ) -> tuple[Entry, int]:
-        """The stored entry of ``state``'s class and the symmetry that maps ``state`` onto it."""
+        """The stored entry of ``state``'s class and the symmetry that maps ``state`` onto the form the
+        storage looks up (0 where it takes every orientation)."""
         if bound.info.symmetry and not bound.storage.any_orientation:
             canon, sym = self.game.canonical(state)
         else:

@@ -8,9 +8,11 @@ blocks of :data:`BLOCK` slots, one row of ``blocks`` each: the variant, the
 ply, the first slot (``first_state``; a block's first slot is a multiple of
 :data:`BLOCK`), the position of the first slot as text (``first_key``), the
 number of slots, and the data: an 8-byte header (format :data:`FORMAT`, the
-CRC-32 of the data and of the row's ply, first slot and count) and the zlib
-stream of the block's runs of equal bytes: the byte of each run, then the
-run lengths as two byte planes (low bytes, then high bytes). Each slot's byte
+number of parts, the CRC-32 of the rest and of the row's ply, first slot and
+count), the end of each part's stream (two bytes each), then the streams:
+the block in parts of :data:`PART` slots, each part's runs of equal bytes
+(the byte of each run, then the run lengths as two byte planes, low bytes
+then high bytes) as raw deflate on its own. Each slot's byte
 is the packed value of :func:`tablebase.store.packed.pack_values`.
 
 The index decides which slots hold a value: one position of each symmetry
@@ -19,8 +21,8 @@ class, and not the positions whose value the rules give
 Every other slot (not a position, or not stored) repeats the value before it
 in its block, which makes long runs; so a slot's byte means something only
 for a stored position. A lookup asks the rules first, then reads one block
-(one indexed read, one decompression of about a hundred runs) and
-bisects its run ends; decoded blocks stay in a least-recently-used cache.
+(one indexed read) and decompresses the part it needs to one byte a slot;
+blocks and their decoded parts stay in a least-recently-used cache.
 """
 
 from __future__ import annotations
