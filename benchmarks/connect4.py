@@ -14,6 +14,9 @@ largest worker) is its own. mnk-5-4-4 is built with ``--mnk-storage``
 ``--mnk-db``: probe that file instead of building; ``--db``: probe the
 boards in that file, built earlier, e.g. ``--db c74.db --boards connect4-7-4``).
 
+The run starts with the time of one iteration of a plain Python loop, so that
+probe times can be compared across machines.
+
 Per board: build time, positions per second, bytes per position (the file's
 growth by the board; for mnk-5-4-4 its own file), peak resident memory, and
 the probe latency over ``--samples`` positions of random games (every
@@ -102,6 +105,19 @@ def probe_times(db: Path, name: str, positions: list[str]) -> tuple[float, float
     return passes[0], passes[1]
 
 
+def machine_speed() -> float:
+    """Nanoseconds an iteration of a plain Python loop takes here (the best of five runs): probe
+    times scale with it from one machine to another."""
+    best = float("inf")
+    for _ in range(5):
+        t = time.perf_counter()
+        x = 0
+        for i in range(1_000_000):
+            x += i & 7
+        best = min(best, time.perf_counter() - t)
+    return best * 1e3
+
+
 def report(name: str, figures: dict[str, float], db: Path, samples: int) -> dict[str, float]:
     positions = tablebase.open(db).variant(name).stats().positions
     first, warm = probe_times(db, name, walk_positions(name, samples))
@@ -132,7 +148,7 @@ def main() -> None:
     db = Path(args.db) if args.db else out / "connect4.db"
     if args.db:
         args.skip_build = True
-    print(f"load before: {os.getloadavg()}")
+    print(f"load before: {os.getloadavg()}; a plain Python loop: {machine_speed():.1f} ns an iteration")
     if not args.skip_build:
         for stale in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
             stale.unlink(missing_ok=True)
