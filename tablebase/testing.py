@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tablebase.games import get
-from tablebase.games.base import Game, board_cells, split_move
+from tablebase.games.base import DRAW, Game, board_cells, split_move
 from tablebase.query import Tablebase
 
 if TYPE_CHECKING:
@@ -117,23 +117,30 @@ def check_random_symmetries(game: Game, playouts: int, seed: int, step: int) -> 
 
 
 def check_search_hints(game: Game, playouts: int = 20, seed: int = 0, max_plies: int = 200) -> None:
-    """``move_count`` counts the legal moves, and ``max_plies`` bounds the plies left, on random playouts."""
+    """``move_count`` counts the legal moves, ``max_plies`` bounds the plies left, and ``draw_length``
+    (where the game gives one) is the plies left of every playout that ends in a draw, on random playouts."""
     rng = random.Random(seed)
     for _ in range(playouts):
         state = game.initial_state()
         bounds = []
+        draws = []
         for _ply in range(max_plies):
             text = game.format_position(state)
             _expect(game.move_count(state) == len(game.legal_moves(state)), f"{text!r}: move_count")
             bounds.append(game.max_plies(state))
+            draws.append(game.draw_length(state))
             if game.outcome(state) is not None:
                 break
             state = game.apply(state, rng.choice(game.legal_moves(state)))
         else:
             continue
+        drawn = game.outcome(state) == DRAW
         for played_before, bound in enumerate(bounds):
             left = len(bounds) - 1 - played_before
             _expect(bound is None or bound >= left, f"{game.name}: max_plies {bound} where {left} plies were left")
+            if drawn:
+                length = draws[played_before]
+                _expect(length is None or length == left, f"{game.name}: draw_length {length} where a draw came after {left} plies")
 
 
 def check_unmoves(game: Game, playouts: int = 40, seed: int = 7) -> None:

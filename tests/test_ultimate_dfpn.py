@@ -109,3 +109,40 @@ def test_solved_files_verify(tmp_path: Path, variant: str) -> None:
             assert VALUE[report.outcome] == expected
         check = tb.verify(variant)
         assert check.ok, check.errors
+
+
+def _plain_need(game: Any, state: int, side: int) -> int:
+    """The fewest marks ``side`` (0 x, 1 o) still needs to make a line of fields, from the rule text;
+    30 or more when it cannot make one."""
+    lines = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+    won_x, won_o = game.won_fields(state)
+    mine_won, other_won = (won_x, won_o) if side == 0 else (won_o, won_x)
+    needs = []
+    for f in range(9):
+        x, o = game.field_bits(state, f)
+        mine, other = (x, o) if side == 0 else (o, x)
+        if mine_won >> f & 1:
+            needs.append(0)
+        elif other_won >> f & 1:
+            needs.append(30)
+        else:
+            costs = [sum(1 for s in ln if not mine >> s & 1) for ln in lines if not any(other >> s & 1 for s in ln)]
+            needs.append(min(costs, default=30))
+    return min(sum(needs[f] for f in ln) for ln in lines)
+
+
+@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
+def test_marks_needed_match_the_rules(variant: str) -> None:
+    """The compiled count of marks each side still needs (starting proof numbers, distance bounds)
+    against a plain count."""
+    game = get(variant)
+    rng = random.Random(f"dfpn-need-{variant}")
+    table = _table(variant)
+    for k in range(200):
+        state = random_live_position(game, 10 + k % 50, rng)
+        xf, of, wx, wo, _active, _w0, _w1, _w2, mover = table._start(state, 0)
+        mine, theirs = ultimate_jit._needs(xf, of, wx, wo, mover)
+        assert (min(mine, 30), min(theirs, 30)) == (
+            min(_plain_need(game, state, mover), 30),
+            min(_plain_need(game, state, 1 - mover), 30),
+        ), game.format_position(state)

@@ -135,6 +135,12 @@ class Game(ABC):
         """An upper bound on the plies left from ``state``, ``None`` if the game knows none (bounds searches)."""
         return None
 
+    def draw_length(self, state: int) -> int | None:
+        """The plies of every line from ``state`` that ends in a draw when the rules fix it (a game
+        that can only be drawn on a full board), ``None`` otherwise (a search hint: a drawn
+        position's distance without a search)."""
+        return None
+
     def successors(self, state: int) -> list[tuple[int, int, Outcome | None, int]]:
         """``(move, next_state, its outcome or None, its move count)`` for every legal move of a
         non-terminal ``state`` (move count 0 when the game is over); what a search needs of each

@@ -359,6 +359,13 @@ class Ultimate(Game):
                 free += 9 - ((occ >> (9 * f)) & 511).bit_count()
         return free
 
+    def draw_length(self, state: int) -> int | None:
+        """Under the open rules a game ends only with a line of fields or a full board, so every
+        drawn line fills the board: its length is the empty spots."""
+        if self.classic:
+            return None
+        return CELLS - (state & M162).bit_count()
+
     def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
         """The outcome search compiled with numba (:mod:`tablebase.games.ultimate_jit`), when it is
         installed; loading it takes a second or two, so not for a first search of less than

@@ -11,7 +11,9 @@ is worth at most a draw), and the outcome search can order moves by their
 history of cut-offs fully or only as a tie-break (:meth:`OutcomeTable.rival`).
 :meth:`OutcomeTable.dfpn` proves one bound of the value ("at least 1?", "at
 least 0?") by depth-first proof-number search, with proof and disproof numbers
-in a table of their own and what it settles as bounds in the outcome table.
+in a table of their own and what it settles as bounds in the outcome table, its starting
+numbers from the marks each side still needs to make a line of fields, which also bound how
+soon the distance search can find a win.
 
 A state is keyed by three 63-bit words: the x marks of fields 0-6; the x marks
 of fields 7-8 and the o marks of fields 0-4; the o marks of fields 5-8, the
@@ -30,6 +32,25 @@ LINE = np.array([any(b & ln == ln for ln in _LINES) for b in range(512)], dtype=
 FREE = np.array([9 - bin(b).count("1") for b in range(512)], dtype=np.int64)
 #: ``OPEN[p]``: some line of a field holds none of the marks ``p`` (the other side can still take the field).
 OPEN = np.array([any(b & ln == 0 for ln in _LINES) for b in range(512)], dtype=np.bool_)
+
+#: What :data:`NEED` gives for a field a side can no longer take (and, summed, for a line of
+#: fields it can no longer make: any sum of at least this).
+UNREACHABLE = 30
+
+
+def _field_needs() -> np.ndarray:
+    need = np.full((512, 512), UNREACHABLE, dtype=np.int64)
+    other = np.arange(512)[None, :]
+    for ln in _LINES:
+        cost = np.array([bin(ln & ~m).count("1") for m in range(512)], dtype=np.int64)[:, None]
+        need = np.where((other & ln) == 0, np.minimum(need, cost), need)
+    return need.astype(np.int8).ravel()
+
+
+#: ``NEED[512 * mine + other]``: the fewest marks a side holding the spots ``mine`` of a field
+#: still needs to complete a line of it where the other side holds ``other``
+#: (:data:`UNREACHABLE` when every line holds an opposing mark).
+NEED = _field_needs()
 
 #: Returned through the recursion when the node budget is spent.
 ABORT = 100
@@ -115,6 +136,33 @@ def _knowledge(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int) -> 
         me = _can_win(wo, wx, xf)
         you = _can_win(wx, wo, of)
     return (-1 if you else 0), (1 if me else 0)
+
+
+@njit(cache=True, inline="always")
+def _need(mine: np.ndarray, other: np.ndarray, mine_won: int, other_won: int) -> int:
+    """The fewest marks a side that holds ``mine`` and has won the fields ``mine_won`` still needs
+    to make a line of fields (a field won by either side is settled); :data:`UNREACHABLE` or more
+    when it cannot make one any more."""
+    f0 = 0 if mine_won & 1 else UNREACHABLE if other_won & 1 else NEED[512 * mine[0] + other[0]]
+    f1 = 0 if mine_won & 2 else UNREACHABLE if other_won & 2 else NEED[512 * mine[1] + other[1]]
+    f2 = 0 if mine_won & 4 else UNREACHABLE if other_won & 4 else NEED[512 * mine[2] + other[2]]
+    f3 = 0 if mine_won & 8 else UNREACHABLE if other_won & 8 else NEED[512 * mine[3] + other[3]]
+    f4 = 0 if mine_won & 16 else UNREACHABLE if other_won & 16 else NEED[512 * mine[4] + other[4]]
+    f5 = 0 if mine_won & 32 else UNREACHABLE if other_won & 32 else NEED[512 * mine[5] + other[5]]
+    f6 = 0 if mine_won & 64 else UNREACHABLE if other_won & 64 else NEED[512 * mine[6] + other[6]]
+    f7 = 0 if mine_won & 128 else UNREACHABLE if other_won & 128 else NEED[512 * mine[7] + other[7]]
+    f8 = 0 if mine_won & 256 else UNREACHABLE if other_won & 256 else NEED[512 * mine[8] + other[8]]
+    best = min(f0 + f1 + f2, f3 + f4 + f5, f6 + f7 + f8, f0 + f3 + f6, f1 + f4 + f7, f2 + f5 + f8)
+    best = min(best, f0 + f4 + f8, f2 + f4 + f6)
+    return int(best)
+
+
+@njit(cache=True, inline="always")
+def _needs(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int) -> tuple[int, int]:
+    """:func:`_need` of the side to move and of the other side."""
+    nx = _need(xf, of, wx, wo)
+    no = _need(of, xf, wo, wx)
+    return (nx, no) if mover == 0 else (no, nx)
 
 
 ENTER, NEXT, RETURN = 0, 1, 2
@@ -547,11 +595,19 @@ def _dist(
                     hi = -(M - plies)
                 elif vals[at, 1] == 0:
                     hi = 0
-            klo, khi = _knowledge(xf, of, wx, wo, mover)
-            if klo == 0 and lo < 0:
-                lo = 0
-            if khi == 0 and hi > 0:
-                hi = 0
+            # who can still make a line of fields, and how soon: a win takes the mover at least
+            # 2 * need - 1 plies, a loss comes after at least 2 * the other side's need
+            need_me, need_you = _needs(xf, of, wx, wo, mover)
+            if need_you >= UNREACHABLE:
+                if lo < 0:
+                    lo = 0
+            elif lo < -(M - 2 * need_you):
+                lo = -(M - 2 * need_you)
+            if need_me >= UNREACHABLE:
+                if hi > 0:
+                    hi = 0
+            elif hi > M - (2 * need_me - 1):
+                hi = M - (2 * need_me - 1)
             best_index = -1
             found, elo, ehi, eb = _dget(dkeys, dvals, w0, w1, w2)
             if found:
@@ -756,8 +812,10 @@ def _dfpn(
     and its disproof number the sum of their proof numbers. Settled propositions go to the
     outcome table (``keys``, ``vals``) as bounds; the others' numbers to the proof table
     (``pkeys``, ``pvals``: proof number, disproof number, nodes of the last search below).
-    A child the tables do not know starts from what the lines of fields say, else from
-    proof number 1 and disproof number its count of moves. A child's disproof threshold is the
+    A child the tables do not know starts from what the lines of fields say, else from the marks
+    each side still needs to make one (:func:`_need`) and its count of moves: "the child's mover
+    wins" from proof number its need and disproof number its moves, "the child's mover does not
+    lose" from proof number 1 and disproof number its moves times the parent's mover's need. A child's disproof threshold is the
     second-best child's times ``1 + 1 / epsilon``."""
     two, newly, isknown, one = _frames()
     moves, c0, c1, c2 = two[0], two[3], two[4], two[5]
@@ -839,17 +897,24 @@ def _dfpn(
                     of[f] |= bit
                     if wins_field:
                         cwo |= 1 << f
-                klo, khi = _knowledge(xf, of, cwx, cwo, 1 - mover)
+                n_child, n_parent = _needs(xf, of, cwx, cwo, 1 - mover)
                 _undo(xf, of, m, mover)
-                if khi < tc:
+                if (1 if n_child < UNREACHABLE else 0) < tc:
                     pick = i
                     break
-                if klo >= tc:
+                if (-1 if n_parent < UNREACHABLE else 0) >= tc:
                     cpn[d, i] = 0
                     cdn[d, i] = PN_INF
                     continue
-                cpn[d, i] = 1
-                cdn[d, i] = replies if replies > 0 else 1
+                # "the child's mover wins": as many moves to prove as the marks it still needs;
+                # "it does not lose": to disprove, every reply refuted, each the more work the
+                # more marks the parent's mover still needs
+                if tc == 1:
+                    cpn[d, i] = n_child
+                    cdn[d, i] = replies if replies > 0 else 1
+                else:
+                    cpn[d, i] = 1
+                    cdn[d, i] = (replies if replies > 0 else 1) * n_parent
             if pick >= 0:
                 _bound(keys, vals, w0, w1, w2, t, 1, pick)
                 rpn, rdn = 0, PN_INF

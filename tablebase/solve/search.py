@@ -39,7 +39,9 @@ How it works (acyclic games, ``method="search"``):
    while the bounded test stops at depth k: 3-10x more work on Ultimate
    positions with 33-35 empty spots).
 3. **Draw length** of a drawn position: the longest path through drawn
-   positions. With a ``max_plies(state)`` hint from the game (an upper
+   positions. Where the rules fix it (``game.draw_length``: every drawn
+   line fills the board, as in ``ultimate``) there is nothing to search.
+   Otherwise, with a ``max_plies(state)`` hint from the game (an upper
    bound on the plies left) it is found from the long side: "is there a
    drawn line of at least L plies?" for L = the bound, bound - 1, ...; each
    test walks depth first through children that could still be long enough
@@ -215,8 +217,9 @@ def prove(
     With ``processes=2`` and a compiled table that has a rival (``table.rival()``),
     a second process races the start position's outcome proof: with a
     proof-number search (``table.dfpn``) it proves whether the start is not
-    lost while this one proves whether it is won, else the whole outcome in
-    the rival move order; its table's bounds are added to this one's.
+    lost while this one proves whether it is won, then whether it is won if
+    that is still open, else the whole outcome in the rival move order; its
+    table's bounds are added to this one's each time it knows more.
     ``table`` is the compiled table of an earlier proof of the same game to go on
     with, one whose ``reusable`` is true (:meth:`Game.outcome_table`); the result's
     ``table`` is the one this proof used.
@@ -245,16 +248,16 @@ def prove(
 def _rival(
     game: Game, state: int, table: Any, deadline: float | None, known: dict[int, tuple[str, int | None]] | None, conn: Any
 ) -> None:
-    """In a second process: prove the outcome of ``state`` (with proof numbers: whether it is not
-    lost) with ``table`` and send its entries."""
+    """In a second process: prove the outcome of ``state`` with ``table``, sending its entries
+    each time it knows more (with proof numbers: whether it is not lost, then whether it is won)."""
     searcher = _Searcher(game, None if deadline is None else max(0.0, deadline - time.perf_counter()), table)
     if known:
         searcher.seed(known)
     try:
         if hasattr(table, "dfpn"):
             searcher.wdl_search(state, -1, 0)  # not a loss? (the start's process asks for a win first)
-        else:
-            searcher.wdl_search(state, -1, 1)
+            conn.send(table.export())
+        searcher.wdl_search(state, -1, 1)
     except _Timeout:
         return
     conn.send(table.export())
@@ -294,6 +297,7 @@ class _Searcher:
         self.racing: tuple[int, dict[int, tuple[str, int | None]] | None] | None = None
         self.rival: Any = None
         self.rival_conn: Any = None
+        self.rival_state = 0
         self.rival_won = 0
         #: Seconds spent proving outcomes, distances of wins and losses, and draw lengths.
         self.seconds = {"outcome": 0.0, "distance": 0.0, "draw": 0.0}
@@ -458,21 +462,25 @@ class _Searcher:
             return  # no fork on this platform: one process
         receive, send = context.Pipe(duplex=False)
         rival = self.wdl.rival()  # type: ignore[attr-defined]
+        self.rival_state = state
         self.rival = context.Process(target=_rival, args=(self.game, state, rival, self.deadline, known, send), daemon=True)
         self.rival.start()
         send.close()
         self.rival_conn = receive
 
     def _adopt_rival(self) -> None:
-        """The rival finished first (or gave up): add its table's bounds to this one's, and stop it."""
+        """The rival knows more of the start's outcome (or gave up): add its table's bounds to this
+        one's, and stop it once the outcome is known."""
         try:
             exported = self.rival_conn.recv()
         except EOFError:
-            exported = None  # it ran out of time
-        if exported is not None:
-            self.wdl.adopt(exported)  # type: ignore[attr-defined]
-            self.rival_won = 1
-        self._stop_rival()
+            self._stop_rival()  # it ran out of time
+            return
+        self.wdl.adopt(exported)  # type: ignore[attr-defined]
+        self.rival_won = 1
+        entry = self.wdl.get(self.rival_state)
+        if entry is not None and entry[0] == entry[1]:
+            self._stop_rival()
 
     def _stop_rival(self) -> None:
         self.racing = None
@@ -613,6 +621,10 @@ class _Searcher:
             return known
         if self.game.outcome(state) is not None:
             return 0
+        fixed = self.game.draw_length(state)
+        if fixed is not None:
+            self.draw_len[state] = fixed
+            return fixed
         bound = self.max_plies(state)
         if bound is None:
             return self._draw_length_dfs(state)
