@@ -76,8 +76,6 @@ class Connect4Game(Game):
             )
             for b in range(1 << self._height)
         ]
-        #: The last state formatted and its text (a probe formats its position twice).
-        self._last_text = (-1, "")
         # the block of each column text (top row first) with no disc floating
         self._column_blocks = {self._block_text[b]: b for b in range(1, 1 << self._height)}
         self._vector: VectorKernels | None = None
@@ -190,9 +188,13 @@ class Connect4Game(Game):
         state = int(state)
         mask = self.disc_mask(state)
         x_bits = state & mask
-        rows = self.rows
-        if not (has_four(x_bits, rows) or has_four(mask ^ x_bits, rows)):
+        return self._arises(mask, x_bits, has_four(x_bits, self.rows) or has_four(mask ^ x_bits, self.rows))
+
+    def _arises(self, mask: int, x_bits: int, four: bool) -> bool:
+        """:meth:`can_arise` of the discs ``mask``, x's at ``x_bits``, ``four`` if either side has four in a row."""
+        if not four:
             return _unplays(mask, x_bits)
+        rows = self.rows
         # a four: the last disc made it, so taking that disc off leaves no four
         first, then = _unplay_moves(mask, x_bits)
         last = first | then
@@ -246,14 +248,8 @@ class Connect4Game(Game):
     # -- notation ------------------------------------------------------------
 
     def format_position(self, state: int) -> str:
-        state = int(state)
-        last = self._last_text
-        if last[0] == state:
-            return last[1]
-        column, text = self._column, self._block_text
-        found = "/".join(map("".join, zip(*[text[state >> shift & column] for shift in self._shifts])))
-        self._last_text = (state, found)
-        return found
+        state, column, text = int(state), self._column, self._block_text
+        return "/".join(map("".join, zip(*[text[state >> shift & column] for shift in self._shifts])))
 
     def format_children(self, state: int, moves: Sequence[int]) -> list[str]:
         text = self.format_position(state)
@@ -319,7 +315,7 @@ class Connect4Game(Game):
             raise MalformedPositionError(
                 f"invalid position {text!r}: play went on after {winner} had four in a row"
             )
-        if not (_unplays(mask, x_bits) if not (x_four or o_four) else self.can_arise(state)):
+        if not self._arises(mask, x_bits, x_four or o_four):
             raise MalformedPositionError(
                 f"invalid position {text!r}: no game reaches it (the discs cannot have been dropped"
                 " in turns, x first, each column from the bottom)"

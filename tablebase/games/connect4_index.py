@@ -69,8 +69,9 @@ class Connect4Index(CompiledPasses):
             for c in range(0, columns, 2)
             for group in [list(range(c, min(c + 2, columns)))]
         ]
-        # per byte of a colouring, per number of x discs below it: the colex terms of its bits
+        #: The last state :meth:`_parts` worked out, and its parts (a probe finds a position, then its children).
         self._last: tuple[int, tuple[int, int, int, int, int, int, int, int]] = (-1, (0,) * 8)
+        # per byte of a colouring, per number of x discs below it: the colex terms of its bits
         self._colex = [
             [[colex_terms(8 * j, t, b) for b in range(256)] for t in range(cells // 2 + 2)] for j in range((cells + 7) // 8)
         ]
@@ -137,7 +138,8 @@ class Connect4Index(CompiledPasses):
         replies = winning_spots(theirs, rows) & board
         full = ply + 1 == self.cells
         base, powers, colex, last = self._base, self._powers, self._colex, self.columns - 1
-        # the new disc's place among the discs in column-major order, and in the mirror image's order
+        # the new disc's place among the discs in column-major order (after the ``before`` discs of the
+        # columns left of it), and in the mirror image's order (after the ``after`` discs right of it)
         found = []
         before = 0
         after = ply
@@ -157,18 +159,15 @@ class Connect4Index(CompiledPasses):
                     derived = DRAWN_END
                 elif replies & ((playable ^ cell) | (sentinel & board)):
                     derived = WIN_NOW
-                shift = (last - c) * height - c * height
+                # the column moves to column last - c in the mirror image
+                shift = (last - 2 * c) * height
                 moved = (child & column) - (state & column)
-                child_image = image + (moved << shift if shift >= 0 else moved >> -shift)
-                if child_image < child:
-                    at = after + h
-                    bits = mirror_mask & (1 << at) - 1 | (mirror_mask >> at << at + 1) | x_moves << at
-                    slot = base[mirror_code + powers[last - c]] + colex_rank(bits, colex)
+                if image + (moved << shift if shift >= 0 else moved >> -shift) < child:
+                    colouring, at, heights = mirror_mask, after + h, mirror_code + powers[last - c]
                 else:
-                    at = before + h
-                    bits = mask & (1 << at) - 1 | (mask >> at << at + 1) | x_moves << at
-                    slot = base[code + powers[c]] + colex_rank(bits, colex)
-                found.append((c, child, derived, ply + 1, slot))
+                    colouring, at, heights = mask, before + h, code + powers[c]
+                bits = colouring & (1 << at) - 1 | colouring >> at << at + 1 | x_moves << at
+                found.append((c, child, derived, ply + 1, base[heights] + colex_rank(bits, colex)))
             before += h
         return found
 

@@ -121,12 +121,12 @@ class Block:
         self.count = count
         #: What the block holds at most: its data and every part decoded.
         self.nbytes = len(data) + count
-        self.data = data
         if version == 2:
             whole = _decode_v2(data, ply, first, count)
             self.data = b""
             self.parts: list[bytes | None] = [whole[lo : lo + PART] for lo in range(0, count, PART)]
             return
+        self.data = data
         if version != FORMAT or parts != -(-count // PART) or len(data) < _HEADER.size + 2 * parts:
             raise CorruptBlockError("block does not decode (unknown block format)")
         if zlib.crc32(memoryview(data)[_HEADER.size :], _seed(ply, first, count)) != crc:
@@ -235,6 +235,7 @@ class DenseReader:
         return CorruptBlockError(
             f"{self.game.name}: the block of ply {ply} from {position!r} is corrupt ({exc}); rebuild the variant"
         )
+
     def value(self, conn: sqlite3.Connection, state: int) -> int | None:
         """The packed value of a position that can arise in play, in any orientation (``None``: not stored)."""
         derived, ply, slot = self.index.find(state)
