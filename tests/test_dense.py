@@ -283,3 +283,21 @@ def test_blocks_of_format_2_still_read(tmp_path: Path) -> None:
     with tablebase.open(path) as tb:
         assert [tb.variant("connect4-4-4").probe(p) for p in positions] == before
         assert tb.verify("connect4-4-4").ok
+
+
+@pytest.mark.parametrize("name", ["connect4-4-4", "connect4-7-4", "connect4-6-5"])
+def test_children_agree_with_find(name: str) -> None:
+    # each child's slot comes from the parent's colouring; find works it out from the child alone
+    game = get(name)
+    rng = random.Random(name)
+    index = Connect4Index(game.columns, game.rows)
+    checked = 0
+    for _ in range(30):
+        state = game.initial_state()
+        while game.outcome(state) is None:
+            for move, child, derived, ply, slot in index.children(state):
+                assert child == game.apply(state, move)
+                assert index.find(child) == (derived, ply, slot), game.format_position(child)
+                checked += 1
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+    assert checked > 500
