@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/connect4.py [--dir DIR] [--boards connect4-4-4,...] [--storage dense|packed]
         [--skip-mnk] [--mnk-db FILE] [--mnk-storage dense|packed] [--skip-build] [--db FILE] [--samples 2000]
+        [--rounds R] [--baseline-code DIR --baseline-db FILE]
 
 Each board is built with ``--storage`` (default ``dense``:
 ``Tablebase.build(name, storage="dense")``, what ``tablebase build NAME
@@ -23,7 +24,18 @@ the probe latency over ``--samples`` positions of random games (every
 non-terminal position of random walks from the start, until there are
 enough; each probe reads the values of every child): the median of the first
 probe of each position (blocks cached by the earlier positions only) and of a
-second pass over the same positions (warm).
+second pass over the same positions (warm). Probes run in a child process
+(``--rounds`` times each, the median of the rounds reported), imports and
+tables ready before the first position.
+
+The probe target was set against mnk-5-4-4 as the code of the time probed it
+(:data:`BASELINE_US` on the machine it was measured on). ``--baseline-code
+DIR`` (a checkout of that code: ``git worktree add DIR b7aa389``) and
+``--baseline-db FILE`` (mnk-5-4-4 built by it: ``PYTHONPATH=DIR python -c
+"import tablebase; tablebase.open('FILE').build('mnk-5-4-4',
+storage='packed')"``) probe the same mnk-5-4-4 positions with that code in the
+same rounds, alternating with the boards, and scale the target to this
+machine: ``TARGET_PROBE_US * baseline here / BASELINE_US``.
 """
 
 from __future__ import annotations
@@ -50,6 +62,29 @@ MNK = "mnk-5-4-4"
 TARGET_BUILD_S = 8 * 60
 TARGET_FILE_MB = 60.0
 TARGET_PROBE_US = 100.0
+#: The first-pass probe median of mnk-5-4-4 when the target was set (its code: commit b7aa389, packed).
+BASELINE_US = 198.0
+
+#: What a probe child runs (``python -c``, with the code to measure first on ``PYTHONPATH``): it
+#: probes the positions read from stdin twice and prints both medians in microseconds.
+PROBE_CHILD = """
+import json, statistics, sys, time
+import tablebase
+positions = json.load(sys.stdin)
+medians = []
+with tablebase.open(sys.argv[1]) as tb:
+    table = tb.variant(sys.argv[2])
+    table.probe(None)
+    for _ in range(2):
+        times = []
+        for position in positions:
+            t = time.perf_counter()
+            probe = table.probe(position)
+            times.append(time.perf_counter() - t)
+            assert probe.moves, position
+        medians.append(1e6 * statistics.median(times))
+print(json.dumps(medians))
+"""
 
 
 def build_one(db: str, name: str, storage: str) -> None:
@@ -89,20 +124,20 @@ def walk_positions(name: str, count: int, seed: int = 1) -> list[str]:
     return found
 
 
-def probe_times(db: Path, name: str, positions: list[str]) -> tuple[float, float]:
-    """Median microseconds of the first and of a second probe of each position."""
-    passes = []
-    with tablebase.open(db) as tb:
-        table = tb.variant(name)
-        for _ in range(2):
-            times = []
-            for position in positions:
-                t = time.perf_counter()
-                probe = table.probe(position)
-                times.append(time.perf_counter() - t)
-                assert probe.moves, position
-            passes.append(1e6 * statistics.median(times))
-    return passes[0], passes[1]
+def probe_times(db: Path, name: str, positions: list[str], code: Path | None = None) -> tuple[float, float]:
+    """Median microseconds of the first and of a second probe of each position, in a child process
+    running this tree's code or that of ``code``."""
+    env = dict(os.environ, PYTHONPATH=str(code or Path(__file__).resolve().parents[1]))
+    out = subprocess.run(
+        [sys.executable, "-P", "-c", PROBE_CHILD, str(db), name],
+        input=json.dumps(positions),
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout
+    first, warm = json.loads(out.strip().splitlines()[-1])
+    return first, warm
 
 
 def machine_speed() -> float:
@@ -118,11 +153,13 @@ def machine_speed() -> float:
     return best * 1e3
 
 
-def report(name: str, figures: dict[str, float], db: Path, samples: int) -> dict[str, float]:
+def report(name: str, figures: dict[str, float], db: Path, times: list[tuple[float, float]]) -> dict[str, float]:
     positions = tablebase.open(db).variant(name).stats().positions
-    first, warm = probe_times(db, name, walk_positions(name, samples))
+    first = statistics.median(t[0] for t in times)
+    warm = statistics.median(t[1] for t in times)
     row = dict(figures, positions=positions, probe_first_us=first, probe_warm_us=warm)
-    print(json.dumps({"variant": name, **row}), flush=True)
+    rounds = ", ".join(f"{t[0]:.0f}" for t in times)
+    print(json.dumps({"variant": name, **row}) + f"  # first-pass medians of the rounds: {rounds}", flush=True)
     return row
 
 
@@ -137,6 +174,9 @@ def main() -> None:
     parser.add_argument("--skip-build", action="store_true", help="probe the files of an earlier run")
     parser.add_argument("--db", help="an existing file with the boards: probe it, build nothing there")
     parser.add_argument("--samples", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=1, help="probe passes of every board (median reported)")
+    parser.add_argument("--baseline-code", help="a checkout of the code the probe target was set against")
+    parser.add_argument("--baseline-db", help="mnk-5-4-4 built by --baseline-code")
     parser.add_argument("--build-one", help=argparse.SUPPRESS)
     parser.add_argument("--db-one", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -152,9 +192,9 @@ def main() -> None:
     if not args.skip_build:
         for stale in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
             stale.unlink(missing_ok=True)
-    rows: dict[str, dict[str, float]] = {}
+    boards: dict[str, tuple[Path, dict[str, float]]] = {}
     for name in args.boards.split(","):
-        rows[name] = report(name, {} if args.skip_build else build(db, name, args.storage), db, args.samples)
+        boards[name] = (db, {} if args.skip_build else build(db, name, args.storage))
     if not args.skip_mnk:
         mnk_db = Path(args.mnk_db) if args.mnk_db else out / f"{MNK}.db"
         figures: dict[str, float] = {}
@@ -162,7 +202,16 @@ def main() -> None:
             for stale in (mnk_db, Path(f"{mnk_db}-wal"), Path(f"{mnk_db}-shm")):
                 stale.unlink(missing_ok=True)
             figures = build(mnk_db, MNK, args.mnk_storage)
-        rows[MNK] = report(MNK, figures, mnk_db, args.samples)
+        boards[MNK] = (mnk_db, figures)
+    positions = {name: walk_positions(name, args.samples) for name in {*boards, MNK}}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in boards}
+    baseline: list[tuple[float, float]] = []
+    for _ in range(args.rounds):
+        for name, (path, _) in boards.items():
+            times[name].append(probe_times(path, name, positions[name]))
+            if args.baseline_code:
+                baseline.append(probe_times(Path(args.baseline_db), MNK, positions[MNK], Path(args.baseline_code)))
+    rows = {name: report(name, figures, path, times[name]) for name, (path, figures) in boards.items()}
     print(f"load after: {os.getloadavg()}")
     print()
     print("| variant | positions | classes | build | positions/s | bytes/position | peak RSS | probe p50 first | warm |")
@@ -189,9 +238,19 @@ def main() -> None:
         print()
         print(f"connect4 boards: {total_s:.1f} s in all (target {TARGET_BUILD_S} s: ratio {total_s / TARGET_BUILD_S:.2f}),")
         print(f"  one file of {size_mb:.1f} MB (target {TARGET_FILE_MB:.0f} MB: ratio {size_mb / TARGET_FILE_MB:.2f}),")
+    target = TARGET_PROBE_US
+    if baseline:
+        here = statistics.median(t[0] for t in baseline)
+        target = TARGET_PROBE_US * here / BASELINE_US
+        print()
+        print(
+            f"baseline ({args.baseline_code}) mnk-5-4-4 first-pass median here: {here:.0f} us over {len(baseline)} runs"
+            f" ({', '.join(f'{t[0]:.0f}' for t in baseline)}), {BASELINE_US:.0f} us when the target was set:"
+            f" the {TARGET_PROBE_US:.0f} us target is {target:.0f} us here"
+        )
     for column, label in (("probe_first_us", "first"), ("probe_warm_us", "warm")):
         worst = max(r[column] for r in rows.values())
-        print(f"worst {label} probe median {worst:.0f} us (target {TARGET_PROBE_US:.0f} us: ratio {worst / TARGET_PROBE_US:.2f})")
+        print(f"worst {label} probe median {worst:.0f} us (target {target:.0f} us: ratio {worst / target:.2f})")
 
 
 if __name__ == "__main__":

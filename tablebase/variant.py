@@ -162,15 +162,18 @@ class VariantTable:
             return self.game.canonical(state)
         return state, 0
 
+    def _oriented(self, bound: _Bound, state: int) -> tuple[int, int]:
+        """The form of ``state`` the storage looks up and the symmetry that maps ``state`` onto it
+        (``state`` and 0 where the storage takes every orientation)."""
+        if bound.info.symmetry and not bound.storage.any_orientation:
+            return self.game.canonical(state)
+        return state, 0
+
     def _lookup(
         self, conn: sqlite3.Connection, bound: _Bound, state: int, position: str | None
     ) -> tuple[Entry, int]:
-        """The stored entry of ``state``'s class and the symmetry that maps ``state`` onto the form the
-        storage looks up (0 where it takes every orientation)."""
-        if bound.info.symmetry and not bound.storage.any_orientation:
-            canon, sym = self.game.canonical(state)
-        else:
-            canon, sym = state, 0
+        """The stored entry of ``state``'s class and the symmetry of :meth:`_oriented`."""
+        canon, sym = self._oriented(bound, state)
         entry = bound.storage.lookup(conn, canon)
         if entry is None:
             self._not_found(state, position)
@@ -195,9 +198,10 @@ class VariantTable:
         state = self.parse(position)
         with self.snapshot() as conn:
             bound = self._bound()
-            entry, sym = self._lookup(conn, bound, state, position)
-            canon = game.transform(state, sym) if sym else state
-            found = [] if entry.terminal else bound.storage.moves(conn, canon, entry)
+            canon, sym = self._oriented(bound, state)
+            entry, found = bound.storage.probe(conn, canon)
+        if entry is None:
+            self._not_found(state, position)
         moves: tuple[MoveValue, ...] = ()
         if not found and not entry.terminal and not bound.info.complete and search:
             moves = self._prove_moves(state, entry.outcome, entry.distance)

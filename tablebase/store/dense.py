@@ -9,11 +9,14 @@ ply, the first slot (``first_state``; a block's first slot is a multiple of
 :data:`BLOCK`), the position of the first slot as text (``first_key``), the
 number of slots, and the data: an 8-byte header (format :data:`FORMAT`, the
 number of parts, the CRC-32 of the rest and of the row's ply, first slot and
-count), the end of each part's stream (two bytes each), then the streams:
-the block in parts of :data:`PART` slots, each part's runs of equal bytes
-(the byte of each run, then the run lengths as two byte planes, low bytes
-then high bytes) as raw deflate on its own. Each slot's byte
-is the packed value of :func:`tablebase.store.packed.pack_values`.
+count), the end of each part's stream (two bytes each; the top bit set when the
+part is stored as its bytes), then the streams: the block in parts of
+:data:`PART` slots, each compressed on its own (raw deflate) either as its
+bytes, one a slot, or as its runs of equal bytes (the byte of each run, then
+the run lengths as two byte planes, low bytes then high bytes). A part is
+stored as runs only where they compress to at most :data:`RUNS_SHARE` of its
+bytes, since expanding runs costs a lookup about as much as inflating. Each
+slot's byte is the packed value of :func:`tablebase.store.packed.pack_values`.
 
 The index decides which slots hold a value: one position of each symmetry
 class, and not the positions whose value the rules give
@@ -58,8 +61,13 @@ LEVEL = 9
 PAGE_SIZE = 16384
 #: Bytes of decoded parts a reader keeps.
 CACHE_BYTES = 64 << 20
-#: The block format written; format 2 (one zlib stream of the whole block's runs) is still read.
-FORMAT = 3
+#: The block format written; formats 2 (one zlib stream of the whole block's runs) and 3 (every part
+#: as runs) are still read.
+FORMAT = 4
+#: A part is stored as runs when they compress to at most this share of the part's bytes compressed.
+RUNS_SHARE = 0.8
+#: The flag on a part's end (format 4) that marks a part stored as its bytes.
+BYTES_FLAG = 0x8000
 _HEADER = struct.Struct("<BBBxI")
 _SEED = struct.Struct("<qqq")
 
@@ -77,19 +85,32 @@ def _runs(filled: np.ndarray) -> bytes:
     return runs
 
 
+def _deflate(raw: bytes) -> bytes:
+    packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -15)
+    return packer.compress(raw) + packer.flush()
+
+
 def encode_block(values: np.ndarray, ply: int, first: int) -> bytes:
     """The data of a block: ``values`` (one byte a slot, 0 where nothing is stored) with each 0 after
-    a stored value replaced by the value before it, as runs, each part of :data:`PART` slots
-    compressed on its own."""
+    a stored value replaced by the value before it, each part of :data:`PART` slots compressed on
+    its own, as its bytes or as its runs."""
     values = np.ascontiguousarray(values, dtype=np.uint8)
     at = np.where(values != 0, np.arange(values.size, dtype=np.int32), 0)
     np.maximum.accumulate(at, out=at)
     filled = values[at]
     streams = []
+    flags = []
     for lo in range(0, filled.size, PART):
-        packer = zlib.compressobj(LEVEL, zlib.DEFLATED, -15)
-        streams.append(packer.compress(_runs(filled[lo : lo + PART])) + packer.flush())
-    body = np.cumsum([len(stream) for stream in streams]).astype("<u2").tobytes() + b"".join(streams)
+        part = filled[lo : lo + PART]
+        plain = _deflate(part.tobytes())
+        runs = _deflate(_runs(part))
+        as_runs = len(runs) <= RUNS_SHARE * len(plain)
+        streams.append(runs if as_runs else plain)
+        flags.append(0 if as_runs else BYTES_FLAG)
+    ends = np.cumsum([len(stream) for stream in streams])
+    if ends[-1] >= BYTES_FLAG:
+        raise ValueError(f"block of ply {ply} from slot {first} compresses to {ends[-1]} bytes, over the format's limit")
+    body = (ends | flags).astype("<u2").tobytes() + b"".join(streams)
     crc = zlib.crc32(body, _seed(ply, first, values.size))
     return _HEADER.pack(FORMAT, len(streams), 0, crc) + body
 
@@ -111,7 +132,7 @@ def _expand(raw: bytes, size: int) -> bytes:
 class Block:
     """A block row read for lookups: its checked data, and its parts as one byte a slot once decoded."""
 
-    __slots__ = ("data", "count", "parts", "nbytes")
+    __slots__ = ("data", "count", "parts", "nbytes", "flagged")
 
     def __init__(self, data: bytes, ply: int, first: int, count: int):
         try:
@@ -121,13 +142,15 @@ class Block:
         self.count = count
         #: What the block holds at most: its data and every part decoded.
         self.nbytes = len(data) + count
+        #: Whether part ends carry :data:`BYTES_FLAG` (format 4).
+        self.flagged = version == FORMAT
         if version == 2:
             whole = _decode_v2(data, ply, first, count)
             self.data = b""
             self.parts: list[bytes | None] = [whole[lo : lo + PART] for lo in range(0, count, PART)]
             return
         self.data = data
-        if version != FORMAT or parts != -(-count // PART) or len(data) < _HEADER.size + 2 * parts:
+        if version not in (3, FORMAT) or parts != -(-count // PART) or len(data) < _HEADER.size + 2 * parts:
             raise CorruptBlockError("block does not decode (unknown block format)")
         if zlib.crc32(memoryview(data)[_HEADER.size :], _seed(ply, first, count)) != crc:
             raise CorruptBlockError("block fails its checksum")
@@ -139,12 +162,20 @@ class Block:
         if found is None:
             data, parts = self.data, len(self.parts)
             ends = struct.unpack_from(f"<{parts}H", data, _HEADER.size)
+            end = ends[i]
+            as_bytes = self.flagged and end & BYTES_FLAG
+            start = ends[i - 1] & ~BYTES_FLAG if i else 0
             at = _HEADER.size + 2 * parts
+            size = min(PART, self.count - i * PART)
             try:
-                raw = zlib.decompress(data[at + (ends[i - 1] if i else 0) : at + ends[i]], -15)
+                raw = zlib.decompress(data[at + start : at + (end & ~BYTES_FLAG)], -15)
             except zlib.error as exc:
                 raise CorruptBlockError(f"block does not decode ({exc})") from exc
-            found = self.parts[i] = _expand(raw, min(PART, self.count - i * PART))
+            if not as_bytes:
+                raw = _expand(raw, size)
+            elif len(raw) != size:
+                raise CorruptBlockError("block fails its checksum")
+            found = self.parts[i] = raw
         return found
 
     def expand(self) -> np.ndarray:
@@ -243,24 +274,46 @@ class DenseReader:
             return None
         if derived is not None:
             return derived
-        first = slot - slot % BLOCK
-        block = self._blocks(conn, {(ply, first)}).get((ply, first))
-        if block is None:
-            return None
-        return self._byte(block, ply, first, slot - first) or None
+        return self._stored(self._blocks(conn, {(ply, slot - slot % BLOCK)}), ply, slot)
 
     def moves(self, conn: sqlite3.Connection, state: int) -> list[tuple[int, int | None]]:
         """``(move, packed value of the position it leads to)`` for every move of a position not over."""
         children = self.index.children(state)
-        blocks = self._blocks(conn, {(ply, slot - slot % BLOCK) for _, _, derived, ply, slot in children if derived is None})
-        found: list[tuple[int, int | None]] = []
-        for move, _, derived, ply, slot in children:
+        return self._moves(children, self._blocks(conn, _wanted(children)))
+
+    def probe(self, conn: sqlite3.Connection, state: int) -> tuple[int | None, list[tuple[int, int | None]]]:
+        """:meth:`value` of a position and, unless it is not stored or over, its :meth:`moves`, the
+        blocks of both read together."""
+        derived, ply, slot = self.index.find(state)
+        if slot < 0:
+            return None, []
+        if derived is not None and derived >> 2 == 1:
+            return derived, []
+        children = self.index.children(state)
+        wanted = _wanted(children)
+        if derived is None:
+            wanted.add((ply, slot - slot % BLOCK))
+        blocks = self._blocks(conn, wanted)
+        if derived is None:
+            derived = self._stored(blocks, ply, slot)
             if derived is None:
-                first = slot - slot % BLOCK
-                block = blocks.get((ply, first))
-                derived = (self._byte(block, ply, first, slot - first) or None) if block is not None else None
-            found.append((move, derived))
-        return found
+                return None, []
+        return derived, self._moves(children, blocks)
+
+    def _stored(self, blocks: dict[tuple[int, int], Block], ply: int, slot: int) -> int | None:
+        """The stored byte of a slot from the blocks read, ``None`` when nothing is stored there."""
+        first = slot - slot % BLOCK
+        block = blocks.get((ply, first))
+        return None if block is None else self._byte(block, ply, first, slot - first) or None
+
+    def _moves(
+        self, children: list[tuple[int, int, int | None, int, int]], blocks: dict[tuple[int, int], Block]
+    ) -> list[tuple[int, int | None]]:
+        """``(move, packed value)`` of each of :meth:`DenseIndex.children`, from the blocks read."""
+        return [
+            (move, self._stored(blocks, ply, slot) if derived is None else derived)
+            for move, _, derived, ply, slot in children
+        ]
 
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[int | None]:
         """:meth:`value` of each state."""
@@ -284,6 +337,11 @@ class DenseReader:
                     raise named from exc
                 on_error(str(named))
         return out
+
+
+def _wanted(children: list[tuple[int, int, int | None, int, int]]) -> set[tuple[int, int]]:
+    """The blocks ``(ply, first slot)`` holding the children the rules give no value for."""
+    return {(ply, slot - slot % BLOCK) for _, _, derived, ply, slot in children if derived is None}
 
 
 def dense_rows(

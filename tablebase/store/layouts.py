@@ -137,6 +137,10 @@ class Storage(Protocol):
         of ``state`` (which need not be canonical; ``entry`` is its canonical form's entry)."""
         ...
 
+    def probe(self, conn: sqlite3.Connection, state: int) -> tuple[Entry | None, list[tuple[int, Value | None]]]:
+        """:meth:`lookup` of the canonical ``state`` and, unless it is missing or terminal, its :meth:`moves`."""
+        ...
+
     # -- whole tables ----------------------------------------------------------
 
     def rows(self, conn: sqlite3.Connection) -> Iterator[Row]:
@@ -357,6 +361,12 @@ class StatesTable:
         if row is None:
             return None
         return Entry(row[1], row[2], bool(row[3]), row[0])
+
+    def probe(self, conn: sqlite3.Connection, state: int) -> tuple[Entry | None, list[tuple[int, Value | None]]]:
+        entry = self.lookup(conn, state)
+        if entry is None or entry.terminal:
+            return entry, []
+        return entry, self.moves(conn, state, entry)
 
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
         keys = [self.game.format_position(s) for s in states]
@@ -736,6 +746,13 @@ class Dense(Packed):
 
     def moves(self, conn: sqlite3.Connection, state: int, entry: Entry) -> list[tuple[int, Value | None]]:
         return [(code, _value(v)) for code, v in self.dense.moves(conn, state)]
+
+    def probe(self, conn: sqlite3.Connection, state: int) -> tuple[Entry | None, list[tuple[int, Value | None]]]:
+        packed, moves = self.dense.probe(conn, state)
+        value = _value(packed)
+        if value is None:
+            return None, []
+        return Entry(value[0], value[1], value[1] == 0, state), [(code, _value(v)) for code, v in moves]
 
     def parents(self, conn: sqlite3.Connection, state: int, entry: Entry) -> set[tuple[int, int]]:
         reachable = self.game.can_arise
