@@ -290,7 +290,7 @@ class Connect4Game(Game):
         """The state of grid text, checked for floating discs, counts and wins."""
         lines = board.split("/")
         state = 0
-        if len(lines) == self.rows and all(len(line) == self.columns for line in lines):
+        if len(lines) == self.rows and set(map(len, lines)) == {self.columns}:
             blocks = self._column_blocks
             for column, shift in zip(zip(*lines), self._shifts):
                 block = blocks.get("".join(column))
@@ -403,8 +403,14 @@ def _unplays(discs: int, x_bits: int) -> bool:
     remembers the disc sets it has found stuck."""
     stuck: set[int] = set()
     path: list[tuple[int, int, int]] = []
-    first, then = _unplay_moves(discs, x_bits)
+    first = then = -1
     while discs:
+        if first < 0:
+            # the moves out of ``discs``: :func:`_unplay_moves`, written out (this loop is a probe's hot path)
+            mine = discs & (x_bits if discs.bit_count() & 1 else ~x_bits)
+            tops = discs & ~(discs >> 1) & mine
+            then = tops & mine << 1
+            first = tops ^ then
         if first or then:
             if first:
                 taken = first & -first
@@ -417,7 +423,7 @@ def _unplays(discs: int, x_bits: int) -> bool:
                 continue
             path.append((discs, first, then))
             discs = after
-            first, then = _unplay_moves(discs, x_bits)
+            first = -1
         else:
             stuck.add(discs)
             if not path:

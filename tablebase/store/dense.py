@@ -243,17 +243,6 @@ class DenseReader:
                 self._size -= self._cache.popitem(last=False)[1].nbytes
         return found
 
-    def _byte(self, block: Block, ply: int, first: int, offset: int) -> int:
-        """The byte of slot ``first + offset`` of ``block``."""
-        i = offset // PART
-        part = block.parts[i]
-        if part is None:
-            try:
-                part = block.part(i)
-            except CorruptBlockError as exc:
-                raise self._named(ply, first, exc) from exc
-        return part[offset - i * PART]
-
     def decode(self, ply: int, first: int, count: int, data: bytes) -> Block:
         """A block row checked; raises :class:`CorruptBlockError` naming the variant and the block."""
         try:
@@ -302,9 +291,18 @@ class DenseReader:
 
     def _stored(self, blocks: dict[tuple[int, int], Block], ply: int, slot: int) -> int | None:
         """The stored byte of a slot from the blocks read, ``None`` when nothing is stored there."""
-        first = slot - slot % BLOCK
-        block = blocks.get((ply, first))
-        return None if block is None else self._byte(block, ply, first, slot - first) or None
+        offset = slot % BLOCK
+        block = blocks.get((ply, slot - offset))
+        if block is None:
+            return None
+        i = offset // PART
+        part = block.parts[i]
+        if part is None:
+            try:
+                part = block.part(i)
+            except CorruptBlockError as exc:
+                raise self._named(ply, slot - offset, exc) from exc
+        return part[offset - i * PART] or None
 
     def _moves(
         self, children: list[tuple[int, int, int | None, int, int]], blocks: dict[tuple[int, int], Block]

@@ -752,7 +752,10 @@ class Dense(Packed):
         value = _value(packed)
         if value is None:
             return None, []
-        return Entry(value[0], value[1], value[1] == 0, state), [(code, _value(v)) for code, v in moves]
+        # the usual values from the table without a call (a probe's hot path)
+        return Entry(value[0], value[1], value[1] == 0, state), [
+            (code, _UNPACKED.get(v) or _value(v)) for code, v in moves
+        ]
 
     def parents(self, conn: sqlite3.Connection, state: int, entry: Entry) -> set[tuple[int, int]]:
         reachable = self.game.can_arise
