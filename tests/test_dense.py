@@ -18,7 +18,7 @@ from tablebase.errors import BuildError, MalformedPositionError
 from tablebase.games import get
 from tablebase.games.connect4 import Connect4Game, has_four, to_bitboards
 from tablebase.games.connect4_index import Connect4Index
-from tablebase.store.dense import BLOCK, decode_block, encode_block
+from tablebase.store.dense import BLOCK, BYTES_FLAG, PART, _runs, decode_block, encode_block
 
 pytest.importorskip("numba")
 
@@ -212,6 +212,21 @@ def test_a_block_holds_block_slots() -> None:
     assert decoded[3:100].tolist() == [9] * 97 and decoded[100] == 13 and decoded[4999] == 13 and decoded[-1] == 22
 
 
+def test_parts_are_stored_as_bytes_or_as_runs() -> None:
+    rng = np.random.default_rng(7)
+    values = np.zeros(BLOCK, dtype=np.uint8)
+    values[:PART] = rng.integers(1, 40, PART)  # short runs: the part's bytes compress best
+    values[PART + 5] = 9  # one long run: its runs are a few bytes
+    values[2 * PART :: 3] = 13
+    data = encode_block(values, 4, 0)
+    ends = struct.unpack_from("<4H", data, 8)
+    assert ends[0] & BYTES_FLAG and not ends[1] & BYTES_FLAG
+    decoded = decode_block(data, 4, 0, BLOCK)
+    assert decoded[:PART].tolist() == values[:PART].tolist()
+    assert decoded[PART : PART + 5].tolist() == [values[PART - 1]] * 5 and set(decoded[PART + 5 : 2 * PART].tolist()) == {9}
+    assert decoded[2 * PART :: 3].tolist() == values[2 * PART :: 3].tolist()
+
+
 def test_the_planner_picks_dense_for_large_gravity_boards() -> None:
     plan = build.plan("connect4-6-4", symmetry=True, storage=None, path_known=True)
     assert plan.storage is not None and plan.storage.name == "dense"
@@ -267,7 +282,21 @@ def _format_2(values: np.ndarray, ply: int, first: int) -> bytes:
     return struct.pack("<BBBxI", 2, 0, 1, crc) + zlib.compress(raw, 9)
 
 
-def test_blocks_of_format_2_still_read(tmp_path: Path) -> None:
+def _format_3(values: np.ndarray, ply: int, first: int) -> bytes:
+    """A block as format 3 wrote it: every part as its runs."""
+    at = np.where(values != 0, np.arange(values.size), 0)
+    filled = values[np.maximum.accumulate(at)]
+    streams = []
+    for lo in range(0, filled.size, PART):
+        packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+        streams.append(packer.compress(_runs(filled[lo : lo + PART])) + packer.flush())
+    body = np.cumsum([len(s) for s in streams]).astype("<u2").tobytes() + b"".join(streams)
+    crc = zlib.crc32(body, zlib.crc32(struct.pack("<qqq", ply, first, values.size)))
+    return struct.pack("<BBBxI", 3, len(streams), 0, crc) + body
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_blocks_of_earlier_formats_still_read(tmp_path: Path, version: int) -> None:
     path = tmp_path / "c4.db"
     positions = ["..../..../..../....", "..../..../.o../.xx.", "..../x.../o.o./xxox"]
     with tablebase.open(path) as tb:
@@ -276,9 +305,10 @@ def test_blocks_of_format_2_still_read(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     rows = conn.execute("SELECT rowid, ply, first_state, count, data FROM blocks").fetchall()
     for rowid, ply, first, count, data in rows:
-        conn.execute("UPDATE blocks SET data = ? WHERE rowid = ?", (_format_2(decode_block(data, ply, first, count), ply, first), rowid))
+        old = (_format_2 if version == 2 else _format_3)(decode_block(data, ply, first, count), ply, first)
+        conn.execute("UPDATE blocks SET data = ? WHERE rowid = ?", (old, rowid))
     conn.commit()
-    assert {d[0] for (d,) in conn.execute("SELECT data FROM blocks")} == {2}
+    assert {d[0] for (d,) in conn.execute("SELECT data FROM blocks")} == {version}
     conn.close()
     with tablebase.open(path) as tb:
         assert [tb.variant("connect4-4-4").probe(p) for p in positions] == before
