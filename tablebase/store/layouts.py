@@ -362,6 +362,10 @@ class StatesTable:
             return None
         return Entry(row[1], row[2], bool(row[3]), row[0])
 
+    if TYPE_CHECKING:
+
+        def moves(self, conn: sqlite3.Connection, state: int, entry: Entry) -> list[tuple[int, Value | None]]: ...
+
     def probe(self, conn: sqlite3.Connection, state: int) -> tuple[Entry | None, list[tuple[int, Value | None]]]:
         entry = self.lookup(conn, state)
         if entry is None or entry.terminal:
@@ -848,7 +852,7 @@ def _unpack(value: int) -> Value:
 
 
 #: :func:`_unpack` of the packed values of distances up to 254.
-_UNPACKED = {v: _unpack(v) for v in range(1 << 10) if v & 3 in NAMES}
+_UNPACKED: dict[int | None, Value] = {v: _unpack(v) for v in range(1 << 10) if v & 3 in NAMES}
 
 
 def _value(packed: int | None) -> Value | None:
