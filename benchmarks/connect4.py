@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/connect4.py [--dir DIR] [--boards connect4-4-4,...] [--storage dense|packed]
-        [--skip-mnk] [--mnk-db FILE] [--mnk-storage dense|packed] [--skip-build] [--db FILE] [--samples 2000]
+        [--skip-mnk] [--mnk-db FILE] [--mnk-storage dense|packed] [--skip-build] [--db FILE ...] [--samples 2000]
         [--rounds R] [--baseline-code DIR --baseline-db FILE]
 
 Each board is built with ``--storage`` (default ``dense``:
@@ -13,7 +13,8 @@ process of its own so that its peak resident memory (the child or its
 largest worker) is its own. mnk-5-4-4 is built with ``--mnk-storage``
 (default ``dense``) into ``DIR/mnk-5-4-4.db`` (``--skip-mnk``: not at all;
 ``--mnk-db``: probe that file instead of building; ``--db``: probe the
-boards in that file, built earlier, e.g. ``--db c74.db --boards connect4-7-4``).
+boards in that file, built earlier, e.g. ``--db c74.db --boards connect4-7-4``;
+given more than once, each board from the first file that holds it).
 
 The run starts with the time of one iteration of a plain Python loop, so that
 probe times can be compared across machines.
@@ -111,6 +112,15 @@ def build(db: Path, name: str, storage: str) -> dict[str, float]:
     return result
 
 
+def holding(name: str, files: list[str]) -> Path | None:
+    """The first of ``files`` in which ``name`` is built."""
+    for file in files:
+        with tablebase.open(file) as tb:
+            if tb.get_variant(name) is not None:
+                return Path(file)
+    return None
+
+
 def walk_positions(name: str, count: int, seed: int = 1) -> list[str]:
     """``count`` non-terminal positions of random games from the start."""
     game = get(name)
@@ -172,7 +182,11 @@ def main() -> None:
     parser.add_argument("--mnk-db", help="an existing file with mnk-5-4-4: probe it, do not build")
     parser.add_argument("--mnk-storage", default="dense", help="layout of mnk-5-4-4 (dense or packed)")
     parser.add_argument("--skip-build", action="store_true", help="probe the files of an earlier run")
-    parser.add_argument("--db", help="an existing file with the boards: probe it, build nothing there")
+    parser.add_argument(
+        "--db",
+        action="append",
+        help="an existing file with boards: probe them, build nothing (repeatable: each board from the first file holding it)",
+    )
     parser.add_argument("--samples", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=1, help="probe passes of every board (median reported)")
     parser.add_argument("--baseline-code", help="a checkout of the code the probe target was set against")
@@ -185,7 +199,7 @@ def main() -> None:
         return
     out = Path(args.dir)
     out.mkdir(parents=True, exist_ok=True)
-    db = Path(args.db) if args.db else out / "connect4.db"
+    db = Path(args.db[0]) if args.db else out / "connect4.db"
     if args.db:
         args.skip_build = True
     print(f"load before: {os.getloadavg()}; a plain Python loop: {machine_speed():.1f} ns an iteration")
@@ -194,7 +208,8 @@ def main() -> None:
             stale.unlink(missing_ok=True)
     boards: dict[str, tuple[Path, dict[str, float]]] = {}
     for name in args.boards.split(","):
-        boards[name] = (db, {} if args.skip_build else build(db, name, args.storage))
+        path = (holding(name, args.db) or db) if args.db else db
+        boards[name] = (path, {} if args.skip_build else build(db, name, args.storage))
     if not args.skip_mnk:
         mnk_db = Path(args.mnk_db) if args.mnk_db else out / f"{MNK}.db"
         figures: dict[str, float] = {}
