@@ -35,8 +35,10 @@ DIR`` (a checkout of that code: ``git worktree add DIR b7aa389``) and
 ``--baseline-db FILE`` (mnk-5-4-4 built by it: ``PYTHONPATH=DIR python -c
 "import tablebase; tablebase.open('FILE').build('mnk-5-4-4',
 storage='packed')"``) probe the same mnk-5-4-4 positions with that code in the
-same rounds, alternating with the boards, and scale the target to this
-machine: ``TARGET_PROBE_US * baseline here / BASELINE_US``.
+same rounds, one run after each board's, and scale the target to this
+machine: ``TARGET_PROBE_US * baseline here / BASELINE_US``; each board's
+first-pass median over that of the baseline run right after it (the median of
+the rounds) is printed too, against ``TARGET_PROBE_US / BASELINE_US``.
 """
 
 from __future__ import annotations
@@ -221,11 +223,14 @@ def main() -> None:
     positions = {name: walk_positions(name, args.samples) for name in {*boards, MNK}}
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in boards}
     baseline: list[tuple[float, float]] = []
+    # per board, its first-pass median over the baseline's in the run right after it
+    paired: dict[str, list[float]] = {name: [] for name in boards}
     for _ in range(args.rounds):
         for name, (path, _) in boards.items():
             times[name].append(probe_times(path, name, positions[name]))
             if args.baseline_code:
                 baseline.append(probe_times(Path(args.baseline_db), MNK, positions[MNK], Path(args.baseline_code)))
+                paired[name].append(times[name][-1][0] / baseline[-1][0])
     rows = {name: report(name, figures, path, times[name]) for name, (path, figures) in boards.items()}
     print(f"load after: {os.getloadavg()}")
     print()
@@ -263,6 +268,16 @@ def main() -> None:
             f" ({', '.join(f'{t[0]:.0f}' for t in baseline)}), {BASELINE_US:.0f} us when the target was set:"
             f" the {TARGET_PROBE_US:.0f} us target is {target:.0f} us here"
         )
+        print(
+            "first-pass median over the baseline's right after it (median of the rounds; target"
+            f" {TARGET_PROBE_US / BASELINE_US:.3f}):"
+        )
+        for name, ratios in paired.items():
+            ratio = statistics.median(ratios)
+            print(
+                f"  {name}: {ratio:.3f} ({', '.join(f'{r:.2f}' for r in ratios)}),"
+                f" {ratio * BASELINE_US:.0f} us at the baseline's {BASELINE_US:.0f} us"
+            )
     for column, label in (("probe_first_us", "first"), ("probe_warm_us", "warm")):
         worst = max(r[column] for r in rows.values())
         print(f"worst {label} probe median {worst:.0f} us (target {target:.0f} us: ratio {worst / target:.2f})")
