@@ -196,6 +196,8 @@ def main() -> None:
     parser.add_argument("--build-one", help=argparse.SUPPRESS)
     parser.add_argument("--db-one", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if bool(args.baseline_code) != bool(args.baseline_db):
+        parser.error("--baseline-code and --baseline-db go together")
     if args.build_one:
         build_one(args.db_one, args.build_one, args.storage)
         return
@@ -220,7 +222,7 @@ def main() -> None:
                 stale.unlink(missing_ok=True)
             figures = build(mnk_db, MNK, args.mnk_storage)
         boards[MNK] = (mnk_db, figures)
-    positions = {name: walk_positions(name, args.samples) for name in {*boards, MNK}}
+    positions = {name: walk_positions(name, args.samples) for name in {*boards, *([MNK] if args.baseline_code else [])}}
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in boards}
     baseline: list[tuple[float, float]] = []
     # per board, its first-pass median over the baseline's in the run right after it

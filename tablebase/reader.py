@@ -133,7 +133,7 @@ class Turns:
                 self._cond.notify()
 
 
-def _file_id(path: str | Path) -> tuple[int, int]:
+def _file_id(path: Path) -> tuple[int, int]:
     st = os.stat(path)
     return st.st_dev, st.st_ino
 
@@ -177,7 +177,6 @@ class Reader:
 
     def __init__(self, path: Path, engine: Engine | None):
         self.path = path
-        self._where = str(path)
         self.engine = engine
         self._lock = threading.Lock()
         self._serial = threading.RLock() if engine is not None else None
@@ -256,8 +255,7 @@ class Reader:
         if opened.file_id is None:
             return False
         try:
-            # the path as text: os.stat converts a Path with two calls more, on every snapshot
-            return _file_id(self._where) != opened.file_id
+            return _file_id(self.path) != opened.file_id
         except OSError:
             return False
 

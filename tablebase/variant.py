@@ -217,7 +217,7 @@ class VariantTable:
                 if child is None:
                     missing.append(code)
                     continue
-                key, value, d = _RANKED.get(child) or _ranked(child)
+                key, value, d = _ranked(child)
                 # moves of equal value keep the rules' order
                 ranked.append((key, order.get(code, len(order)), code, value, d))
             if missing:
@@ -229,10 +229,8 @@ class VariantTable:
             ranked.sort()
             positions = game.format_children(state, [item[2] for item in ranked])
             moves = tuple(
-                [
-                    MoveValue(game.format_move(code), child, value, d)
-                    for (_, _, code, value, d), child in zip(ranked, positions)
-                ]
+                MoveValue(game.format_move(code), child, value, d)
+                for (_, _, code, value, d), child in zip(ranked, positions)
             )
         return Probe(
             variant=self.name,

@@ -403,14 +403,8 @@ def _unplays(discs: int, x_bits: int) -> bool:
     remembers the disc sets it has found stuck."""
     stuck: set[int] = set()
     path: list[tuple[int, int, int]] = []
-    first = then = -1
+    first, then = _unplay_moves(discs, x_bits)
     while discs:
-        if first < 0:
-            # the moves out of ``discs``: :func:`_unplay_moves`, written out (this loop is a probe's hot path)
-            mine = discs & (x_bits if discs.bit_count() & 1 else ~x_bits)
-            tops = discs & ~(discs >> 1) & mine
-            then = tops & mine << 1
-            first = tops ^ then
         if first or then:
             if first:
                 taken = first & -first
@@ -423,7 +417,7 @@ def _unplays(discs: int, x_bits: int) -> bool:
                 continue
             path.append((discs, first, then))
             discs = after
-            first = -1
+            first, then = _unplay_moves(discs, x_bits)
         else:
             stuck.add(discs)
             if not path:

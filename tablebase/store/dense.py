@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
+from tablebase.games.dense import DRAWN_END, LOST_END, WON_END
 from tablebase.store.packed import CorruptBlockError
 
 # libdeflate (``tablebase[fast]``) inflates a part of known size and checks a block in about half the
@@ -82,6 +83,8 @@ FORMAT = 4
 RUNS_SHARE = 0.8
 #: The flag on a part's end (format 4) that marks a part stored as its bytes.
 BYTES_FLAG = 0x8000
+#: The packed values of a game over (distance 0), which have no moves.
+GAME_OVER = (LOST_END, WON_END, DRAWN_END)
 _HEADER = struct.Struct("<BBBxI")
 _SEED = struct.Struct("<qqq")
 
@@ -294,7 +297,7 @@ class DenseReader:
         derived, ply, slot = self.index.find(state)
         if slot < 0:
             return None, []
-        if derived is not None and derived >> 2 == 1:
+        if derived in GAME_OVER:
             return derived, []
         children = self.index.children(state)
         wanted = _wanted(children)

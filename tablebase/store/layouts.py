@@ -756,10 +756,7 @@ class Dense(Packed):
         value = _value(packed)
         if value is None:
             return None, []
-        # the usual values from the table without a call (a probe's hot path)
-        return Entry(value[0], value[1], value[1] == 0, state), [
-            (code, _UNPACKED.get(v) or _value(v)) for code, v in moves
-        ]
+        return Entry(value[0], value[1], value[1] == 0, state), [(code, _value(v)) for code, v in moves]
 
     def parents(self, conn: sqlite3.Connection, state: int, entry: Entry) -> set[tuple[int, int]]:
         reachable = self.game.can_arise
@@ -852,7 +849,7 @@ def _unpack(value: int) -> Value:
 
 
 #: :func:`_unpack` of the packed values of distances up to 254.
-_UNPACKED: dict[int | None, Value] = {v: _unpack(v) for v in range(1 << 10) if v & 3 in NAMES}
+_UNPACKED = {v: _unpack(v) for v in range(1 << 10) if v & 3 in NAMES}
 
 
 def _value(packed: int | None) -> Value | None:
