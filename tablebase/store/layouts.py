@@ -756,7 +756,10 @@ class Dense(Packed):
         value = _value(packed)
         if value is None:
             return None, []
-        return Entry(value[0], value[1], value[1] == 0, state), [(code, _value(v)) for code, v in moves]
+        # the table first, as in _value, without a call a move
+        return Entry(value[0], value[1], value[1] == 0, state), [
+            (code, _UNPACKED.get(v) or _value(v)) for code, v in moves
+        ]
 
     def parents(self, conn: sqlite3.Connection, state: int, entry: Entry) -> set[tuple[int, int]]:
         reachable = self.game.can_arise
@@ -849,7 +852,7 @@ def _unpack(value: int) -> Value:
 
 
 #: :func:`_unpack` of the packed values of distances up to 254.
-_UNPACKED = {v: _unpack(v) for v in range(1 << 10) if v & 3 in NAMES}
+_UNPACKED: dict[int | None, Value] = {v: _unpack(v) for v in range(1 << 10) if v & 3 in NAMES}
 
 
 def _value(packed: int | None) -> Value | None:
