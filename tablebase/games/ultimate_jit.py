@@ -530,6 +530,21 @@ def _unshift(bound: int) -> int:
     return 0
 
 
+@njit(cache=True, inline="always")
+def _parity(lo: int, hi: int) -> tuple[int, int]:
+    """Bounds on a distance score narrowed by parity: the side that completes a line of fields
+    makes the last move, so a win comes after an odd number of plies, a loss after an even one."""
+    if lo > 0 and (M - lo) % 2 == 0:
+        lo += 1
+    elif lo < 0 and (M + lo) % 2 == 1:
+        lo += 1
+    if hi > 0 and (M - hi) % 2 == 0:
+        hi -= 1
+    elif hi < 0 and (M + hi) % 2 == 1:
+        hi -= 1
+    return lo, hi
+
+
 @njit(cache=True)
 def _dist(
     xf: np.ndarray,
@@ -616,6 +631,7 @@ def _dist(
                 if ehi < hi:
                     hi = ehi
                 best_index = eb
+            lo, hi = _parity(lo, hi)
             if lo == hi:
                 if not found or elo != ehi:
                     _store(dkeys, dvals, w0, w1, w2, lo, hi, best_index)
@@ -668,6 +684,7 @@ def _dist(
                         clo = cl
                     if ch < chi:
                         chi = ch
+                clo, chi = _parity(clo, chi)
                 if i == best_index:
                     chi = -3 * M + 1
                 isknown[d, i] = False
