@@ -1194,10 +1194,13 @@ class OutcomeTable(_Table):
         more nodes in one order than in the other, so two processes can race the two."""
         return OutcomeTable(self.classic, self.max_bits, history_cap=999)
 
-    def export(self) -> tuple[np.ndarray, np.ndarray]:
-        """What :meth:`adopt` takes: the table's entries."""
-        used = self.keys[:, 2] != EMPTY
-        return self.keys[used], self.vals[used]
+    def export(self, states: list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """What :meth:`adopt` takes: the table's entries (of ``states`` only, if given)."""
+        if states is None:
+            used = self.keys[:, 2] != EMPTY
+            return self.keys[used], self.vals[used]
+        found = [at for at in (_find(self.keys, *words(state)) for state in states) if at >= 0]
+        return self.keys[found], self.vals[found]
 
     def adopt(self, exported: tuple[np.ndarray, np.ndarray]) -> None:
         """Add the entries of another table of the same variant (proved bounds, like this one's) to

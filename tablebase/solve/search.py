@@ -107,6 +107,10 @@ class _Timeout(Exception):
     pass
 
 
+class _Split(Exception):
+    """A search of the start position handed over to a search of its children."""
+
+
 #: What a search leaves to store: positions, edges, and the positions stored with every move.
 _Collected = tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]], list[int]]
 
@@ -254,13 +258,25 @@ def _rival(
     if known:
         searcher.seed(known)
     try:
-        if hasattr(table, "dfpn"):
-            searcher.wdl_search(state, -1, 0)  # not a loss? (the start's process asks for a win first)
+        if not hasattr(table, "dfpn"):
+            searcher.wdl_search(state, -1, 1)
             conn.send(table.export())
-        searcher.wdl_search(state, -1, 1)
+            return
+        searcher.wdl_search(state, -1, 0)  # not a loss? (the start's process asks for a win first)
+        conn.send(table.export())
+        entry = table.get(state)
+        if entry is not None and entry[1] < 1:
+            return
+        # a win? child by child, those with the most replies (the last the start's process tries) first:
+        # each child whose mover does not lose refutes one move, a child lost for its mover proves the win
+        kids = sorted(((replies, child) for _m, child, result, replies in game.successors(state) if result is None), reverse=True)
+        for _replies, child in kids:
+            value = searcher.wdl_search(child, -1, 0)
+            conn.send(table.export([child]))
+            if value < 0:
+                return
     except _Timeout:
         return
-    conn.send(table.export())
 
 
 # -- depth-first search (acyclic games) ------------------------------------------------
@@ -270,6 +286,9 @@ def _rival(
 #: (with a time limit: starts at a tenth, then about 0.1 s of work, at most :data:`COMPILED_CHUNK`).
 COMPILED_BUDGET = 100_000
 COMPILED_CHUNK = 2_000_000
+#: Seconds the start's process asks "a win?" of the start itself before it asks each child in turn,
+#: with the rival process taking the children from the other end.
+SPLIT_AFTER = 5.0
 
 
 class _Searcher:
@@ -409,13 +428,30 @@ class _Searcher:
                 break
             # the value is at least `target`? (a win first, then not a loss)
             target = min(hi, beta)
-            if self._sliced(self._dfpn, state, target, target) > 0:
+            try:
+                proved = self._sliced(self._dfpn, state, target, target, SPLIT_AFTER if target == 1 else None) > 0
+            except _Split:
+                # still open with the rival running: child by child (the rival takes them from the other end)
+                proved = self._won_split(state)
+            if proved:
                 lo = target
             else:
                 hi = target - 1
             if entry is None or (lo, hi) != (entry[0], entry[1]):
                 self.wdl[state] = (lo, hi, -1 if entry is None else entry[2])
         return lo if lo >= beta or lo == hi else hi
+
+    def _won_split(self, state: int) -> bool:
+        """Whether the start position is won, asked of each child in turn: whether its mover does
+        not lose (the rival asks the same from the other end, and this process adopts its answers)."""
+        kids = sorted((replies, child) for _m, child, result, replies in self._successors(state) if result is None)
+        for _replies, child in kids:
+            entry = self.wdl.get(child)
+            if entry is not None and entry[0] >= 0:
+                continue  # refuted already
+            if (entry is not None and entry[1] < 0) or self.wdl_search(child, -1, 0) < 0:
+                return True
+        return False
 
     def _dfpn(self, state: int, target: int, _: int, budget: int) -> tuple[int | None, int]:
         """One budget of the compiled proof-number search of "the value of ``state`` is at least
@@ -431,10 +467,15 @@ class _Searcher:
         finally:
             self.dist_nodes += self.nodes - before
 
-    def _sliced(self, search: Callable[[int, int, int, int], tuple[int | None, int]], state: int, alpha: int, beta: int) -> int:
+    def _sliced(
+        self, search: Callable[[int, int, int, int], tuple[int | None, int]], state: int, alpha: int, beta: int,
+        split: float | None = None,
+    ) -> int:
         """Run a compiled search in node budgets, looking at the clock (and the rival process) between
-        them (about 0.1 s of work each)."""
+        them (about 0.1 s of work each). With ``split`` (seconds), raise :class:`_Split` once the search
+        of the rival's start position has run that long with the rival process running."""
         budget = COMPILED_BUDGET if self.deadline is None else COMPILED_BUDGET // 10
+        split_at = None if split is None else time.perf_counter() + split
         while True:
             began = time.perf_counter()
             value, nodes = search(state, alpha, beta, budget)
@@ -446,6 +487,8 @@ class _Searcher:
             elif self.rival_conn is not None and self.rival_conn.poll():
                 self._adopt_rival()
             now = time.perf_counter()
+            if split_at is not None and now > split_at and self.rival_conn is not None and state == self.rival_state:
+                raise _Split
             if self.deadline is None:
                 budget *= 2
                 continue
