@@ -279,3 +279,29 @@ def test_the_rival_process_finishing_first_gives_its_table(monkeypatch: pytest.M
         assert (two.outcome, two.distance, two.moves) == (one.outcome, one.distance, one.moves)
         won += int(two.stats["rival_won"])
     assert won >= 1
+
+
+def test_the_start_split_by_children_agrees_with_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both processes asking the start's children in turn (at once, not after a few seconds), and the
+    distance tests of the start shared by children: the same labels as one process."""
+    from tablebase.solve import search
+
+    monkeypatch.setattr(search, "SPLIT_AFTER", 0.0)
+    split = search._Searcher._won_split
+    calls = []
+
+    def counted(self, state):  # type: ignore[no-untyped-def]
+        calls.append(state)
+        return split(self, state)
+
+    monkeypatch.setattr(search._Searcher, "_won_split", counted)
+    game, _ = _compiled("ultimate")
+    rng = random.Random(32)
+    outcomes = set()
+    for _ in range(8):
+        state = random_live_position(game, 30, rng)
+        one = prove(game, state)
+        two = prove(game, state, time_limit=120, processes=2)
+        assert (two.outcome, two.distance) == (one.outcome, one.distance)
+        outcomes.add(one.outcome)
+    assert calls and len(outcomes) >= 2

@@ -221,9 +221,13 @@ def prove(
     With ``processes=2`` and a compiled table that has a rival (``table.rival()``),
     a second process races the start position's outcome proof: with a
     proof-number search (``table.dfpn``) it proves whether the start is not
-    lost while this one proves whether it is won, then whether it is won if
-    that is still open, else the whole outcome in the rival move order; its
-    table's bounds are added to this one's each time it knows more.
+    lost while this one proves whether it is won, then, if that is still open,
+    whether each child of the start is not lost for its mover, from the child
+    with the most replies on (this one does the same from the other end once
+    its own search of the start has run :data:`SPLIT_AFTER` seconds), else the
+    whole outcome in the rival move order; its table's bounds are added to this
+    one's each time it knows more. The distance tests of a won or lost start
+    are then shared by children with a second process as well.
     ``table`` is the compiled table of an earlier proof of the same game to go on
     with, one whose ``reusable`` is true (:meth:`Game.outcome_table`); the result's
     ``table`` is the one this proof used.
@@ -246,6 +250,7 @@ def prove(
         searcher.seed(known)
     if processes > 1 and table is not None and hasattr(table, "rival") and game.outcome(state) is None:
         searcher.racing = (state, known)
+        searcher.split_state = state
     return searcher.run(state, children, line)
 
 
@@ -253,7 +258,8 @@ def _rival(
     game: Game, state: int, table: Any, deadline: float | None, known: dict[int, tuple[str, int | None]] | None, conn: Any
 ) -> None:
     """In a second process: prove the outcome of ``state`` with ``table``, sending its entries
-    each time it knows more (with proof numbers: whether it is not lost, then whether it is won)."""
+    each time it knows more (with proof numbers: whether it is not lost, then whether it is won,
+    child by child)."""
     searcher = _Searcher(game, None if deadline is None else max(0.0, deadline - time.perf_counter()), table)
     if known:
         searcher.seed(known)
@@ -269,14 +275,75 @@ def _rival(
             return
         # a win? child by child, those with the most replies (the last the start's process tries) first:
         # each child whose mover does not lose refutes one move, a child lost for its mover proves the win
+        # (the start's process sends the children it settles; the search of such a child is given up)
         kids = sorted(((replies, child) for _m, child, result, replies in game.successors(state) if result is None), reverse=True)
-        for _replies, child in kids:
-            value = searcher.wdl_search(child, -1, 0)
-            conn.send(table.export([child]))
+        current = state
+
+        def settled() -> bool:
+            while conn.poll():
+                table.adopt(conn.recv())
+            entry = table.get(current)
+            return entry is not None and (entry[0] >= 0 or entry[1] < 0)
+
+        searcher.abandon = settled
+        for _replies, current in kids:
+            if settled():
+                continue
+            try:
+                value = searcher.wdl_search(current, -1, 0)
+            except _Split:
+                continue
+            conn.send(table.export([current]))
             if value < 0:
                 return
-    except _Timeout:
+    except (_Timeout, EOFError, OSError):
         return
+
+
+def _distance_helper(game: Game, state: int, table: Any, deadline: float | None, conn: Any) -> None:
+    """In a second process: the children of ``state`` for each distance test the start's process
+    sends (``("test", g)``), from the last child to the first, skipping those the start's process
+    has done; each child's value (for the start's mover) goes back as ``("done", g, index, value)``."""
+    searcher = _Searcher(game, None if deadline is None else max(0.0, deadline - time.perf_counter()), table)
+    kids = _split_children(game, state)
+    inbox: list[Any] = []
+    try:
+        while True:
+            message = inbox.pop(0) if inbox else conn.recv()
+            if message[0] != "test":
+                continue
+            g = message[1]
+            done: set[int] = set()
+            current = -1
+
+            def stop() -> bool:
+                while conn.poll():
+                    message = conn.recv()
+                    if message[0] == "done" and message[1] == g:
+                        done.add(message[2])
+                    elif message[0] == "test":
+                        inbox.append(message)
+                return bool(inbox) or current in done
+
+            searcher.abandon = stop
+            for current in reversed(range(len(kids))):
+                if stop():
+                    break
+                value = searcher.split_value(kids[current], g)
+                if value is None:
+                    continue
+                conn.send(("done", g, current, value))
+                if value >= g:
+                    break
+    except (_Timeout, EOFError, OSError):
+        return
+
+
+def _split_children(game: Game, state: int) -> list[tuple[int, int | None]]:
+    """The children of ``state`` in the order the distance split takes them: ``(child, its value for
+    the parent's mover when the game ends there, else None)``, fewest replies first."""
+    kids = sorted((replies, child, result) for _m, child, result, replies in game.successors(state))
+    return [(child, None if result is None else _shift(-_VALUE[result] * M)) for _r, child, result in kids]
 
 
 # -- depth-first search (acyclic games) ------------------------------------------------
@@ -288,7 +355,7 @@ COMPILED_BUDGET = 100_000
 COMPILED_CHUNK = 2_000_000
 #: Seconds the start's process asks "a win?" of the start itself before it asks each child in turn,
 #: with the rival process taking the children from the other end.
-SPLIT_AFTER = 5.0
+SPLIT_AFTER = 20.0
 
 
 class _Searcher:
@@ -318,6 +385,13 @@ class _Searcher:
         self.rival_conn: Any = None
         self.rival_state = 0
         self.rival_won = 0
+        #: The start position, whose distance tests two processes split by children; the other
+        #: process and its end of the pipe; a check between budgets that gives up the current search.
+        self.split_state: int | None = None
+        self.split_kids: list[tuple[int, int | None]] = []
+        self.helper: Any = None
+        self.helper_conn: Any = None
+        self.abandon: Callable[[], bool] | None = None
         #: Seconds spent proving outcomes, distances of wins and losses, and draw lengths.
         self.seconds = {"outcome": 0.0, "distance": 0.0, "draw": 0.0}
         self.draw_len: dict[int, int] = {}  # exact draw lengths
@@ -445,12 +519,30 @@ class _Searcher:
         """Whether the start position is won, asked of each child in turn: whether its mover does
         not lose (the rival asks the same from the other end, and this process adopts its answers)."""
         kids = sorted((replies, child) for _m, child, result, replies in self._successors(state) if result is None)
-        for _replies, child in kids:
+        child = state
+
+        def settled() -> bool:
             entry = self.wdl.get(child)
-            if entry is not None and entry[0] >= 0:
-                continue  # refuted already
-            if (entry is not None and entry[1] < 0) or self.wdl_search(child, -1, 0) < 0:
-                return True
+            return entry is not None and (entry[0] >= 0 or entry[1] < 0)
+
+        for _replies, child in kids:
+            self.abandon = settled
+            try:
+                lost = None if settled() else self.wdl_search(child, -1, 0) < 0
+            except _Split:
+                lost = None  # the rival settled it
+            finally:
+                self.abandon = None
+            if lost is None:
+                entry = self.wdl.get(child)
+                lost = entry is not None and entry[1] < 0
+            elif self.rival_conn is not None and not lost:
+                try:
+                    self.rival_conn.send(self.wdl.export([child]))  # type: ignore[attr-defined]
+                except OSError:
+                    pass
+            if lost:
+                return True  # the child's mover loses
         return False
 
     def _dfpn(self, state: int, target: int, _: int, budget: int) -> tuple[int | None, int]:
@@ -489,6 +581,8 @@ class _Searcher:
             now = time.perf_counter()
             if split_at is not None and now > split_at and self.rival_conn is not None and state == self.rival_state:
                 raise _Split
+            if self.abandon is not None and self.abandon():
+                raise _Split
             if self.deadline is None:
                 budget *= 2
                 continue
@@ -503,7 +597,7 @@ class _Searcher:
             context = multiprocessing.get_context("fork")
         except ValueError:
             return  # no fork on this platform: one process
-        receive, send = context.Pipe(duplex=False)
+        receive, send = context.Pipe()
         rival = self.wdl.rival()  # type: ignore[attr-defined]
         self.rival_state = state
         self.rival = context.Process(target=_rival, args=(self.game, state, rival, self.deadline, known, send), daemon=True)
@@ -643,17 +737,106 @@ class _Searcher:
         # of depth about k, and the table keeps the bounds between tests.
         won = self.wdl_search(state, -1, 1) > 0
         lo, hi = (1, M - 1) if won else (1 - M, -1)
-        while lo < hi:
-            if won:
-                g = hi  # is the score >= hi, i.e. a win within M - hi plies?
-            else:
-                g = lo + 1  # is the score >= lo + 1, i.e. does the loser last longer?
-            r = self.dist_search(state, g - 1, g)
-            if r >= g:
-                lo = r
-            else:
-                hi = r
+        split = state == self.split_state and self._start_helper(state)
+        try:
+            while lo < hi:
+                if won:
+                    g = hi  # is the score >= hi, i.e. a win within M - hi plies?
+                else:
+                    g = lo + 1  # is the score >= lo + 1, i.e. does the loser last longer?
+                r = self._split_test(state, g) if split else self.dist_search(state, g - 1, g)
+                if r >= g:
+                    lo = r
+                else:
+                    hi = r
+        finally:
+            if split:
+                self._stop_helper()
         return M - abs(lo)
+
+    def _start_helper(self, state: int) -> bool:
+        """Fork the process that takes half of the children of ``state`` in its distance tests."""
+        try:
+            context = multiprocessing.get_context("fork")
+        except ValueError:
+            return False
+        mine, theirs = context.Pipe()
+        self.helper = context.Process(
+            target=_distance_helper, args=(self.game, state, self.wdl, self.deadline, theirs), daemon=True
+        )
+        self.helper.start()
+        theirs.close()
+        self.helper_conn = mine
+        self.split_kids = _split_children(self.game, state)
+        return True
+
+    def _stop_helper(self) -> None:
+        self.abandon = None
+        self.helper.terminate()
+        self.helper.join()
+        if self.helper_conn is not None:
+            self.helper_conn.close()
+        self.helper = self.helper_conn = None
+
+    def split_value(self, kid: tuple[int, int | None], g: int) -> int | None:
+        """The value of a child (``(state, value if it ends the game)``) for the parent's mover, as far
+        as the test "is the parent's score at least ``g``?" needs it; ``None`` if the search was given up."""
+        child, value = kid
+        if value is not None:
+            return value
+        if g > 0:
+            e = self.wdl.get(child)
+            if e is not None and e[0] >= 0:
+                return 0  # worth at most 0 to the parent: the test fails on this child
+        a = -_unshift(g)
+        try:
+            return _shift(-self.dist_search(child, a, a + 1))
+        except _Split:
+            return None
+
+    def _split_test(self, state: int, g: int) -> int:
+        """The null-window test ``dist_search(state, g - 1, g)`` of the start position, its children
+        shared with the helper process: this one from the first, the helper from the last."""
+        values: dict[int, int] = {}
+        self._to_helper(("test", g))
+
+        def stop() -> bool:
+            conn = self.helper_conn
+            try:
+                while conn is not None and conn.poll():
+                    message = conn.recv()
+                    if message[0] == "done" and message[1] == g:
+                        values[message[2]] = message[3]
+            except (EOFError, OSError):
+                conn.close()
+                self.helper_conn = None  # the helper is gone (out of time): this process goes on alone
+            return current in values or any(v >= g for v in values.values())
+
+        self.abandon = stop
+        try:
+            for current in range(len(self.split_kids)):
+                if stop():
+                    if any(v >= g for v in values.values()):
+                        break
+                    continue
+                value = self.split_value(self.split_kids[current], g)
+                if value is None:
+                    continue
+                values[current] = value
+                self._to_helper(("done", g, current, value))
+                if value >= g:
+                    break
+        finally:
+            self.abandon = None
+        return max(values.values())
+
+    def _to_helper(self, message: tuple[Any, ...]) -> None:
+        if self.helper_conn is None:
+            return
+        try:
+            self.helper_conn.send(message)
+        except OSError:
+            self.helper_conn = None
 
     # -- step 3: draw length --------------------------------------------------------------
 
