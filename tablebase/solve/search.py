@@ -610,7 +610,7 @@ class _Searcher:
         one's, and stop it once the outcome is known."""
         try:
             exported = self.rival_conn.recv()
-        except EOFError:
+        except (EOFError, OSError):
             self._stop_rival()  # it ran out of time
             return
         self.wdl.adopt(exported)  # type: ignore[attr-defined]
