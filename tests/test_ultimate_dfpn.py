@@ -146,3 +146,26 @@ def test_marks_needed_match_the_rules(variant: str) -> None:
             min(_plain_need(game, state, mover), 30),
             min(_plain_need(game, state, 1 - mover), 30),
         ), game.format_position(state)
+
+
+def test_distance_tests_of_the_wrong_parity_cost_one_node() -> None:
+    """A win comes after an odd number of plies: once "a win within d - 2 plies?" has failed,
+    "within d - 1?" fails at the start position itself."""
+    game = get("ultimate")
+    rng = random.Random(33)
+    while True:
+        state = random_live_position(game, 24, rng)
+        label = prove(game, state)
+        if label.outcome == "win" and label.distance is not None and label.distance >= 7:
+            break
+    table = game.outcome_table(state)
+    value, _ = table.search(state, -1, 1, 10**9)
+    assert value == 1
+    g = ultimate_jit.M - (label.distance - 2)
+    score, nodes = table.distance_search(state, g - 1, g, 10**9)
+    assert score < g and nodes > 1
+    score, nodes = table.distance_search(state, g - 2, g - 1, 10**9)
+    assert score < g - 1 and nodes == 1
+    g = ultimate_jit.M - label.distance
+    score, _ = table.distance_search(state, g - 1, g, 10**9)
+    assert score >= g

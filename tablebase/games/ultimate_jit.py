@@ -165,6 +165,17 @@ def _needs(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int) -> tupl
     return (nx, no) if mover == 0 else (no, nx)
 
 
+@njit(cache=True, inline="always")
+def _in_time(need_mover: int, need_other: int, plies: int) -> tuple[int, int]:
+    """:func:`_needs` with :data:`UNREACHABLE` for a side that needs more marks than it can still
+    place in the ``plies`` moves left (the mover places every other mark, the first one included)."""
+    if need_mover > (plies + 1) // 2:
+        need_mover = UNREACHABLE
+    if need_other > plies // 2:
+        need_other = UNREACHABLE
+    return need_mover, need_other
+
+
 ENTER, NEXT, RETURN = 0, 1, 2
 DEPTH = 82
 #: How a move ends the game: it does not, the mover wins, a draw (every field closed).
@@ -613,6 +624,7 @@ def _dist(
             # who can still make a line of fields, and how soon: a win takes the mover at least
             # 2 * need - 1 plies, a loss comes after at least 2 * the other side's need
             need_me, need_you = _needs(xf, of, wx, wo, mover)
+            need_me, need_you = _in_time(need_me, need_you, plies)
             if need_you >= UNREACHABLE:
                 if lo < 0:
                     lo = 0
@@ -916,6 +928,10 @@ def _dfpn(
                         cwo |= 1 << f
                 n_child, n_parent = _needs(xf, of, cwx, cwo, 1 - mover)
                 _undo(xf, of, m, mover)
+                plies = free_open - 1
+                if classic and wins_field:
+                    plies -= FREE[xf[f] | of[f] | bit]
+                n_child, n_parent = _in_time(n_child, n_parent, plies)
                 if (1 if n_child < UNREACHABLE else 0) < tc:
                     pick = i
                     break
