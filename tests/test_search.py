@@ -282,11 +282,13 @@ def test_the_rival_process_finishing_first_gives_its_table(monkeypatch: pytest.M
 
 
 def test_the_start_split_by_children_agrees_with_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both processes asking the start's children in turn (at once, not after a few seconds), and the
-    distance tests of the start shared by children: the same labels as one process."""
+    """Both processes asking the start's children in turn (at once, not after a few seconds, in rounds
+    of a millisecond a child at first), and the distance tests of the start shared by children: the
+    same labels as one process."""
     from tablebase.solve import search
 
     monkeypatch.setattr(search, "SPLIT_AFTER", 0.0)
+    monkeypatch.setattr(search, "SPLIT_ROUND", 0.001)  # children given up and taken again in later rounds
     split = search._Searcher._won_split
     calls = []
 

@@ -111,6 +111,10 @@ class _Split(Exception):
     """A search of the start position handed over to a search of its children."""
 
 
+class _Abandoned(Exception):
+    """A search given up because its answer is known (or wanted) no more (:attr:`_Searcher.abandon`)."""
+
+
 #: What a search leaves to store: positions, edges, and the positions stored with every move.
 _Collected = tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]], list[int]]
 
@@ -291,7 +295,7 @@ def _rival(
                 continue
             try:
                 value = searcher.wdl_search(current, -1, 0)
-            except _Split:
+            except _Abandoned:
                 continue
             conn.send(table.export([current]))
             if value < 0:
@@ -355,7 +359,9 @@ COMPILED_BUDGET = 100_000
 COMPILED_CHUNK = 2_000_000
 #: Seconds the start's process asks "a win?" of the start itself before it asks each child in turn,
 #: with the rival process taking the children from the other end.
-SPLIT_AFTER = 20.0
+SPLIT_AFTER = 10.0
+#: Seconds each child is given in the first round of the child-by-child search (doubling each round).
+SPLIT_ROUND = 1.0
 
 
 class _Searcher:
@@ -503,7 +509,8 @@ class _Searcher:
             # the value is at least `target`? (a win first, then not a loss)
             target = min(hi, beta)
             try:
-                proved = self._sliced(self._dfpn, state, target, target, SPLIT_AFTER if target == 1 else None) > 0
+                split = SPLIT_AFTER if target == 1 and state == self.split_state else None
+                proved = self._sliced(self._dfpn, state, target, target, split) > 0
             except _Split:
                 # still open with the rival running: child by child (the rival takes them from the other end)
                 proved = self._won_split(state)
@@ -517,33 +524,49 @@ class _Searcher:
 
     def _won_split(self, state: int) -> bool:
         """Whether the start position is won, asked of each child in turn: whether its mover does
-        not lose (the rival asks the same from the other end, and this process adopts its answers)."""
+        not lose (the rival asks the same from the other end, and this process adopts its answers).
+        The children are taken in rounds, each child given :data:`SPLIT_ROUND` seconds in the first
+        and twice as long in each next one, so that a lost child is found without settling every
+        other one first."""
         kids = sorted((replies, child) for _m, child, result, replies in self._successors(state) if result is None)
         child = state
+        until = 0.0
 
         def settled() -> bool:
             entry = self.wdl.get(child)
             return entry is not None and (entry[0] >= 0 or entry[1] < 0)
 
-        for _replies, child in kids:
-            self.abandon = settled
-            try:
-                lost = None if settled() else self.wdl_search(child, -1, 0) < 0
-            except _Split:
-                lost = None  # the rival settled it
-            finally:
-                self.abandon = None
-            if lost is None:
-                entry = self.wdl.get(child)
-                lost = entry is not None and entry[1] < 0
-            elif self.rival_conn is not None and not lost:
+        def stop() -> bool:
+            return settled() or time.perf_counter() > until
+
+        seconds = SPLIT_ROUND
+        while True:
+            open_ = False
+            for _replies, child in kids:
+                until = time.perf_counter() + seconds
+                self.abandon = stop
                 try:
-                    self.rival_conn.send(self.wdl.export([child]))  # type: ignore[attr-defined]
-                except OSError:
-                    pass
-            if lost:
-                return True  # the child's mover loses
-        return False
+                    lost = None if settled() else self.wdl_search(child, -1, 0) < 0
+                except _Abandoned:
+                    lost = None  # out of time in this round, or the rival settled it
+                finally:
+                    self.abandon = None
+                if lost is None:
+                    entry = self.wdl.get(child)
+                    if entry is None or not (entry[0] >= 0 or entry[1] < 0):
+                        open_ = True
+                        continue
+                    lost = entry[1] < 0
+                elif self.rival_conn is not None and not lost:
+                    try:
+                        self.rival_conn.send(self.wdl.export([child]))  # type: ignore[attr-defined]
+                    except OSError:
+                        pass
+                if lost:
+                    return True  # the child's mover loses
+            if not open_:
+                return False
+            seconds *= 2
 
     def _dfpn(self, state: int, target: int, _: int, budget: int) -> tuple[int | None, int]:
         """One budget of the compiled proof-number search of "the value of ``state`` is at least
@@ -582,7 +605,7 @@ class _Searcher:
             if split_at is not None and now > split_at and self.rival_conn is not None and state == self.rival_state:
                 raise _Split
             if self.abandon is not None and self.abandon():
-                raise _Split
+                raise _Abandoned
             if self.deadline is None:
                 budget *= 2
                 continue
@@ -791,7 +814,7 @@ class _Searcher:
         a = -_unshift(g)
         try:
             return _shift(-self.dist_search(child, a, a + 1))
-        except _Split:
+        except _Abandoned:
             return None
 
     def _split_test(self, state: int, g: int) -> int:
