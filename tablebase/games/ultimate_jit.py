@@ -12,8 +12,9 @@ history of cut-offs fully or only as a tie-break (:meth:`OutcomeTable.rival`).
 :meth:`OutcomeTable.dfpn` proves one bound of the value ("at least 1?", "at
 least 0?") by depth-first proof-number search, with proof and disproof numbers
 in a table of their own and what it settles as bounds in the outcome table, its starting
-numbers from the marks each side still needs to make a line of fields, which also bound how
-soon the distance search can find a win.
+numbers from the marks each side still needs to make a line of fields (none if it needs more
+than it can still place), which also bound how soon the distance search can find a win; the
+distance search narrows its bounds by parity (a win comes after an odd number of plies).
 
 A state is keyed by three 63-bit words: the x marks of fields 0-6; the x marks
 of fields 7-8 and the o marks of fields 0-4; the o marks of fields 5-8, the

@@ -333,7 +333,7 @@ def _distance_helper(game: Game, state: int, table: Any, deadline: float | None,
             for current in reversed(range(len(kids))):
                 if stop():
                     break
-                value = searcher.split_value(kids[current], g)
+                value = searcher._split_value(kids[current], g)
                 if value is None:
                     continue
                 conn.send(("done", g, current, value))
@@ -801,7 +801,7 @@ class _Searcher:
             self.helper_conn.close()
         self.helper = self.helper_conn = None
 
-    def split_value(self, kid: tuple[int, int | None], g: int) -> int | None:
+    def _split_value(self, kid: tuple[int, int | None], g: int) -> int | None:
         """The value of a child (``(state, value if it ends the game)``) for the parent's mover, as far
         as the test "is the parent's score at least ``g``?" needs it; ``None`` if the search was given up."""
         child, value = kid
@@ -842,7 +842,7 @@ class _Searcher:
                     if any(v >= g for v in values.values()):
                         break
                     continue
-                value = self.split_value(self.split_kids[current], g)
+                value = self._split_value(self.split_kids[current], g)
                 if value is None:
                     continue
                 values[current] = value
