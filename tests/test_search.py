@@ -281,22 +281,19 @@ def test_the_rival_process_finishing_first_gives_its_table(monkeypatch: pytest.M
     assert won >= 1
 
 
-def test_the_start_split_by_children_agrees_with_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both processes asking the start's children in turn (at once, not after a few seconds, in rounds
-    of a millisecond a child at first), and the distance tests of the start shared by children: the
-    same labels as one process."""
+def test_distance_tests_shared_by_children_agree_with_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The distance tests of a won or lost start shared by children with a second process: the same
+    labels as one process."""
     from tablebase.solve import search
 
-    monkeypatch.setattr(search, "SPLIT_AFTER", 0.0)
-    monkeypatch.setattr(search, "SPLIT_ROUND", 0.001)  # children given up and taken again in later rounds
-    split = search._Searcher._won_split
-    calls = []
+    split = search._Searcher._split_test
+    tests = []
 
-    def counted(self, state):  # type: ignore[no-untyped-def]
-        calls.append(state)
-        return split(self, state)
+    def counted(self, state, g):  # type: ignore[no-untyped-def]
+        tests.append(g)
+        return split(self, state, g)
 
-    monkeypatch.setattr(search._Searcher, "_won_split", counted)
+    monkeypatch.setattr(search._Searcher, "_split_test", counted)
     game, _ = _compiled("ultimate")
     rng = random.Random(32)
     outcomes = set()
@@ -306,4 +303,4 @@ def test_the_start_split_by_children_agrees_with_one_process(monkeypatch: pytest
         two = prove(game, state, time_limit=120, processes=2)
         assert (two.outcome, two.distance) == (one.outcome, one.distance)
         outcomes.add(one.outcome)
-    assert calls and len(outcomes) >= 2
+    assert len(tests) >= 3 and len(outcomes) >= 2

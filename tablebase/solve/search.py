@@ -107,10 +107,6 @@ class _Timeout(Exception):
     pass
 
 
-class _Split(Exception):
-    """A search of the start position handed over to a search of its children."""
-
-
 class _Abandoned(Exception):
     """A search given up because its answer is known (or wanted) no more (:attr:`_Searcher.abandon`)."""
 
@@ -227,11 +223,10 @@ def prove(
     proof-number search (``table.dfpn``) it proves whether the start is not
     lost while this one proves whether it is won, then, if that is still open,
     whether each child of the start is not lost for its mover, from the child
-    with the most replies on (this one does the same from the other end once
-    its own search of the start has run :data:`SPLIT_AFTER` seconds), else the
-    whole outcome in the rival move order; its table's bounds are added to this
-    one's each time it knows more. The distance tests of a won or lost start
-    are then shared by children with a second process as well.
+    with the most replies on, else the whole outcome in the rival move order;
+    its table's bounds are added to this one's each time it knows more. The
+    distance tests of a won or lost start are then shared by children with a
+    second process.
     ``table`` is the compiled table of an earlier proof of the same game to go on
     with, one whose ``reusable`` is true (:meth:`Game.outcome_table`); the result's
     ``table`` is the one this proof used.
@@ -277,30 +272,16 @@ def _rival(
         entry = table.get(state)
         if entry is not None and entry[1] < 1:
             return
-        # a win? child by child, those with the most replies (the last the start's process tries) first:
-        # each child whose mover does not lose refutes one move, a child lost for its mover proves the win
-        # (the start's process sends the children it settles; the search of such a child is given up)
+        # a win? child by child, those with the most replies (the last the start's proof-number search
+        # tries) first: each child whose mover does not lose refutes one move, a child lost for its
+        # mover proves the win
         kids = sorted(((replies, child) for _m, child, result, replies in game.successors(state) if result is None), reverse=True)
-        current = state
-
-        def settled() -> bool:
-            while conn.poll():
-                table.adopt(conn.recv())
-            entry = table.get(current)
-            return entry is not None and (entry[0] >= 0 or entry[1] < 0)
-
-        searcher.abandon = settled
-        for _replies, current in kids:
-            if settled():
-                continue
-            try:
-                value = searcher.wdl_search(current, -1, 0)
-            except _Abandoned:
-                continue
-            conn.send(table.export([current]))
+        for _replies, child in kids:
+            value = searcher.wdl_search(child, -1, 0)
+            conn.send(table.export([child]))
             if value < 0:
                 return
-    except (_Timeout, EOFError, OSError):
+    except _Timeout:
         return
 
 
@@ -357,11 +338,6 @@ def _split_children(game: Game, state: int) -> list[tuple[int, int | None]]:
 #: (with a time limit: starts at a tenth, then about 0.1 s of work, at most :data:`COMPILED_CHUNK`).
 COMPILED_BUDGET = 100_000
 COMPILED_CHUNK = 2_000_000
-#: Seconds the start's process asks "a win?" of the start itself before it asks each child in turn,
-#: with the rival process taking the children from the other end.
-SPLIT_AFTER = 10.0
-#: Seconds each child is given in the first round of the child-by-child search (doubling each round).
-SPLIT_ROUND = 1.0
 
 
 class _Searcher:
@@ -508,65 +484,13 @@ class _Searcher:
                 break
             # the value is at least `target`? (a win first, then not a loss)
             target = min(hi, beta)
-            try:
-                split = SPLIT_AFTER if target == 1 and state == self.split_state else None
-                proved = self._sliced(self._dfpn, state, target, target, split) > 0
-            except _Split:
-                # still open with the rival running: child by child (the rival takes them from the other end)
-                proved = self._won_split(state)
-            if proved:
+            if self._sliced(self._dfpn, state, target, target) > 0:
                 lo = target
             else:
                 hi = target - 1
             if entry is None or (lo, hi) != (entry[0], entry[1]):
                 self.wdl[state] = (lo, hi, -1 if entry is None else entry[2])
         return lo if lo >= beta or lo == hi else hi
-
-    def _won_split(self, state: int) -> bool:
-        """Whether the start position is won, asked of each child in turn: whether its mover does
-        not lose (the rival asks the same from the other end, and this process adopts its answers).
-        The children are taken in rounds, each child given :data:`SPLIT_ROUND` seconds in the first
-        and twice as long in each next one, so that a lost child is found without settling every
-        other one first."""
-        kids = sorted((replies, child) for _m, child, result, replies in self._successors(state) if result is None)
-        child = state
-        until = 0.0
-
-        def settled() -> bool:
-            entry = self.wdl.get(child)
-            return entry is not None and (entry[0] >= 0 or entry[1] < 0)
-
-        def stop() -> bool:
-            return settled() or time.perf_counter() > until
-
-        seconds = SPLIT_ROUND
-        while True:
-            open_ = False
-            for _replies, child in kids:
-                until = time.perf_counter() + seconds
-                self.abandon = stop
-                try:
-                    lost = None if settled() else self.wdl_search(child, -1, 0) < 0
-                except _Abandoned:
-                    lost = None  # out of time in this round, or the rival settled it
-                finally:
-                    self.abandon = None
-                if lost is None:
-                    entry = self.wdl.get(child)
-                    if entry is None or not (entry[0] >= 0 or entry[1] < 0):
-                        open_ = True
-                        continue
-                    lost = entry[1] < 0
-                elif self.rival_conn is not None and not lost:
-                    try:
-                        self.rival_conn.send(self.wdl.export([child]))  # type: ignore[attr-defined]
-                    except OSError:
-                        pass
-                if lost:
-                    return True  # the child's mover loses
-            if not open_:
-                return False
-            seconds *= 2
 
     def _dfpn(self, state: int, target: int, _: int, budget: int) -> tuple[int | None, int]:
         """One budget of the compiled proof-number search of "the value of ``state`` is at least
@@ -582,15 +506,10 @@ class _Searcher:
         finally:
             self.dist_nodes += self.nodes - before
 
-    def _sliced(
-        self, search: Callable[[int, int, int, int], tuple[int | None, int]], state: int, alpha: int, beta: int,
-        split: float | None = None,
-    ) -> int:
+    def _sliced(self, search: Callable[[int, int, int, int], tuple[int | None, int]], state: int, alpha: int, beta: int) -> int:
         """Run a compiled search in node budgets, looking at the clock (and the rival process) between
-        them (about 0.1 s of work each). With ``split`` (seconds), raise :class:`_Split` once the search
-        of the rival's start position has run that long with the rival process running."""
+        them (about 0.1 s of work each); :attr:`abandon`, if set, may give it up between them."""
         budget = COMPILED_BUDGET if self.deadline is None else COMPILED_BUDGET // 10
-        split_at = None if split is None else time.perf_counter() + split
         while True:
             began = time.perf_counter()
             value, nodes = search(state, alpha, beta, budget)
@@ -602,8 +521,6 @@ class _Searcher:
             elif self.rival_conn is not None and self.rival_conn.poll():
                 self._adopt_rival()
             now = time.perf_counter()
-            if split_at is not None and now > split_at and self.rival_conn is not None and state == self.rival_state:
-                raise _Split
             if self.abandon is not None and self.abandon():
                 raise _Abandoned
             if self.deadline is None:
@@ -620,7 +537,7 @@ class _Searcher:
             context = multiprocessing.get_context("fork")
         except ValueError:
             return  # no fork on this platform: one process
-        receive, send = context.Pipe()
+        receive, send = context.Pipe(duplex=False)
         rival = self.wdl.rival()  # type: ignore[attr-defined]
         self.rival_state = state
         self.rival = context.Process(target=_rival, args=(self.game, state, rival, self.deadline, known, send), daemon=True)
