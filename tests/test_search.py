@@ -294,6 +294,7 @@ def test_distance_tests_shared_by_children_agree_with_one_process(monkeypatch: p
         return split(self, state, g)
 
     monkeypatch.setattr(search._Searcher, "_split_test", counted)
+    monkeypatch.setattr(search, "HELPER_AFTER", 0.0)  # the helper from the first budget on
     game, _ = _compiled("ultimate")
     rng = random.Random(32)
     outcomes = set()

@@ -285,12 +285,14 @@ def _rival(
         return
 
 
-def _distance_helper(game: Game, state: int, table: Any, deadline: float | None, conn: Any) -> None:
-    """In a second process: the children of ``state`` for each distance test the start's process
-    sends (``("test", g)``), from the last child to the first, skipping those the start's process
-    has done; each child's value (for the start's mover) goes back as ``("done", g, index, value)``."""
+def _distance_helper(
+    game: Game, kids: list[tuple[int, int | None]], table: Any, deadline: float | None, conn: Any
+) -> None:
+    """In a second process: the start's children ``kids`` (:func:`_split_children`) for each distance
+    test the start's process sends (``("test", g)``), from the last child to the first, skipping those
+    the start's process has done; each child's value (for the start's mover) goes back as
+    ``("done", g, index, value)``."""
     searcher = _Searcher(game, None if deadline is None else max(0.0, deadline - time.perf_counter()), table)
-    kids = _split_children(game, state)
     inbox: list[Any] = []
     try:
         while True:
@@ -338,6 +340,8 @@ def _split_children(game: Game, state: int) -> list[tuple[int, int | None]]:
 #: (with a time limit: starts at a tenth, then about 0.1 s of work, at most :data:`COMPILED_CHUNK`).
 COMPILED_BUDGET = 100_000
 COMPILED_CHUNK = 2_000_000
+#: Seconds of the start's distance tests after which a second process shares them (``processes=2``).
+HELPER_AFTER = 0.05
 
 
 class _Searcher:
@@ -677,14 +681,31 @@ class _Searcher:
         # of depth about k, and the table keeps the bounds between tests.
         won = self.wdl_search(state, -1, 1) > 0
         lo, hi = (1, M - 1) if won else (1 - M, -1)
-        split = state == self.split_state and self._start_helper(state)
+        # the start's tests are shared with a helper process once they outlast HELPER_AFTER seconds
+        # (a fork costs more than the tests of an easy position)
+        may_split = state == self.split_state
+        split = False
+        helper_at = time.perf_counter() + HELPER_AFTER
         try:
             while lo < hi:
                 if won:
                     g = hi  # is the score >= hi, i.e. a win within M - hi plies?
                 else:
                     g = lo + 1  # is the score >= lo + 1, i.e. does the loser last longer?
-                r = self._split_test(state, g) if split else self.dist_search(state, g - 1, g)
+                if may_split and time.perf_counter() > helper_at:
+                    may_split = False
+                    split = self._start_helper(state)
+                if split:
+                    r = self._split_test(state, g)
+                else:
+                    if may_split:
+                        self.abandon = lambda: time.perf_counter() > helper_at
+                    try:
+                        r = self.dist_search(state, g - 1, g)
+                    except _Abandoned:
+                        continue  # the helper starts at the top of the loop
+                    finally:
+                        self.abandon = None
                 if r >= g:
                     lo = r
                 else:
@@ -701,13 +722,13 @@ class _Searcher:
         except ValueError:
             return False
         mine, theirs = context.Pipe()
+        self.split_kids = _split_children(self.game, state)
         self.helper = context.Process(
-            target=_distance_helper, args=(self.game, state, self.wdl, self.deadline, theirs), daemon=True
+            target=_distance_helper, args=(self.game, self.split_kids, self.wdl, self.deadline, theirs), daemon=True
         )
         self.helper.start()
         theirs.close()
         self.helper_conn = mine
-        self.split_kids = _split_children(self.game, state)
         return True
 
     def _stop_helper(self) -> None:
