@@ -6,11 +6,12 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import tablebase
 from tablebase.games import get
-from tablebase.games.base import random_live_position
+from tablebase.games.base import LOSS, random_live_position
 from tablebase.solve.search import prove
 
 ultimate_jit = pytest.importorskip("tablebase.games.ultimate_jit")
@@ -169,3 +170,47 @@ def test_distance_tests_of_the_wrong_parity_cost_one_node() -> None:
     g = ultimate_jit.M - label.distance
     score, _ = table.distance_search(state, g - 1, g, 10**9)
     assert score >= g
+
+
+def _wins_at_once(game: Any, state: int) -> bool:
+    """Whether the side to move in ``state`` has a move that wins the game."""
+    return any(game.outcome(game.apply(state, m)) == LOSS for m in game.legal_moves(state))
+
+
+@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
+def test_replies_that_win_at_once_are_seen_before_the_child_is_searched(variant: str) -> None:
+    """For every move of random positions: the compiled check that it hands the other side a win at
+    once matches the rules, and a move it finds trapping (every reply hands the mover a win at
+    once) does so by the rules."""
+    game = get(variant)
+    rng = random.Random(f"dfpn-threats-{variant}")
+    table = _table(variant)
+    out = np.empty(81, dtype=np.int64)
+    threats, own_threats = np.empty(9, dtype=np.int64), np.empty(9, dtype=np.int64)
+    handed = trapped = 0
+    for k in range(400):
+        state = random_live_position(game, 8 + k % 30, rng)
+        xf, of, wx, wo, active, w0, w1, w2, mover = table._start(state, 0)
+        won = wx | wo
+        n, closed, free_open = ultimate_jit._moves(xf, of, won, active, game.classic, out)
+        fields = ultimate_jit._threats(xf, of, wx, wo, 1 - mover, threats)
+        own = ultimate_jit._threats(xf, of, wx, wo, mover, own_threats)
+        for m in out[:n]:
+            ends, wins_field, *_, a2, _replies = ultimate_jit._child(
+                xf, of, w0, w1, w2, won, wx if mover == 0 else wo, mover, closed, free_open, game.classic, m
+            )
+            child = game.apply(state, int(m))
+            if ends != ultimate_jit.GOES_ON:
+                assert game.outcome(child) is not None
+                continue
+            child_active = (a2 >> 54) & 15
+            hands = ultimate_jit._hands_a_win(threats, fields, m, wins_field, child_active)
+            assert hands == _wins_at_once(game, child), (game.format_position(state), int(m))
+            handed += hands
+            if not hands and child_active != 9 and ultimate_jit._trapped(
+                xf, of, won, mover, game.classic, own_threats, own, m, wins_field, child_active
+            ):
+                trapped += 1
+                replies = [game.apply(child, r) for r in game.legal_moves(child)]
+                assert all(game.outcome(r) is None and _wins_at_once(game, r) for r in replies)
+    assert handed > 40 and trapped > 5

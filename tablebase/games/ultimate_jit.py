@@ -53,6 +53,21 @@ def _field_needs() -> np.ndarray:
 #: (:data:`UNREACHABLE` when every line holds an opposing mark).
 NEED = _field_needs()
 
+
+def _field_wins() -> np.ndarray:
+    mine = np.arange(512)[:, None]
+    other = np.arange(512)[None, :]
+    wins = np.zeros((512, 512), dtype=np.int64)
+    for s in range(9):
+        completes = np.array([LINE[m | (1 << s)] and not LINE[m] for m in range(512)])[:, None]
+        wins |= np.where(completes & (((mine | other) >> s) & 1 == 0), 1 << s, 0)
+    return wins.astype(np.int16).ravel()
+
+
+#: ``WINS_FIELD[512 * mine + other]``: the empty spots of a field where a side holding ``mine``
+#: (and no line of it yet) completes a line, the other side holding ``other``.
+WINS_FIELD = _field_wins()
+
 #: Returned through the recursion when the node budget is spent.
 ABORT = 100
 #: A free slot of a table (zeroed memory: the pages are only touched when used) and the tag
@@ -175,6 +190,70 @@ def _in_time(need_mover: int, need_other: int, plies: int) -> tuple[int, int]:
     if need_other > plies // 2:
         need_other = UNREACHABLE
     return need_mover, need_other
+
+
+@njit(cache=True, inline="always")
+def _threats(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, side: int, out: np.ndarray) -> int:
+    """Into ``out``, per field, the spots where ``side`` wins the game at once (completing a line
+    of the field that completes a line of fields); returns how many fields have such a spot."""
+    mine, other = (xf, of) if side == 0 else (of, xf)
+    mine_won = wx if side == 0 else wo
+    won = wx | wo
+    fields = 0
+    for g in range(9):
+        if (won >> g) & 1 or not LINE[mine_won | (1 << g)]:
+            out[g] = 0
+        else:
+            out[g] = WINS_FIELD[512 * mine[g] + other[g]]
+            if out[g]:
+                fields += 1
+    return fields
+
+
+@njit(cache=True, inline="always")
+def _hands_a_win(threats: np.ndarray, fields: int, m: int, wins_field: bool, child_active: int) -> bool:
+    """Whether move ``m`` lets the other side win at once: it is sent to a field where it wins the
+    game in one move (or may choose one). ``threats`` and ``fields``: :func:`_threats` of that side
+    before the move."""
+    f = m // 9
+    left = 0 if wins_field else threats[f] & ~(1 << (m % 9))
+    if child_active == 9:
+        return left != 0 or fields - (1 if threats[f] else 0) > 0
+    return (left if child_active == f else threats[child_active]) != 0
+
+
+@njit(cache=True, inline="always")
+def _trapped(
+    xf: np.ndarray, of: np.ndarray, won: int, mover: int, classic: bool, threats: np.ndarray, fields: int,
+    m: int, wins_field: bool, a: int,
+) -> bool:
+    """Whether, after the mover's move ``m`` (sending the other side to field ``a``), every reply
+    there sends the mover where it wins the game at once. ``threats`` and ``fields``:
+    :func:`_threats` of the mover before the move (its threats after are as many or more)."""
+    f = m // 9
+    bit = 1 << (m % 9)
+    tf = 0 if wins_field else threats[f] & ~bit
+    fields += (1 if tf else 0) - (1 if threats[f] else 0)
+    won_after = won | (1 << f) if wins_field else won
+    theirs = of[a] if mover == 0 else xf[a]
+    occupied = xf[a] | of[a] | (bit if a == f else 0)
+    ta = tf if a == f else threats[a]
+    for s in range(9):
+        b = 1 << s
+        if occupied & b:
+            continue
+        takes = not (won_after >> a) & 1 and LINE[theirs | b]
+        ta_after = 0 if takes else ta & ~b
+        if s == a:
+            shut = (occupied | b) == 511 or (classic and (takes or (won_after >> a) & 1))
+        else:
+            shut = (xf[s] | of[s] | (bit if s == f else 0)) == 511 or (classic and (won_after >> s) & 1)
+        if shut:
+            if fields - (1 if ta else 0) + (1 if ta_after else 0) <= 0:
+                return False
+        elif (ta_after if s == a else tf if s == f else threats[s]) == 0:
+            return False
+    return True
 
 
 ENTER, NEXT, RETURN = 0, 1, 2
@@ -369,6 +448,8 @@ def _search(
     two, newly, isknown, one = _frames()
     moves, order, known, c0, c1, c2 = two[0], two[1], two[2], two[3], two[4], two[5]
     key = np.empty(81, dtype=np.int64)
+    threats = np.empty(9, dtype=np.int64)
+    own_threats = np.empty(9, dtype=np.int64)
     fw0, fw1, fw2, fwx, fwo, fact, fmover, fa, fb = one[0], one[1], one[2], one[3], one[4], one[5], one[6], one[7], one[8]
     fa0, flo, fhi, fbest, fbesti, fj, fn, fskip = one[9], one[10], one[11], one[12], one[13], one[14], one[15], one[16]
     fw0[0], fw1[0], fw2[0], fwx[0], fwo[0], fact[0], fmover[0], fa[0], fb[0] = (
@@ -581,6 +662,8 @@ def _dist(
     two, newly, isknown, one = _frames()
     moves, order, known, c0, c1, c2 = two[0], two[1], two[2], two[3], two[4], two[5]
     key = np.empty(81, dtype=np.int64)
+    threats = np.empty(9, dtype=np.int64)
+    own_threats = np.empty(9, dtype=np.int64)
     fw0, fw1, fw2, fwx, fwo, fact, fmover, fa, fb = one[0], one[1], one[2], one[3], one[4], one[5], one[6], one[7], one[8]
     fa0, flo, fhi, fbest, fbesti, fj, fn, fskip = one[9], one[10], one[11], one[12], one[13], one[14], one[15], one[16]
     fw0[0], fw1[0], fw2[0], fwx[0], fwo[0], fact[0], fmover[0], fa[0], fb[0] = (
@@ -665,6 +748,8 @@ def _dist(
                 beta = hi
             fa[d], fb[d], fa0[d], flo[d], fhi[d] = alpha, beta, alpha, lo, hi
             mine_won = wx if mover == 0 else wo
+            fields = _threats(xf, of, wx, wo, 1 - mover, threats)
+            own = _threats(xf, of, wx, wo, mover, own_threats)
             skipped = False
             count = 0
             for i in range(n):
@@ -678,6 +763,23 @@ def _dist(
                     isknown[d, i] = True
                     known[d, i] = M - 1 if ends == WINS else 0
                     key[i] = (((-3 * M + 4 * M) * (1 << 23) + 2 * M) * 128) * 128 + i
+                    order[d, count] = i
+                    count += 1
+                    continue
+                # the child's value when the reply wins at once (M - 1 for it), or when every
+                # reply lets the mover win at once (a loss in 2 for it)
+                child_active = (a2 >> 54) & 15
+                cv = 0
+                if fields and _hands_a_win(threats, fields, m, wins_field, child_active):
+                    cv = M - 1
+                elif own and child_active != 9 and _trapped(
+                    xf, of, won, mover, classic, own_threats, own, m, wins_field, child_active
+                ):
+                    cv = 2 - M
+                if cv != 0:
+                    isknown[d, i] = True
+                    known[d, i] = _shift(-cv)
+                    key[i] = (((cv + 4 * M) * (1 << 23) + (cv + 2 * M)) * 128) * 128 + i
                     order[d, count] = i
                     count += 1
                     continue
@@ -851,6 +953,8 @@ def _dfpn(
     moves, c0, c1, c2 = two[0], two[3], two[4], two[5]
     cpn = np.empty((DEPTH, 81), dtype=np.int64)
     cdn = np.empty((DEPTH, 81), dtype=np.int64)
+    threats = np.empty(9, dtype=np.int64)
+    own_threats = np.empty(9, dtype=np.int64)
     fw0, fw1, fw2, fwx, fwo, fact, fmover = one[0], one[1], one[2], one[3], one[4], one[5], one[6]
     ft, fthpn, fthdn, fwork, fpick, fn = one[7], one[8], one[9], one[10], one[11], one[12]
     at = _find(keys, w0, w1, w2)
@@ -884,6 +988,8 @@ def _dfpn(
             won = wx | wo
             n, closed, free_open = _moves(xf, of, won, active, classic, moves[d])
             mine_won = wx if mover == 0 else wo
+            fields = _threats(xf, of, wx, wo, 1 - mover, threats)
+            own = _threats(xf, of, wx, wo, mover, own_threats)
             pick = -1
             for i in range(n):
                 m = moves[d, i]
@@ -900,6 +1006,16 @@ def _dfpn(
                     cpn[d, i] = 0
                     cdn[d, i] = PN_INF
                     continue
+                child_active = (a2 >> 54) & 15
+                if fields and _hands_a_win(threats, fields, m, wins_field, child_active):
+                    cpn[d, i] = 0
+                    cdn[d, i] = PN_INF
+                    continue
+                if own and child_active != 9 and _trapped(
+                    xf, of, won, mover, classic, own_threats, own, m, wins_field, child_active
+                ):
+                    pick = i
+                    break
                 newly[d, i] = wins_field
                 c0[d, i], c1[d, i], c2[d, i] = a0, a1, a2
                 e = _find(keys, a0, a1, a2)
