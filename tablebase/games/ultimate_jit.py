@@ -14,7 +14,9 @@ least 0?") by depth-first proof-number search, with proof and disproof numbers
 in a table of their own and what it settles as bounds in the outcome table, its starting
 numbers from the marks each side still needs to make a line of fields (none if it needs more
 than it can still place), which also bound how soon the distance search can find a win; the
-distance search narrows its bounds by parity (a win comes after an odd number of plies).
+distance search narrows its bounds by parity (a win comes after an odd number of plies). Both
+settle a move before searching its child when it sends the other side where that side wins
+the game at once, or when every reply to it sends the mover where it does (a win in 3).
 
 A state is keyed by three 63-bit words: the x marks of fields 0-6; the x marks
 of fields 7-8 and the o marks of fields 0-4; the o marks of fields 5-8, the
