@@ -450,8 +450,6 @@ def _search(
     two, newly, isknown, one = _frames()
     moves, order, known, c0, c1, c2 = two[0], two[1], two[2], two[3], two[4], two[5]
     key = np.empty(81, dtype=np.int64)
-    threats = np.empty(9, dtype=np.int64)
-    own_threats = np.empty(9, dtype=np.int64)
     fw0, fw1, fw2, fwx, fwo, fact, fmover, fa, fb = one[0], one[1], one[2], one[3], one[4], one[5], one[6], one[7], one[8]
     fa0, flo, fhi, fbest, fbesti, fj, fn, fskip = one[9], one[10], one[11], one[12], one[13], one[14], one[15], one[16]
     fw0[0], fw1[0], fw2[0], fwx[0], fwo[0], fact[0], fmover[0], fa[0], fb[0] = (
