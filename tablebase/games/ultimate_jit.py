@@ -1243,7 +1243,7 @@ EPSILON = 4
 
 class OutcomeTable(_Table):
     """The compiled outcome search and its table of bounds, keyed by state, at most
-    ``2 ** max_bits`` entries (a table of up to a quarter of that for the distances).
+    ``2 ** max_bits`` entries (and as many for the distances).
 
     Reads and writes like the ``{state: (lo, hi, best move index)}`` dict of
     the Python search; :meth:`search` runs the negamax of a non-terminal
@@ -1257,7 +1257,7 @@ class OutcomeTable(_Table):
         self.history_cap = history_cap
         self.counter = np.zeros(2, dtype=np.int64)
         #: The bounds of the distance search, a table of its own.
-        self.distances = DistanceTable(max(4, max_bits - 2))
+        self.distances = DistanceTable(max_bits)
         #: The proof and disproof numbers of :meth:`dfpn`'s unsettled positions.
         self.proofs = ProofTable(max_bits)
 
