@@ -258,6 +258,27 @@ def _trapped(
     return True
 
 
+#: What :func:`_at_once` says of a move: nothing, it hands the other side a win, it traps the other side.
+OPEN_MOVE, HANDS_A_WIN, TRAPS = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def _at_once(
+    xf: np.ndarray, of: np.ndarray, won: int, mover: int, classic: bool, theirs: np.ndarray, their_fields: int,
+    mine: np.ndarray, my_fields: int, m: int, wins_field: bool, child_active: int,
+) -> int:
+    """What the immediate wins say of the mover's move ``m`` (one that does not end the game):
+    :data:`HANDS_A_WIN` (:func:`_hands_a_win`), :data:`TRAPS` (:func:`_trapped`: a win in 3) or
+    :data:`OPEN_MOVE`. ``theirs``/``mine`` and their counts: :func:`_threats` of each side."""
+    if their_fields and _hands_a_win(theirs, their_fields, m, wins_field, child_active):
+        return HANDS_A_WIN
+    if my_fields and child_active != 9 and _trapped(
+        xf, of, won, mover, classic, mine, my_fields, m, wins_field, child_active
+    ):
+        return TRAPS
+    return OPEN_MOVE
+
+
 ENTER, NEXT, RETURN = 0, 1, 2
 DEPTH = 82
 #: How a move ends the game: it does not, the mover wins, a draw (every field closed).
@@ -768,15 +789,11 @@ def _dist(
                     continue
                 # the child's value when the reply wins at once (M - 1 for it), or when every
                 # reply lets the mover win at once (a loss in 2 for it)
-                child_active = (a2 >> 54) & 15
-                cv = 0
-                if fields and _hands_a_win(threats, fields, m, wins_field, child_active):
-                    cv = M - 1
-                elif own and child_active != 9 and _trapped(
-                    xf, of, won, mover, classic, own_threats, own, m, wins_field, child_active
-                ):
-                    cv = 2 - M
-                if cv != 0:
+                settles = _at_once(
+                    xf, of, won, mover, classic, threats, fields, own_threats, own, m, wins_field, (a2 >> 54) & 15
+                )
+                if settles != OPEN_MOVE:
+                    cv = M - 1 if settles == HANDS_A_WIN else 2 - M
                     isknown[d, i] = True
                     known[d, i] = _shift(-cv)
                     key[i] = (((cv + 4 * M) * (1 << 23) + (cv + 2 * M)) * 128) * 128 + i
@@ -1006,14 +1023,14 @@ def _dfpn(
                     cpn[d, i] = 0
                     cdn[d, i] = PN_INF
                     continue
-                child_active = (a2 >> 54) & 15
-                if fields and _hands_a_win(threats, fields, m, wins_field, child_active):
+                settles = _at_once(
+                    xf, of, won, mover, classic, threats, fields, own_threats, own, m, wins_field, (a2 >> 54) & 15
+                )
+                if settles == HANDS_A_WIN:
                     cpn[d, i] = 0
                     cdn[d, i] = PN_INF
                     continue
-                if own and child_active != 9 and _trapped(
-                    xf, of, won, mover, classic, own_threats, own, m, wins_field, child_active
-                ):
+                if settles == TRAPS:
                     pick = i
                     break
                 newly[d, i] = wins_field
