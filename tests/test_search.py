@@ -305,3 +305,36 @@ def test_distance_tests_shared_by_children_agree_with_one_process(monkeypatch: p
         assert (two.outcome, two.distance) == (one.outcome, one.distance)
         outcomes.add(one.outcome)
     assert len(tests) >= 3 and len(outcomes) >= 2
+
+
+@pytest.mark.parametrize("orders", [(0, 1), (1,)])
+def test_draw_lengths_searched_by_turns_agree_with_retrograde(orders: tuple[int, ...], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The draw length from the long side (the classic rules, whose drawn lines may end before
+    the board is full), in each move order, the orders taking turns within budgets that start at
+    one node: the same lengths as the builder's pass."""
+    from tablebase.solve import search
+
+    monkeypatch.setattr(search, "DRAW_BUDGET", 1)
+    monkeypatch.setattr(search, "DRAW_ORDERS", orders)
+    rounds = []
+    drawn_line = search._Searcher._drawn_line
+
+    def spied(self, state, length):  # type: ignore[no-untyped-def]
+        try:
+            return drawn_line(self, state, length)
+        except search._OverBudget:
+            rounds.append(self.draw_order)
+            raise
+
+    monkeypatch.setattr(search._Searcher, "_drawn_line", spied)
+    game = get("ultimate-classic")
+    rng = random.Random(36)
+    draws = 0
+    for empties in (8, 10, 12) * 12:
+        state = random_live_position(game, empties, rng)
+        searched = prove(game, state)
+        full = prove(game, state, method="retrograde")
+        assert (searched.outcome, searched.distance) == (full.outcome, full.distance), game.format_position(state)
+        draws += searched.outcome == "draw"
+    assert draws >= 5
+    assert set(rounds) == set(orders)  # every order ran out of a budget at least once

@@ -111,6 +111,10 @@ class _Abandoned(Exception):
     """A search given up because its answer is known (or wanted) no more (:attr:`_Searcher.abandon`)."""
 
 
+class _OverBudget(Exception):
+    """A draw-length search that ran out of its node budget (:attr:`_Searcher.draw_budget`)."""
+
+
 #: What a search leaves to store: positions, edges, and the positions stored with every move.
 _Collected = tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]], list[int]]
 
@@ -342,6 +346,10 @@ COMPILED_BUDGET = 100_000
 COMPILED_CHUNK = 2_000_000
 #: Seconds of the start's distance tests after which a second process shares them (``processes=2``).
 HELPER_AFTER = 0.05
+#: Node budget of the first round of a draw-length search from the long side, and the move orders
+#: that take turns in each round (:meth:`_Searcher._drawn_line_by_turns`).
+DRAW_BUDGET = 1000
+DRAW_ORDERS = (0, 1)
 
 
 class _Searcher:
@@ -383,6 +391,10 @@ class _Searcher:
         self.draw_len: dict[int, int] = {}  # exact draw lengths
         self.draw_lb: dict[int, int] = {}  # a drawn line at least this long exists
         self.draw_ub: dict[int, int] = {}  # no drawn line is longer
+        #: Node budget of the current draw-length search (``None``: no limit), and its move order:
+        #: 0 the children known to be drawn and those with the most replies first, 1 those with the fewest.
+        self.draw_budget: int | None = None
+        self.draw_order = 0
         self.history: dict[int, int] = {}
         self._children = game.children
         self._successors = game.successors
@@ -817,10 +829,27 @@ class _Searcher:
             return self._draw_length_dfs(state)
         # from the long side: is there a drawn line of length >= L, for L = bound, bound - 1, ...
         length = min(bound, self.draw_ub.get(state, M))
-        while not self._drawn_line(state, length):
+        while not self._drawn_line_by_turns(state, length):
             length -= 1
         self.draw_len[state] = length
         return length
+
+    def _drawn_line_by_turns(self, state: int, length: int) -> bool:
+        """:meth:`_drawn_line` in both move orders by turns, each within a node budget that
+        grows fourfold every round: one order can walk into a huge subtree without the line
+        that the other finds in a few dozen nodes."""
+        budget = DRAW_BUDGET
+        try:
+            while True:
+                for order in DRAW_ORDERS:
+                    self.draw_order, self.draw_budget = order, budget
+                    try:
+                        return self._drawn_line(state, length)
+                    except _OverBudget:
+                        pass
+                budget *= 4
+        finally:
+            self.draw_order, self.draw_budget = 0, None
 
     def _drawn_line(self, state: int, length: int) -> bool:
         """Whether the drawn, non-terminal ``state`` starts a line of drawn positions at least ``length`` long."""
@@ -833,13 +862,21 @@ class _Searcher:
             return False
         self._tick()
         self.draw_nodes += 1
+        if self.draw_budget is not None:
+            self.draw_budget -= 1
+            if self.draw_budget < 0:
+                raise _OverBudget
         game = self.game
         max_plies = cast(Callable[[int], int], self.max_plies)
         count = self.move_count
         wdl = self.wdl
-        # longest bound first; among equal bounds, the children the outcome table already knows to
-        # be drawn (worth at most 0 to their mover, and at least 0 as the parent is drawn) first
-        kids = sorted(((max_plies(c), _at_most_zero(wdl.get(c)), count(c), c) for _m, c in self._children(state)), reverse=True)
+        # longest bound first; among equal bounds, in order 0 the children the outcome table already
+        # knows to be drawn (worth at most 0 to their mover, and at least 0 as the parent is drawn)
+        # first, then those with the most replies; in order 1 those with the fewest replies first
+        if self.draw_order == 0:
+            kids = sorted(((max_plies(c), _at_most_zero(wdl.get(c)), count(c), c) for _m, c in self._children(state)), reverse=True)
+        else:
+            kids = sorted(((max_plies(c), True, -count(c), c) for _m, c in self._children(state)), reverse=True)
         found = False
         for plies, _, _, child in kids:
             if plies < length - 1:
