@@ -293,7 +293,7 @@ def _distance_helper(
     game: Game, kids: list[tuple[int, int | None]], table: Any, deadline: float | None, conn: Any
 ) -> None:
     """In a second process: the start's children ``kids`` (:func:`_split_children`) for each distance
-    test the start's process sends (``("test", g)``), from the last child to the first, skipping those
+    test the start's process sends (``("test", g, order)``), from the last child of ``order`` to the first, skipping those
     the start's process has done; each child's value (for the start's mover) goes back as
     ``("done", g, index, value)``."""
     searcher = _Searcher(game, None if deadline is None else max(0.0, deadline - time.perf_counter()), table)
@@ -303,7 +303,7 @@ def _distance_helper(
             message = inbox.pop(0) if inbox else conn.recv()
             if message[0] != "test":
                 continue
-            g = message[1]
+            g, order = message[1], message[2]
             done: set[int] = set()
             current = -1
 
@@ -317,7 +317,7 @@ def _distance_helper(
                 return bool(inbox) or current in done
 
             searcher.abandon = stop
-            for current in reversed(range(len(kids))):
+            for current in reversed(order):
                 if stop():
                     break
                 value = searcher._split_value(kids[current], g)
@@ -383,6 +383,8 @@ class _Searcher:
         #: process and its end of the pipe; a check between budgets that gives up the current search.
         self.split_state: int | None = None
         self.split_kids: list[tuple[int, int | None]] = []
+        #: The values of the start's children (by index in :attr:`split_kids`) in the last shared test.
+        self.split_values: dict[int, int] = {}
         self.helper: Any = None
         self.helper_conn: Any = None
         self.abandon: Callable[[], bool] | None = None
@@ -771,7 +773,17 @@ class _Searcher:
         """The null-window test ``dist_search(state, g - 1, g)`` of the start position, its children
         shared with the helper process: this one from the first, the helper from the last."""
         values: dict[int, int] = {}
-        self._to_helper(("test", g))
+        # the children the outcome table knows to be lost for their mover first (the moves that
+        # win), then those that scored highest in the test before, then fewest replies first
+        last = self.split_values
+        wdl = self.wdl
+
+        def rank(i: int) -> tuple[bool, int]:
+            entry = wdl.get(self.split_kids[i][0])
+            return entry is None or entry[1] >= 0, -last.get(i, -INF)
+
+        order = sorted(range(len(self.split_kids)), key=rank)
+        self._to_helper(("test", g, order))
 
         def stop() -> bool:
             conn = self.helper_conn
@@ -787,7 +799,7 @@ class _Searcher:
 
         self.abandon = stop
         try:
-            for current in range(len(self.split_kids)):
+            for current in order:
                 if stop():
                     if any(v >= g for v in values.values()):
                         break
@@ -801,6 +813,7 @@ class _Searcher:
                     break
         finally:
             self.abandon = None
+        self.split_values = values
         return max(values.values())
 
     def _to_helper(self, message: tuple[Any, ...]) -> None:
