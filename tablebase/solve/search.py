@@ -293,9 +293,9 @@ def _distance_helper(
     game: Game, kids: list[tuple[int, int | None]], table: Any, deadline: float | None, conn: Any
 ) -> None:
     """In a second process: the start's children ``kids`` (:func:`_split_children`) for each distance
-    test the start's process sends (``("test", g, order)``), from the last child of ``order`` to the first, skipping those
-    the start's process has done; each child's value (for the start's mover) goes back as
-    ``("done", g, index, value)``."""
+    test the start's process sends (``("test", g, order)``), from the last child of ``order`` to the
+    first, skipping those the start's process has done; each child's value (for the start's mover)
+    goes back as ``("done", g, index, value)``."""
     searcher = _Searcher(game, None if deadline is None else max(0.0, deadline - time.perf_counter()), table)
     inbox: list[Any] = []
     try:
