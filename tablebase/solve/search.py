@@ -771,7 +771,7 @@ class _Searcher:
 
     def _split_test(self, state: int, g: int) -> int:
         """The null-window test ``dist_search(state, g - 1, g)`` of the start position, its children
-        shared with the helper process: this one from the first, the helper from the last."""
+        shared with the helper process in one order: this one from the first, the helper from the last."""
         values: dict[int, int] = {}
         # the children the outcome table knows to be lost for their mover first (the moves that
         # win), then those that scored highest in the test before, then fewest replies first
