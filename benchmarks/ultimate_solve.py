@@ -21,6 +21,15 @@ Full run (what the issue asks: E = 10..35, 60 s per position)::
 Each position is proved by two processes (``--processes 2``, the default:
 a second one races the outcome in another move order); ``--processes 1``
 for one.
+
+With ``--command`` each position is instead solved the way a user solves it:
+``tablebase solve VARIANT POSITION --time-limit LIMIT --json`` in a fresh
+process, into a fresh file, timed from launch to exit (start-up, loading the
+compiled search, creating the file, proving the position and every one of its
+moves, writing). A position counts as proved when the command reports it
+proved and exits within the limit. This is how the reach targets are stated::
+
+    python benchmarks/ultimate_solve.py --command --variants ultimate --empties 40 --samples 10 --limit 60 --seed 0 -v
 """
 
 from __future__ import annotations
@@ -29,20 +38,69 @@ import argparse
 import json
 import os
 import random
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablebase.games import get  # noqa: E402
 from tablebase.games.base import random_live_position  # noqa: E402
-from tablebase.solve.search import prove  # noqa: E402
+from tablebase.solve.search import SearchResult, prove  # noqa: E402
+
+
+class Solved(NamedTuple):
+    """What one ``tablebase solve`` command gave."""
+
+    outcome: str | None
+    distance: int | None
+    complete: bool
+    seconds: float
+    nodes: int
+    stats: dict
+
+
+def solve_command(variant: str, position: str, limit: float) -> Solved:
+    """Run ``tablebase solve`` on ``position`` in a fresh process and file; proved only when it
+    says so within ``limit`` seconds of wall clock."""
+    script = shutil.which("tablebase") or str(Path(sys.executable).with_name("tablebase"))
+    with tempfile.TemporaryDirectory() as folder:
+        command = [script, "solve", variant, position, "--time-limit", f"{limit:g}", "--json", "--db", str(Path(folder) / "solve.db")]
+        started = time.perf_counter()
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=limit + 60)
+            out = done.stdout
+        except subprocess.TimeoutExpired as err:
+            out = err.stdout.decode() if isinstance(err.stdout, bytes) else (err.stdout or "")
+        wall = time.perf_counter() - started
+    try:
+        report = json.loads(out[: out.rindex("}") + 1])
+    except ValueError:
+        report = {}
+    return Solved(
+        outcome=report.get("outcome"),
+        distance=report.get("distance"),
+        complete=bool(report.get("proved")) and wall <= limit,
+        seconds=wall,
+        nodes=int(report.get("nodes") or 0),
+        stats={"command_s": report.get("seconds", 0.0)},
+    )
 
 
 def run(
-    variants: list[str], empties: list[int], samples: int, limit: float, seed: int, verbose: bool, processes: int = 1
+    variants: list[str],
+    empties: list[int],
+    samples: int,
+    limit: float,
+    seed: int,
+    verbose: bool,
+    processes: int = 1,
+    command: bool = False,
 ) -> list[dict]:
     rows = []
     for variant in variants:
@@ -55,7 +113,10 @@ def run(
             seconds = 0.0
             for k in range(samples):
                 state = random_live_position(game, e, rng)
-                result = prove(game, state, time_limit=limit, processes=processes)
+                if command:
+                    result: SearchResult | Solved = solve_command(variant, game.format_position(state), limit)
+                else:
+                    result = prove(game, state, time_limit=limit, processes=processes)
                 proved = result.complete
                 times.append(result.seconds if proved else float("inf"))
                 key = result.outcome if proved else "unproved"
@@ -63,12 +124,17 @@ def run(
                 nodes += result.nodes
                 seconds += result.seconds
                 if verbose:
+                    stats = result.stats
+                    detail = (
+                        f"wall clock; the command's own {stats['command_s']:.2f}s"
+                        if command
+                        else f"outcome {stats.get('outcome_s', 0):.2f}s, distance "
+                        f"{stats.get('distance_s', 0) + stats.get('draw_s', 0):.2f}s, "
+                        f"rival {'won' if stats.get('rival_won') else 'lost'}"
+                    )
                     print(
                         f"  {variant} E={e} #{k}: {result.outcome} {result.distance} "
-                        f"{'proved' if proved else 'TIMEOUT'} {result.seconds:.2f}s {result.nodes} nodes "
-                        f"(outcome {result.stats.get('outcome_s', 0):.2f}s, distance "
-                        f"{result.stats.get('distance_s', 0) + result.stats.get('draw_s', 0):.2f}s, "
-                        f"rival {'won' if result.stats.get('rival_won') else 'lost'})",
+                        f"{'proved' if proved else 'TIMEOUT'} {result.seconds:.2f}s {result.nodes} nodes ({detail})",
                         file=sys.stderr,
                         flush=True,
                     )
@@ -115,13 +181,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--processes", type=int, default=2, help="2: a second process races the outcome in another move order"
     )
+    parser.add_argument(
+        "--command", action="store_true", help="time the whole `tablebase solve` command in a fresh process instead of prove()"
+    )
     parser.add_argument("--json", type=Path, help="also write the rows to this file")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per position on stderr")
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores", flush=True)
-    print(f"seed {args.seed}, {args.processes} process(es) a position", flush=True)
-    rows = run(args.variants, args.empties, args.samples, args.limit, args.seed, args.verbose, args.processes)
+    how = "the `tablebase solve` command" if args.command else f"prove(), {args.processes} process(es)"
+    print(f"seed {args.seed}, {how} a position", flush=True)
+    rows = run(args.variants, args.empties, args.samples, args.limit, args.seed, args.verbose, args.processes, args.command)
     print(f"total {time.perf_counter() - t0:.0f} s; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n")
