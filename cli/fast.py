@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import NamedTuple, Optional
 
 from cli.render import probe_text
@@ -80,8 +81,15 @@ def run_probe(args: ProbeArgs) -> int:
     return 0
 
 
+#: :func:`time.perf_counter` when the console script started (``None`` when the app is run
+#: otherwise, as by a test runner): ``solve --time-limit`` counts from there.
+LAUNCHED: float | None = None
+
+
 def main() -> None:
     """Console-script entry point."""
+    global LAUNCHED
+    LAUNCHED = time.perf_counter()
     args = sys.argv[1:]
     if args[:1] == ["probe"]:
         from tablebase.query import DEFAULT_DB

@@ -19,6 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 import tablebase
+from cli import fast
 from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, show_distance, table
 from tablebase.errors import TablebaseError, shorten_quotes
 
@@ -293,7 +294,7 @@ def solve(
     variant: VariantArg,
     position: PositionArg = None,
     time_limit: Annotated[
-        Optional[float], typer.Option("--time-limit", help="Give up after this many seconds.")
+        Optional[float], typer.Option("--time-limit", help="Give up after this many seconds from the start of the command.")
     ] = None,
     json_: JsonOption = False,
     file: Annotated[
@@ -305,7 +306,7 @@ def solve(
         solve_file(variant, position, file, time_limit, json_, db)
         return
     with tablebase.open(db) as tb:
-        report = tb.solve(variant, position, time_limit=time_limit)
+        report = tb.solve(variant, position, time_limit=since_launch(time_limit))
     if json_:
         emit_json(report.to_dict())
     elif report.proved:
@@ -317,6 +318,14 @@ def solve(
         fail(
             f"not proved within {time_limit} s; stored only the {report.stored:,} positions that were proved"
         )
+
+
+def since_launch(seconds: float | None) -> float | None:
+    """What is left of a positive time limit counted from the command's launch (start-up and
+    imports count against it), at least a millisecond; other values as given."""
+    if seconds is None or not seconds > 0 or fast.LAUNCHED is None:
+        return seconds
+    return max(seconds - (time.perf_counter() - fast.LAUNCHED), 0.001)
 
 
 def solve_file(variant: str, position: str | None, file: Path, time_limit: float | None, json_: bool, db: str) -> None:
