@@ -49,7 +49,8 @@ DEFAULT_DB = "tablebase.db"
 #: Shares of the time left that ``solve`` gives to reading the stored values and to the search
 #: (the rest is for writing).
 SOLVE_READ_SHARE = 0.05
-SOLVE_SEARCH_SHARE = 0.8
+SOLVE_SEARCH_SHARE = 0.95
+SOLVE_LINE_SHARE = 0.8
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -259,8 +260,8 @@ class Tablebase:
         known = {} if table is None else table._stored_below(state, _share(deadline, SOLVE_READ_SHARE))
         self._drop_reader()
         result = prove(
-            game, state, _share(deadline, SOLVE_SEARCH_SHARE), children=True, line=True, known=known, processes=2,
-            table=compiled,
+            game, state, _share(deadline, SOLVE_SEARCH_SHARE), children=True, line=True,
+            line_time_limit=_share(deadline, SOLVE_LINE_SHARE), known=known, processes=2, table=compiled,
         )
         write_by = None if deadline is None or time_limit is None else deadline - 0.05 * time_limit
         result.collect(write_by)

@@ -307,6 +307,49 @@ def test_distance_tests_shared_by_children_agree_with_one_process(monkeypatch: p
     assert len(tests) >= 3 and len(outcomes) >= 2
 
 
+def test_children_proved_by_two_processes_agree_with_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every child of the start (and of the best line) proved by two processes, one from each
+    end, the last one left like a start: the same labels and stored positions as one process,
+    some of them sent by the helper."""
+    from tablebase.solve import search
+
+    monkeypatch.setattr(search, "HELPER_AFTER", 0.0)  # the helper from the first budget on
+    own: list[int] = []
+    prove_one = search._Searcher.prove_one
+
+    def counted(self, state):  # type: ignore[no-untyped-def]
+        own.append(state)  # in this process only: the helper counts in its own copy
+        return prove_one(self, state)
+
+    monkeypatch.setattr(search._Searcher, "prove_one", counted)
+    as_start = search._Searcher._as_start
+    last: list[int] = []
+
+    def last_one(self, state):  # type: ignore[no-untyped-def]
+        last.append(state)
+        as_start(self, state)
+
+    monkeypatch.setattr(search._Searcher, "_as_start", last_one)
+    for variant, seed in (("ultimate", 33), ("ultimate-classic", 34)):
+        game, _ = _compiled(variant)
+        rng = random.Random(seed)
+        from_helper = 0
+        for _ in range(4):
+            state = random_live_position(game, 26, rng)
+            one = prove(game, state, children=True, line=True)
+            own.clear()
+            two = prove(game, state, time_limit=120, children=True, line=True, processes=2)
+            assert (two.outcome, two.distance, two.moves) == (one.outcome, one.distance, one.moves)
+            children = [child for _move, child in game.children(state)]
+            assert two.complete and one.root in two.expanded
+            assert {game.canonical(c)[0] for c in children} <= set(two.positions)
+            for s in set(one.positions) & set(two.positions):
+                assert two.positions[s] == one.positions[s]
+            from_helper += sum(child not in own for child in children)
+        assert from_helper >= 1, variant
+    assert last  # the last position left proved like a start
+
+
 @pytest.mark.parametrize("orders", [(0, 1), (1,)])
 def test_draw_lengths_searched_by_turns_agree_with_retrograde(orders: tuple[int, ...], monkeypatch: pytest.MonkeyPatch) -> None:
     """The draw length from the long side (the classic rules, whose drawn lines may end before

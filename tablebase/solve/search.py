@@ -204,6 +204,7 @@ def prove(
     method: str = "auto",
     max_states: int = 5_000_000,
     line: bool = False,
+    line_time_limit: float | None = None,
     known: dict[int, tuple[str, int | None]] | None = None,
     compiled: bool = True,
     processes: int = 1,
@@ -218,7 +219,9 @@ def prove(
     the reachable subgraph; at most ``max_states`` states) or ``"auto"``
     (retrograde for cyclic games, search otherwise). With ``line=True``
     (and ``children=True``) the search goes on, while time allows, down the
-    best line, proving every child of each position on it. ``known`` gives
+    best line, proving every child of each position on it, for at most
+    ``line_time_limit`` seconds from the call (``None``: up to ``time_limit``),
+    so that a caller can keep time for storing what was proved. ``known`` gives
     exact labels of positions (in any orientation) to start from, e.g. what a
     tablebase file already holds. ``compiled=False`` keeps the outcome step
     in Python where the game offers a compiled one (:meth:`Game.outcome_table`).
@@ -230,7 +233,7 @@ def prove(
     with the most replies on, else the whole outcome in the rival move order;
     its table's bounds are added to this one's each time it knows more. The
     distance tests of a won or lost start are then shared by children with a
-    second process.
+    second process, and so are the proofs of its children (and of the best line's).
     ``table`` is the compiled table of an earlier proof of the same game to go on
     with, one whose ``reusable`` is true (:meth:`Game.outcome_table`); the result's
     ``table`` is the one this proof used.
@@ -249,6 +252,9 @@ def prove(
     if time_limit is not None:
         time_limit = max(0.0, time_limit - (time.perf_counter() - started))
     searcher = _Searcher(game, time_limit, table)
+    if line_time_limit is not None:
+        searcher.line_deadline = started + line_time_limit
+    searcher.share_labels = processes > 1
     if known:
         searcher.seed(known)
     if processes > 1 and table is not None and hasattr(table, "rival") and game.outcome(state) is None:
@@ -330,6 +336,33 @@ def _distance_helper(
         return
 
 
+def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn: Any) -> None:
+    """In a second process forked from ``searcher``'s: prove ``states`` from the last to the first,
+    skipping ``done`` and those the other process proves (``("done", index, label)`` from it), and
+    send each label the same way."""
+    searcher.split_state = None
+    searcher.share_labels = False
+    current = -1
+
+    def stop() -> bool:
+        while conn.poll():
+            done.add(conn.recv()[1])
+        return current in done
+
+    searcher.abandon = stop
+    try:
+        for current in reversed(range(len(states))):
+            if stop():
+                continue
+            try:
+                label_ = searcher.prove_one(states[current])
+            except _Abandoned:
+                continue
+            conn.send(("done", current, label_))
+    except (_Timeout, EOFError, OSError):
+        return
+
+
 def _split_children(game: Game, state: int) -> list[tuple[int, int | None]]:
     """The children of ``state`` in the order the distance split takes them: ``(child, its value for
     the parent's mover when the game ends there, else None)``, fewest replies first."""
@@ -387,6 +420,10 @@ class _Searcher:
         self.split_values: dict[int, int] = {}
         self.helper: Any = None
         self.helper_conn: Any = None
+        #: Whether :meth:`prove_all` shares its positions with a second process, and when the best
+        #: line's expansion stops (a :func:`time.perf_counter` value; ``None``: at the deadline).
+        self.share_labels = False
+        self.line_deadline: float | None = None
         self.abandon: Callable[[], bool] | None = None
         #: Seconds spent proving outcomes, distances of wins and losses, and draw lengths.
         self.seconds = {"outcome": 0.0, "distance": 0.0, "draw": 0.0}
@@ -711,15 +748,16 @@ class _Searcher:
                     split = self._start_helper(state)
                 if split:
                     r = self._split_test(state, g)
-                else:
-                    if may_split:
-                        self.abandon = lambda: time.perf_counter() > helper_at
+                elif may_split:
+                    self.abandon = lambda: time.perf_counter() > helper_at
                     try:
                         r = self.dist_search(state, g - 1, g)
                     except _Abandoned:
                         continue  # the helper starts at the top of the loop
                     finally:
                         self.abandon = None
+                else:
+                    r = self.dist_search(state, g - 1, g)
                 if r >= g:
                     lo = r
                 else:
@@ -737,6 +775,7 @@ class _Searcher:
             return False
         mine, theirs = context.Pipe()
         self.split_kids = _split_children(self.game, state)
+        self.split_values = {}
         self.helper = context.Process(
             target=_distance_helper, args=(self.game, self.split_kids, self.wdl, self.deadline, theirs), daemon=True
         )
@@ -1001,7 +1040,99 @@ class _Searcher:
 
     def expand(self, state: int) -> list[tuple[int, int, tuple[str, int]]]:
         """Prove every child of ``state``: ``(move, child, label)`` for each."""
-        return [(move, child, self.prove_one(child)) for move, child in self._children(state)]
+        moves = self._children(state)
+        labels = self.prove_all([child for _move, child in moves])
+        return [(move, child, label_) for (move, child), label_ in zip(moves, labels)]
+
+    def prove_all(self, states: list[int]) -> list[tuple[str, int]]:
+        """:meth:`prove_one` of each of ``states``. With :attr:`share_labels`, once they outlast
+        :data:`HELPER_AFTER` seconds a second process shares them: this one takes them from the
+        first, the helper from the last, each skipping those the other has proved and giving up
+        one the other proves first. The last one left is proved like a start position: its outcome
+        raced and its distance tests shared by children with a second process."""
+        labels: dict[int, tuple[str, int]] = {}
+        for i, state in enumerate(states):
+            known = self.exact(state)
+            if known is not None:
+                labels[i] = known
+        share = self.share_labels
+        helper_at = time.perf_counter() + HELPER_AFTER
+        helper: Any = None
+        conn: Any = None
+        current = -1
+
+        def last() -> bool:
+            return len(labels) == len(states) - 1 and current not in labels
+
+        def stop() -> bool:
+            nonlocal conn
+            if conn is None:
+                return not last() and time.perf_counter() > helper_at
+            try:
+                while conn.poll():
+                    _tag, i, label_ = conn.recv()
+                    labels[i] = label_
+                    self.proved[states[i]] = label_
+            except (EOFError, OSError):
+                conn = None  # the helper is gone (out of time): this process goes on alone
+            return current in labels or last()
+
+        try:
+            for current in range(len(states)):
+                while current not in labels:
+                    if share and last():
+                        share = False
+                        self._stop_labels_helper(helper, conn)
+                        helper = conn = None
+                        self._as_start(states[current])
+                    elif share and helper is None and time.perf_counter() > helper_at:
+                        helper, conn = self._start_labels_helper(states, set(labels))
+                        share = helper is not None
+                    self.abandon = stop if share else None
+                    try:
+                        label_ = self.prove_one(states[current])
+                    except _Abandoned:
+                        continue  # proved by the helper, the helper starts now, or this is the last one
+                    finally:
+                        self.abandon = None
+                    labels[current] = label_
+                    if conn is not None:
+                        try:
+                            conn.send(("done", current, label_))
+                        except OSError:
+                            conn = None
+        finally:
+            self._stop_labels_helper(helper, conn)
+        return [labels[i] for i in range(len(states))]
+
+    def _as_start(self, state: int) -> None:
+        """Prove ``state`` next as a start position is proved with two processes: its outcome raced
+        (unless known) and its distance tests shared by children."""
+        self.split_state = state
+        entry = self.wdl.get(state)
+        if self.compiled is not None and hasattr(self.compiled, "rival") and (entry is None or entry[0] != entry[1]):
+            self.racing = (state, None)
+
+    @staticmethod
+    def _stop_labels_helper(helper: Any, conn: Any) -> None:
+        if helper is not None:
+            helper.terminate()
+            helper.join()
+        if conn is not None:
+            conn.close()
+
+    def _start_labels_helper(self, states: list[int], done: set[int]) -> tuple[Any, Any]:
+        """Fork the process that proves ``states`` from the last (:func:`_labels_helper`);
+        ``(None, None)`` where fork is not available."""
+        try:
+            context = multiprocessing.get_context("fork")
+        except ValueError:
+            return None, None
+        mine, theirs = context.Pipe()
+        helper = context.Process(target=_labels_helper, args=(self, states, done, theirs), daemon=True)
+        helper.start()
+        theirs.close()
+        return helper, mine
 
     def run(self, state: int, with_children: bool, line: bool) -> SearchResult:
         limit = sys.getrecursionlimit()
@@ -1015,13 +1146,12 @@ class _Searcher:
         try:
             outcome, distance = self.prove_one(state)
             if with_children:
-                kids = []
-                for move, child in self._children(state):
-                    label_ = self.prove_one(child)
-                    self.moves[move] = label_
-                    kids.append((move, child, label_))
+                kids = self.expand(state)
+                self.moves = {move: label_ for move, _child, label_ in kids}
                 complete = True
                 # the best line, each position on it with every child proved, while time allows
+                if self.line_deadline is not None and (self.deadline is None or self.line_deadline < self.deadline):
+                    self.deadline = self.line_deadline
                 while line and kids:
                     best = min(kids, key=lambda k: _rank(_flip(k[2])))
                     self.line.append(best[1])
