@@ -256,7 +256,7 @@ def test_two_processes_agree_with_one(variant: str) -> None:
 
 
 def test_the_rival_process_finishing_first_gives_its_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The start's search waits for the rival, then goes on with the rival's table: same labels."""
+    """The start's search waits for the rival, then goes on with the rival's table: same label."""
     from tablebase.solve import search
 
     game, _ = _compiled("ultimate")
@@ -272,11 +272,11 @@ def test_the_rival_process_finishing_first_gives_its_table(monkeypatch: pytest.M
     won = 0
     for _ in range(3):
         state = random_live_position(game, 30, rng)
-        one = prove(game, state, children=True)
+        one = prove(game, state)
         monkeypatch.setattr(search._Searcher, "_sliced", after_the_rival)
-        two = prove(game, state, time_limit=120, children=True, processes=2)
+        two = prove(game, state, time_limit=120, processes=2)
         monkeypatch.setattr(search._Searcher, "_sliced", sliced)
-        assert (two.outcome, two.distance, two.moves) == (one.outcome, one.distance, one.moves)
+        assert (two.outcome, two.distance) == (one.outcome, one.distance)
         won += int(two.stats["rival_won"])
     assert won >= 1
 
@@ -334,8 +334,10 @@ def test_children_proved_by_two_processes_agree_with_one(monkeypatch: pytest.Mon
         game, _ = _compiled(variant)
         rng = random.Random(seed)
         from_helper = 0
-        for _ in range(4):
-            state = random_live_position(game, 26, rng)
+        for _ in range(3):
+            state = random_live_position(game, 30, rng)
+            while game.move_count(state) < 4:
+                state = random_live_position(game, 30, rng)
             one = prove(game, state, children=True, line=True)
             own.clear()
             two = prove(game, state, time_limit=120, children=True, line=True, processes=2)
@@ -348,6 +350,34 @@ def test_children_proved_by_two_processes_agree_with_one(monkeypatch: pytest.Mon
             from_helper += sum(child not in own for child in children)
         assert from_helper >= 1, variant
     assert last  # the last position left proved like a start
+
+
+def test_the_moves_proved_before_the_time_runs_out_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A proof with ``children=True`` that runs out of time while proving the moves keeps the
+    labels of the moves it proved, and gives no label for the start (it follows from its moves')."""
+    from tablebase.solve import search
+
+    game, _ = _compiled("ultimate")
+    rng = random.Random(35)
+    state = random_live_position(game, 24, rng)
+    while game.move_count(state) < 6:
+        state = random_live_position(game, 24, rng)
+    full = prove(game, state, children=True)
+    prove_one = search._Searcher.prove_one
+    searched: list[int] = []
+
+    def out_of_time_at_the_third(self, child):  # type: ignore[no-untyped-def]
+        if self.exact(child) is None:
+            searched.append(child)
+            if len(searched) == 3:
+                raise search._Timeout
+        return prove_one(self, child)
+
+    monkeypatch.setattr(search._Searcher, "prove_one", out_of_time_at_the_third)
+    cut = prove(game, state, children=True)
+    assert cut.timed_out and not cut.complete and cut.outcome is None
+    assert len(cut.moves) >= 2 and all(full.moves[move] == label for move, label in cut.moves.items())
+    assert full.complete and len(full.moves) == game.move_count(state) > len(cut.moves)
 
 
 @pytest.mark.parametrize("orders", [(0, 1), (1,)])

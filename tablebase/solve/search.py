@@ -213,8 +213,10 @@ def prove(
     """Prove the exact outcome and distance of ``state``.
 
     ``time_limit`` is in seconds (``None``: no limit). With ``children=True``
-    every child of ``state`` is proved as well, so the stored start position
-    can list all its moves with their values (what a probe shows).
+    every child of ``state`` is proved, so the stored start position can list
+    all its moves with their values (what a probe shows), and the start's own
+    label follows from theirs (it is not searched on its own: its search would
+    repeat most of theirs).
     ``method`` is ``"search"`` (acyclic games only), ``"retrograde"`` (label
     the reachable subgraph; at most ``max_states`` states) or ``"auto"``
     (retrograde for cyclic games, search otherwise). With ``line=True``
@@ -233,7 +235,9 @@ def prove(
     with the most replies on, else the whole outcome in the rival move order;
     its table's bounds are added to this one's each time it knows more. The
     distance tests of a won or lost start are then shared by children with a
-    second process, and so are the proofs of its children (and of the best line's).
+    second process. With ``children=True`` the children (and those of each
+    position on the best line) are proved by two processes, one from each end,
+    and the last one left as the start is without children.
     ``table`` is the compiled table of an earlier proof of the same game to go on
     with, one whose ``reusable`` is true (:meth:`Game.outcome_table`); the result's
     ``table`` is the one this proof used.
@@ -424,6 +428,8 @@ class _Searcher:
         #: line's expansion stops (a :func:`time.perf_counter` value; ``None``: at the deadline).
         self.share_labels = False
         self.line_deadline: float | None = None
+        #: The start's moves (in its own orientation) and their children's labels, as they are proved.
+        self.moves: dict[int, tuple[str, int]] = {}
         self.abandon: Callable[[], bool] | None = None
         #: Seconds spent proving outcomes, distances of wins and losses, and draw lengths.
         self.seconds = {"outcome": 0.0, "distance": 0.0, "draw": 0.0}
@@ -1044,13 +1050,24 @@ class _Searcher:
         labels = self.prove_all([child for _move, child in moves])
         return [(move, child, label_) for (move, child), label_ in zip(moves, labels)]
 
-    def prove_all(self, states: list[int]) -> list[tuple[str, int]]:
+    def _expand_start(self, state: int) -> list[tuple[int, int, tuple[str, int]]]:
+        """:meth:`expand` of the start, its moves' labels in :attr:`moves` as they are known."""
+        moves = self._children(state)
+        found: dict[int, tuple[str, int]] = {}
+        try:
+            self.prove_all([child for _move, child in moves], found)
+        finally:
+            self.moves = {moves[i][0]: label_ for i, label_ in sorted(found.items())}
+        return [(move, child, found[i]) for i, (move, child) in enumerate(moves)]
+
+    def prove_all(self, states: list[int], found: dict[int, tuple[str, int]] | None = None) -> list[tuple[str, int]]:
         """:meth:`prove_one` of each of ``states``. With :attr:`share_labels`, once they outlast
         :data:`HELPER_AFTER` seconds a second process shares them: this one takes them from the
         first, the helper from the last, each skipping those the other has proved and giving up
         one the other proves first. The last one left is proved like a start position: its outcome
-        raced and its distance tests shared by children with a second process."""
-        labels: dict[int, tuple[str, int]] = {}
+        raced and its distance tests shared by children with a second process. ``found`` (by index)
+        gets each label as it is known, so it keeps them when the time runs out."""
+        labels: dict[int, tuple[str, int]] = {} if found is None else found
         for i, state in enumerate(states):
             known = self.exact(state)
             if known is not None:
@@ -1142,12 +1159,20 @@ class _Searcher:
         complete = False
         timed_out = False
         self.line = [state]
-        self.moves: dict[int, tuple[str, int]] = {}
+        self.moves = {}
         try:
-            outcome, distance = self.prove_one(state)
+            if with_children and self.exact(state) is None:
+                # the start's label follows from its children's: no search of its own
+                self.racing = None
+                self.split_state = None
+                kids = self._expand_start(state)
+                outcome, distance = min((_flip(label_) for _move, _child, label_ in kids), key=_rank)
+                self.proved[state] = outcome, distance
+            else:
+                outcome, distance = self.prove_one(state)
+                if with_children:
+                    kids = self._expand_start(state)
             if with_children:
-                kids = self.expand(state)
-                self.moves = {move: label_ for move, _child, label_ in kids}
                 complete = True
                 # the best line, each position on it with every child proved, while time allows
                 if self.line_deadline is not None and (self.deadline is None or self.line_deadline < self.deadline):
