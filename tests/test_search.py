@@ -350,6 +350,16 @@ def test_children_proved_by_two_processes_agree_with_one(monkeypatch: pytest.Mon
             from_helper += sum(child not in own for child in children)
         assert from_helper >= 1, variant
     assert last  # the last position left proved like a start
+    # the search in Python: no compiled table, so no rival and no distance helper, whose searches are compiled
+    helpers = []
+    monkeypatch.setattr(search._Searcher, "_start_helper", lambda self, state: helpers.append(state) or False)
+    rng = random.Random(36)
+    for _ in range(3):
+        state = random_live_position(game, 18, rng)
+        one = prove(game, state, children=True, compiled=False)
+        two = prove(game, state, time_limit=120, children=True, compiled=False, processes=2)
+        assert two.complete and (two.outcome, two.distance, two.moves) == (one.outcome, one.distance, one.moves)
+    assert not helpers
 
 
 def test_the_moves_proved_before_the_time_runs_out_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:

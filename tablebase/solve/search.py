@@ -1123,15 +1123,18 @@ class _Searcher:
         return [labels[i] for i in range(len(states))]
 
     def _as_start(self, state: int) -> None:
-        """Prove ``state`` next as a start position is proved with two processes: its outcome raced
-        (unless known) and its distance tests shared by children."""
+        """Prove ``state`` next as a start position is proved with two processes (where the compiled
+        table has a rival): its outcome raced (unless known) and its distance tests shared by children."""
+        if not hasattr(self.compiled, "rival"):
+            return
         self.split_state = state
         entry = self.wdl.get(state)
-        if self.compiled is not None and hasattr(self.compiled, "rival") and (entry is None or entry[0] != entry[1]):
+        if entry is None or entry[0] != entry[1]:
             self.racing = (state, None)
 
     @staticmethod
     def _stop_labels_helper(helper: Any, conn: Any) -> None:
+        """Stop the process of :meth:`_start_labels_helper` and close its pipe (either may be ``None``)."""
         if helper is not None:
             helper.terminate()
             helper.join()
