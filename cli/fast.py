@@ -17,6 +17,7 @@ import sys
 import time
 from typing import NamedTuple, Optional
 
+import cli
 from cli.render import probe_text
 
 
@@ -81,15 +82,9 @@ def run_probe(args: ProbeArgs) -> int:
     return 0
 
 
-#: :func:`time.perf_counter` when the console script started (``None`` when the app is run
-#: otherwise, as by a test runner): ``solve --time-limit`` counts from there.
-LAUNCHED: float | None = None
-
-
 def main() -> None:
     """Console-script entry point."""
-    global LAUNCHED
-    LAUNCHED = time.perf_counter()
+    cli.LAUNCHED = time.perf_counter()
     args = sys.argv[1:]
     if args[:1] == ["probe"]:
         from tablebase.query import DEFAULT_DB

@@ -19,7 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 import tablebase
-from cli import fast
+import cli
 from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, show_distance, table
 from tablebase.errors import TablebaseError, shorten_quotes
 
@@ -323,9 +323,9 @@ def solve(
 def since_launch(seconds: float | None) -> float | None:
     """What is left of a positive time limit counted from the command's launch (start-up and
     imports count against it), at least a millisecond; other values as given."""
-    if seconds is None or not seconds > 0 or fast.LAUNCHED is None:
+    if seconds is None or not seconds > 0 or cli.LAUNCHED is None:
         return seconds
-    return max(seconds - (time.perf_counter() - fast.LAUNCHED), 0.001)
+    return max(seconds - (time.perf_counter() - cli.LAUNCHED), 0.001)
 
 
 def solve_file(variant: str, position: str | None, file: Path, time_limit: float | None, json_: bool, db: str) -> None:
