@@ -362,6 +362,33 @@ def test_children_proved_by_two_processes_agree_with_one(monkeypatch: pytest.Mon
     assert not helpers
 
 
+def test_the_moves_are_proved_when_their_helper_process_is_gone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A helper that exits at once (as one out of time does): this process proves every move alone,
+    each once, and gives the labels of one process."""
+    from tablebase.solve import search
+
+    monkeypatch.setattr(search, "HELPER_AFTER", 0.0)
+    monkeypatch.setattr(search, "_labels_helper", lambda searcher, states, done, conn: conn.close())
+    game, _ = _compiled("ultimate")
+    rng = random.Random(37)
+    state = random_live_position(game, 34, rng)
+    while game.move_count(state) < 4:
+        state = random_live_position(game, 34, rng)
+    one = prove(game, state, children=True)
+    prove_one = search._Searcher.prove_one
+    calls: list[int] = []
+
+    def counted(self, child):  # type: ignore[no-untyped-def]
+        calls.append(child)
+        return prove_one(self, child)
+
+    monkeypatch.setattr(search._Searcher, "prove_one", counted)
+    two = prove(game, state, time_limit=120, children=True, processes=2)
+    assert two.complete and (two.outcome, two.distance, two.moves) == (one.outcome, one.distance, one.moves)
+    # a search given up to start the helper is taken up again once, not given up again and again
+    assert len(calls) <= game.move_count(state) + 1
+
+
 def test_the_moves_proved_before_the_time_runs_out_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     """A proof with ``children=True`` that runs out of time while proving the moves keeps the
     labels of the moves it proved, and gives no label for the start (it follows from its moves')."""

@@ -1083,15 +1083,15 @@ class _Searcher:
 
         def stop() -> bool:
             nonlocal conn
-            if conn is None:
+            if helper is None:
                 return not last() and time.perf_counter() > helper_at
             try:
-                while conn.poll():
+                while conn is not None and conn.poll():
                     _tag, i, label_ = conn.recv()
                     labels[i] = label_
                     self.proved[states[i]] = label_
             except (EOFError, OSError):
-                conn = None  # the helper is gone (out of time): this process goes on alone
+                conn = None  # the helper is gone (done, or out of time): this process goes on alone
             return current in labels or last()
 
         try:
