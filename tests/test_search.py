@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -178,6 +178,32 @@ def test_benchmark_script_runs() -> None:
     assert [r["solved"] for r in rows] == [2, 2]
 
 
+def _with_moves(game: Game, empties: int, rng: random.Random, moves: int) -> int:
+    """A random live position with ``empties`` open spots and at least ``moves`` moves."""
+    state = random_live_position(game, empties, rng)
+    while game.move_count(state) < moves:
+        state = random_live_position(game, empties, rng)
+    return state
+
+
+def _recorded(monkeypatch: pytest.MonkeyPatch, method: str, before: Callable[[Any, int], None] | None = None) -> list[int]:
+    """The states a method of the search (``prove_one``, ``_as_start``) is called with in this process,
+    ``before(searcher, state)`` called first (the helper process records in its own copy)."""
+    from tablebase.solve import search
+
+    calls: list[int] = []
+    original = getattr(search._Searcher, method)
+
+    def recorded(self, state):  # type: ignore[no-untyped-def]
+        calls.append(state)
+        if before is not None:
+            before(self, state)
+        return original(self, state)
+
+    monkeypatch.setattr(search._Searcher, method, recorded)
+    return calls
+
+
 def _compiled(variant: str) -> tuple[Game, Any]:
     """The game and an empty compiled outcome table (loading the compiled code); skips without numba."""
     game = get(variant)
@@ -314,30 +340,14 @@ def test_children_proved_by_two_processes_agree_with_one(monkeypatch: pytest.Mon
     from tablebase.solve import search
 
     monkeypatch.setattr(search, "HELPER_AFTER", 0.0)  # the helper from the first budget on
-    own: list[int] = []
-    prove_one = search._Searcher.prove_one
-
-    def counted(self, state):  # type: ignore[no-untyped-def]
-        own.append(state)  # in this process only: the helper counts in its own copy
-        return prove_one(self, state)
-
-    monkeypatch.setattr(search._Searcher, "prove_one", counted)
-    as_start = search._Searcher._as_start
-    last: list[int] = []
-
-    def last_one(self, state):  # type: ignore[no-untyped-def]
-        last.append(state)
-        as_start(self, state)
-
-    monkeypatch.setattr(search._Searcher, "_as_start", last_one)
+    own = _recorded(monkeypatch, "prove_one")
+    last = _recorded(monkeypatch, "_as_start")
     for variant, seed in (("ultimate", 33), ("ultimate-classic", 34)):
         game, _ = _compiled(variant)
         rng = random.Random(seed)
         from_helper = 0
         for _ in range(3):
-            state = random_live_position(game, 30, rng)
-            while game.move_count(state) < 4:
-                state = random_live_position(game, 30, rng)
+            state = _with_moves(game, 30, rng, 4)
             one = prove(game, state, children=True, line=True)
             own.clear()
             two = prove(game, state, time_limit=120, children=True, line=True, processes=2)
@@ -351,8 +361,7 @@ def test_children_proved_by_two_processes_agree_with_one(monkeypatch: pytest.Mon
         assert from_helper >= 1, variant
     assert last  # the last position left proved like a start
     # the search in Python: no compiled table, so no rival and no distance helper, whose searches are compiled
-    helpers = []
-    monkeypatch.setattr(search._Searcher, "_start_helper", lambda self, state: helpers.append(state) or False)
+    helpers = _recorded(monkeypatch, "_start_helper")
     rng = random.Random(36)
     for _ in range(3):
         state = random_live_position(game, 18, rng)
@@ -370,19 +379,9 @@ def test_the_moves_are_proved_when_their_helper_process_is_gone(monkeypatch: pyt
     monkeypatch.setattr(search, "HELPER_AFTER", 0.0)
     monkeypatch.setattr(search, "_labels_helper", lambda searcher, states, done, conn: conn.close())
     game, _ = _compiled("ultimate")
-    rng = random.Random(37)
-    state = random_live_position(game, 34, rng)
-    while game.move_count(state) < 4:
-        state = random_live_position(game, 34, rng)
+    state = _with_moves(game, 34, random.Random(37), 4)
     one = prove(game, state, children=True)
-    prove_one = search._Searcher.prove_one
-    calls: list[int] = []
-
-    def counted(self, child):  # type: ignore[no-untyped-def]
-        calls.append(child)
-        return prove_one(self, child)
-
-    monkeypatch.setattr(search._Searcher, "prove_one", counted)
+    calls = _recorded(monkeypatch, "prove_one")
     two = prove(game, state, time_limit=120, children=True, processes=2)
     assert two.complete and (two.outcome, two.distance, two.moves) == (one.outcome, one.distance, one.moves)
     # a search given up to start the helper is taken up again once, not given up again and again
@@ -395,22 +394,17 @@ def test_the_moves_proved_before_the_time_runs_out_are_kept(monkeypatch: pytest.
     from tablebase.solve import search
 
     game, _ = _compiled("ultimate")
-    rng = random.Random(35)
-    state = random_live_position(game, 24, rng)
-    while game.move_count(state) < 6:
-        state = random_live_position(game, 24, rng)
+    state = _with_moves(game, 24, random.Random(35), 6)
     full = prove(game, state, children=True)
-    prove_one = search._Searcher.prove_one
     searched: list[int] = []
 
-    def out_of_time_at_the_third(self, child):  # type: ignore[no-untyped-def]
-        if self.exact(child) is None:
+    def out_of_time_at_the_third(searcher: Any, child: int) -> None:
+        if searcher.exact(child) is None:
             searched.append(child)
             if len(searched) == 3:
                 raise search._Timeout
-        return prove_one(self, child)
 
-    monkeypatch.setattr(search._Searcher, "prove_one", out_of_time_at_the_third)
+    _recorded(monkeypatch, "prove_one", out_of_time_at_the_third)
     cut = prove(game, state, children=True)
     assert cut.timed_out and not cut.complete and cut.outcome is None
     assert len(cut.moves) >= 2 and all(full.moves[move] == label for move, label in cut.moves.items())
