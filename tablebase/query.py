@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from tablebase.solve import Progress
 
 DEFAULT_DB = "tablebase.db"
-#: Shares of the time left that ``solve`` gives to reading the stored values and to the search
-#: (the rest is for writing).
+#: Shares of the time left that ``solve`` gives to reading the stored values, to the search of the
+#: position and its moves, and to the search down the best line after them (the rest is for writing).
 SOLVE_READ_SHARE = 0.05
 SOLVE_SEARCH_SHARE = 0.95
 SOLVE_LINE_SHARE = 0.8

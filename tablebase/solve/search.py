@@ -261,7 +261,7 @@ def prove(
     searcher.share_labels = processes > 1
     if known:
         searcher.seed(known)
-    if processes > 1 and table is not None and hasattr(table, "rival") and game.outcome(state) is None:
+    if processes > 1 and not children and table is not None and hasattr(table, "rival") and game.outcome(state) is None:
         searcher.racing = (state, known)
         searcher.split_state = state
     return searcher.run(state, children, line)
@@ -1044,30 +1044,25 @@ class _Searcher:
         self.proved[state] = label_
         return label_
 
-    def expand(self, state: int) -> list[tuple[int, int, tuple[str, int]]]:
-        """Prove every child of ``state``: ``(move, child, label)`` for each."""
+    def expand(self, state: int, record: bool = False) -> list[tuple[int, int, tuple[str, int]]]:
+        """Prove every child of ``state``: ``(move, child, label)`` for each; with ``record``, the
+        labels go to :attr:`moves` as they are known (so a timeout keeps them)."""
         moves = self._children(state)
-        labels = self.prove_all([child for _move, child in moves])
-        return [(move, child, label_) for (move, child), label_ in zip(moves, labels)]
-
-    def _expand_start(self, state: int) -> list[tuple[int, int, tuple[str, int]]]:
-        """:meth:`expand` of the start, its moves' labels in :attr:`moves` as they are known."""
-        moves = self._children(state)
-        found: dict[int, tuple[str, int]] = {}
+        labels: dict[int, tuple[str, int]] = {}
         try:
-            self.prove_all([child for _move, child in moves], found)
+            self.prove_all([child for _move, child in moves], labels)
         finally:
-            self.moves = {moves[i][0]: label_ for i, label_ in sorted(found.items())}
-        return [(move, child, found[i]) for i, (move, child) in enumerate(moves)]
+            if record:
+                self.moves = {moves[i][0]: label_ for i, label_ in sorted(labels.items())}
+        return [(move, child, labels[i]) for i, (move, child) in enumerate(moves)]
 
-    def prove_all(self, states: list[int], found: dict[int, tuple[str, int]] | None = None) -> list[tuple[str, int]]:
-        """:meth:`prove_one` of each of ``states``. With :attr:`share_labels`, once they outlast
-        :data:`HELPER_AFTER` seconds a second process shares them: this one takes them from the
-        first, the helper from the last, each skipping those the other has proved and giving up
-        one the other proves first. The last one left is proved like a start position: its outcome
-        raced and its distance tests shared by children with a second process. ``found`` (by index)
-        gets each label as it is known, so it keeps them when the time runs out."""
-        labels: dict[int, tuple[str, int]] = {} if found is None else found
+    def prove_all(self, states: list[int], labels: dict[int, tuple[str, int]]) -> None:
+        """:meth:`prove_one` of each of ``states``, into ``labels`` (by index) as each is known. With
+        :attr:`share_labels`, once they outlast :data:`HELPER_AFTER` seconds a second process shares
+        them: this one takes them from the first, the helper from the last, each skipping those the
+        other has proved and giving up one the other proves first. The last one left is proved like
+        a start position: its outcome raced and its distance tests shared by children with a second
+        process."""
         for i, state in enumerate(states):
             known = self.exact(state)
             if known is not None:
@@ -1120,7 +1115,6 @@ class _Searcher:
                             conn = None
         finally:
             self._stop_labels_helper(helper, conn)
-        return [labels[i] for i in range(len(states))]
 
     def _as_start(self, state: int) -> None:
         """Prove ``state`` next as a start position is proved with two processes (where the compiled
@@ -1164,17 +1158,14 @@ class _Searcher:
         self.line = [state]
         self.moves = {}
         try:
-            if with_children and self.exact(state) is None:
+            if with_children and self.game.outcome(state) is None:
                 # the start's label follows from its children's: no search of its own
-                self.racing = None
-                self.split_state = None
-                kids = self._expand_start(state)
+                kids = self.expand(state, record=True)
                 outcome, distance = min((_flip(label_) for _move, _child, label_ in kids), key=_rank)
                 self.proved[state] = outcome, distance
             else:
                 outcome, distance = self.prove_one(state)
-                if with_children:
-                    kids = self._expand_start(state)
+                kids = []
             if with_children:
                 complete = True
                 # the best line, each position on it with every child proved, while time allows
