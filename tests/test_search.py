@@ -377,7 +377,7 @@ def test_the_moves_are_proved_when_their_helper_process_is_gone(monkeypatch: pyt
     from tablebase.solve import search
 
     monkeypatch.setattr(search, "HELPER_AFTER", 0.0)
-    monkeypatch.setattr(search, "_labels_helper", lambda searcher, states, done, conn: conn.close())
+    monkeypatch.setattr(search, "_labels_helper", lambda searcher, states, done, conn, outcomes: conn.close())
     game, _ = _compiled("ultimate")
     state = _with_moves(game, 34, random.Random(37), 4)
     one = prove(game, state, children=True)
@@ -390,7 +390,8 @@ def test_the_moves_are_proved_when_their_helper_process_is_gone(monkeypatch: pyt
 
 def test_the_moves_proved_before_the_time_runs_out_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     """A proof with ``children=True`` that runs out of time while proving the moves keeps the
-    labels of the moves it proved, and gives no label for the start (it follows from its moves')."""
+    labels of the moves it proved, and gives no label for the start when they do not settle it
+    (it follows from its moves')."""
     from tablebase.solve import search
 
     game, _ = _compiled("ultimate")
@@ -409,6 +410,42 @@ def test_the_moves_proved_before_the_time_runs_out_are_kept(monkeypatch: pytest.
     assert cut.timed_out and not cut.complete and cut.outcome is None
     assert len(cut.moves) >= 2 and all(full.moves[move] == label for move, label in cut.moves.items())
     assert full.complete and len(full.moves) == game.move_count(state) > len(cut.moves)
+
+
+@pytest.mark.parametrize("outcome", ["win", "draw"])
+def test_a_timeout_after_the_moves_that_settle_the_start_keeps_its_label(outcome: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``children=True`` every move's outcome is proved first, then the labels of the moves that
+    settle the start's (its winning moves, else its drawing ones), then the others: a timeout at the
+    first of the others still gives the start's label, and stores it with the moves proved."""
+    from tablebase.solve import search
+
+    game, _ = _compiled("ultimate")
+    rng = random.Random(f"settle-{outcome}")
+    settles = "loss" if outcome == "win" else "draw"  # the child's outcome, for its mover
+    while True:
+        state = _with_moves(game, 22, rng, 4)
+        full = prove(game, state, children=True)
+        settling = [move for move, label in full.moves.items() if label[0] == settles]
+        if full.outcome == outcome and 0 < len(settling) < len(full.moves):
+            break
+    searched: list[int] = []
+
+    def out_of_time_after_the_settling_moves(searcher: Any, child: int) -> None:
+        if searcher.exact(child) is None:
+            searched.append(child)
+            if len(searched) > len(settling):
+                raise search._Timeout
+
+    _recorded(monkeypatch, "prove_one", out_of_time_after_the_settling_moves)
+    cut = prove(game, state, children=True)
+    assert cut.timed_out and not cut.complete
+    assert (cut.outcome, cut.distance) == (full.outcome, full.distance)
+    assert sorted(cut.moves) == sorted(settling) and all(full.moves[move] == label for move, label in cut.moves.items())
+    stored = cut.positions
+    assert stored[game.canonical(state)[0]] == (full.outcome, full.distance) and not cut.edges
+    for move in settling:
+        assert stored[game.canonical(game.apply(state, move))[0]] == full.moves[move]
+    assert len(stored) == len(settling) + 1
 
 
 @pytest.mark.parametrize("orders", [(0, 1), (1,)])

@@ -98,7 +98,7 @@ __all__ = ["SearchResult", "prove"]
 #: Base of the distance scores; larger than any game length.
 M = 1 << 20
 INF = M + 1
-_VALUE = {WIN: 1, LOSS: -1, DRAW: 0}
+_VALUE: dict[str, int] = {WIN: 1, LOSS: -1, DRAW: 0}
 
 
 
@@ -340,12 +340,13 @@ def _distance_helper(
         return
 
 
-def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn: Any) -> None:
-    """In a second process forked from ``searcher``'s: prove ``states`` from the last to the first,
-    skipping ``done`` and those the other process proves (``("done", index, label)`` from it), and
-    send each label the same way."""
+def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn: Any, outcomes: bool) -> None:
+    """In a second process forked from ``searcher``'s: prove ``states`` (their outcomes only, with
+    ``outcomes``) from the last to the first, skipping ``done`` and those the other process proves
+    (``("done", index, result)`` from it), and send each result the same way."""
     searcher.split_state = None
     searcher.share_labels = False
+    prove_one = searcher.prove_outcome if outcomes else searcher.prove_one
     current = -1
 
     def stop() -> bool:
@@ -359,12 +360,23 @@ def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn:
             if stop():
                 continue
             try:
-                label_ = searcher.prove_one(states[current])
+                result = prove_one(states[current])
             except _Abandoned:
                 continue
-            conn.send(("done", current, label_))
+            conn.send(("done", current, result))
     except (_Timeout, EOFError, OSError):
         return
+
+
+def _settling_first(values: list[int]) -> list[int]:
+    """Indices of children with outcomes ``values`` (for their mover), those whose labels settle the
+    parent's first: the children lost for their mover (the parent's winning moves), else the drawn
+    ones, else all; the rest after them, each group in the order given."""
+    for value in (-1, 0):
+        first = [i for i, v in enumerate(values) if v == value]
+        if first:
+            return first + [i for i, v in enumerate(values) if v != value]
+    return list(range(len(values)))
 
 
 def _split_children(game: Game, state: int) -> list[tuple[int, int | None]]:
@@ -409,6 +421,8 @@ class _Searcher:
                 self.dist = compiled.distances
                 self.dist_search = self._dist_compiled  # type: ignore[method-assign]
         self.proved: dict[int, tuple[str, int]] = {}
+        #: Proved outcomes (1, 0, -1 for the mover), kept apart from the tables, which may forget them.
+        self.outcomes: dict[int, int] = {}
         #: The start position and known labels to race in a second process, once its search
         #: outlasts a first node budget; the process and the end of its pipe.
         self.racing: tuple[int, dict[int, tuple[str, int | None]] | None] | None = None
@@ -1008,12 +1022,7 @@ class _Searcher:
             return known
         if hasattr(self.wdl, "label"):
             return self._label_compiled(state)
-        began = time.perf_counter()
-        try:
-            value = self.wdl_search(state, -1, 1)
-        finally:
-            self.seconds["outcome"] += time.perf_counter() - began
-        self._stop_rival()  # only the start position's outcome is raced
+        value = self.prove_outcome(state)
         began = time.perf_counter()
         try:
             if value == 0:
@@ -1024,6 +1033,23 @@ class _Searcher:
             self.seconds["draw" if value == 0 else "distance"] += time.perf_counter() - began
         self.proved[state] = label_
         return label_
+
+    def prove_outcome(self, state: int) -> int:
+        """The outcome of ``state`` for its mover: 1 a win, 0 a draw, -1 a loss."""
+        known = self.exact(state)
+        if known is not None:
+            return _VALUE[known[0]]
+        value = self.outcomes.get(state)
+        if value is not None:
+            return value
+        began = time.perf_counter()
+        try:
+            value = self.wdl_search(state, -1, 1)
+        finally:
+            self.seconds["outcome"] += time.perf_counter() - began
+        self._stop_rival()  # only the start position's outcome is raced
+        self.outcomes[state] = value
+        return value
 
     def _label_compiled(self, state: int) -> tuple[str, int]:
         """Outcome and distance from a compiled exact search (``table.label(state, budget)``,
@@ -1046,27 +1072,40 @@ class _Searcher:
 
     def expand(self, state: int, record: bool = False) -> list[tuple[int, int, tuple[str, int]]]:
         """Prove every child of ``state``: ``(move, child, label)`` for each; with ``record``, the
-        labels go to :attr:`moves` as they are known (so a timeout keeps them)."""
+        labels go to :attr:`moves` as they are known (so a timeout keeps them). The children's
+        outcomes come first, then their labels, first those that settle the label of ``state``
+        (the children lost for their mover, else the drawn ones)."""
         moves = self._children(state)
-        labels: dict[int, tuple[str, int]] = {}
+        kids = [child for _move, child in moves]
+        order = list(range(len(kids)))
+        found: dict[int, tuple[str, int]] = {}  # by index in `order`
         try:
-            self.prove_all([child for _move, child in moves], labels)
+            if not hasattr(self.wdl, "label"):  # a compiled exact search proves outcome and distance at once
+                values: dict[int, int] = {}
+                self.prove_all(kids, values, outcomes=True)
+                order = _settling_first([values[i] for i in order])
+            self.prove_all([kids[i] for i in order], found)
         finally:
+            labels = {order[i]: label_ for i, label_ in found.items()}
             if record:
                 self.moves = {moves[i][0]: label_ for i, label_ in sorted(labels.items())}
         return [(move, child, labels[i]) for i, (move, child) in enumerate(moves)]
 
-    def prove_all(self, states: list[int], labels: dict[int, tuple[str, int]]) -> None:
-        """:meth:`prove_one` of each of ``states``, into ``labels`` (by index) as each is known. With
-        :attr:`share_labels`, once they outlast :data:`HELPER_AFTER` seconds a second process shares
-        them: this one takes them from the first, the helper from the last, each skipping those the
-        other has proved and giving up one the other proves first. The last one left is proved like
-        a start position: its outcome raced and its distance tests shared by children with a second
-        process."""
+    def prove_all(self, states: list[int], labels: dict[int, Any], outcomes: bool = False) -> None:
+        """:meth:`prove_one` (with ``outcomes``, :meth:`prove_outcome`) of each of ``states``, into
+        ``labels`` (by index) as each is known. With :attr:`share_labels`, once they outlast
+        :data:`HELPER_AFTER` seconds a second process shares them: this one takes them from the
+        first, the helper from the last, each skipping those the other has proved and giving up one
+        the other proves first. The last one left is proved like a start position: its outcome raced
+        and its distance tests shared by children with a second process."""
+        prove_one = self.prove_outcome if outcomes else self.prove_one
+        learned = self.outcomes if outcomes else self.proved
         for i, state in enumerate(states):
             known = self.exact(state)
             if known is not None:
-                labels[i] = known
+                labels[i] = _VALUE[known[0]] if outcomes else known
+            elif outcomes and state in self.outcomes:
+                labels[i] = self.outcomes[state]
         share = self.share_labels
         helper_at = time.perf_counter() + HELPER_AFTER
         helper: Any = None
@@ -1084,7 +1123,7 @@ class _Searcher:
                 while conn is not None and conn.poll():
                     _tag, i, label_ = conn.recv()
                     labels[i] = label_
-                    self.proved[states[i]] = label_
+                    learned[states[i]] = label_
             except (EOFError, OSError):
                 conn = None  # the helper is gone (done, or out of time): this process goes on alone
             return current in labels or last()
@@ -1098,11 +1137,11 @@ class _Searcher:
                         helper = conn = None
                         self._as_start(states[current])
                     elif share and helper is None and time.perf_counter() > helper_at:
-                        helper, conn = self._start_labels_helper(states, set(labels))
+                        helper, conn = self._start_labels_helper(states, set(labels), outcomes)
                         share = helper is not None
                     self.abandon = stop if share else None
                     try:
-                        label_ = self.prove_one(states[current])
+                        label_ = prove_one(states[current])
                     except _Abandoned:
                         continue  # proved by the helper, the helper starts now, or this is the last one
                     finally:
@@ -1115,6 +1154,7 @@ class _Searcher:
                             conn = None
         finally:
             self._stop_labels_helper(helper, conn)
+            self.split_state = None
 
     def _as_start(self, state: int) -> None:
         """Prove ``state`` next as a start position is proved with two processes (where the compiled
@@ -1135,7 +1175,7 @@ class _Searcher:
         if conn is not None:
             conn.close()
 
-    def _start_labels_helper(self, states: list[int], done: set[int]) -> tuple[Any, Any]:
+    def _start_labels_helper(self, states: list[int], done: set[int], outcomes: bool) -> tuple[Any, Any]:
         """Fork the process that proves ``states`` from the last (:func:`_labels_helper`);
         ``(None, None)`` where fork is not available."""
         try:
@@ -1143,7 +1183,7 @@ class _Searcher:
         except ValueError:
             return None, None
         mine, theirs = context.Pipe()
-        helper = context.Process(target=_labels_helper, args=(self, states, done, theirs), daemon=True)
+        helper = context.Process(target=_labels_helper, args=(self, states, done, theirs, outcomes), daemon=True)
         helper.start()
         theirs.close()
         return helper, mine
@@ -1178,6 +1218,10 @@ class _Searcher:
             complete = True
         except _Timeout:
             timed_out = not complete
+            if outcome is None and with_children:
+                settled = self._settled(state)
+                if settled is not None:
+                    outcome, distance = self.proved[state] = settled
         finally:
             sys.setrecursionlimit(limit)
             self._stop_rival()
@@ -1205,6 +1249,21 @@ class _Searcher:
             table=self.compiled,
             _collect=lambda deadline: self._collect(deadline),
         )
+
+    def _settled(self, state: int) -> tuple[str, int] | None:
+        """The label of ``state`` where the moves proved so far (:attr:`moves`) and the outcomes
+        of the others settle it: a win none of the others can make faster (none is lost for its
+        mover), a draw none of the others can make longer (each is won for its mover)."""
+        best = min((_flip(label_) for label_ in self.moves.values()), key=_rank, default=None)
+        if best is None or best[0] == LOSS:
+            return None
+        for move, child in self._children(state):
+            if move in self.moves:
+                continue
+            value = self.outcomes.get(child)
+            if value is None or value < 0 or (value == 0 and best[0] == DRAW):
+                return None
+        return best
 
     def exact(self, state: int) -> tuple[str, int] | None:
         """The proved label of ``state`` if the tables pin it down, else ``None``."""
@@ -1241,6 +1300,12 @@ class _Searcher:
         root_label = exact(self.line[0])
         if root_label is not None:
             positions[game.canonical(self.line[0])[0]] = root_label
+        if game.outcome(self.line[0]) is None:
+            # the start's proved moves, stored on their own if not all are proved, for a later solve to go on from
+            for _move, child in self._children(self.line[0]):
+                child_label = exact(child)
+                if child_label is not None:
+                    positions.setdefault(game.canonical(child)[0], child_label)
         count = 0
         while queue:
             s = queue.popleft()
