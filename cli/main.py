@@ -315,9 +315,11 @@ def solve(
             f" ({report.nodes:,} nodes, {report.seconds:.1f} s; {report.stored:,} new positions stored)"
         )
     if not report.proved:
-        fail(
-            f"not proved within {time_limit} s; stored only the {report.stored:,} positions that were proved"
+        what = "not proved" if report.outcome is None else (
+            f"{report.position}: {report.outcome} in {show_distance(report.distance)}, but only"
+            f" {report.moves_proved} of its {report.moves} moves proved"
         )
+        fail(f"{what} within {time_limit} s; stored only the {report.stored:,} positions that were proved")
 
 
 def since_launch(seconds: float | None) -> float | None:
@@ -346,8 +348,8 @@ def solve_file(variant: str, position: str | None, file: Path, time_limit: float
                 typer.echo(f"{report.position}: {report.outcome} in {show_distance(report.distance)} ({report.seconds:.1f} s)")
             elif report.outcome is not None:
                 typer.echo(
-                    f"{report.position}: {report.outcome} in {show_distance(report.distance)},"
-                    f" but not every move proved within {time_limit} s"
+                    f"{report.position}: {report.outcome} in {show_distance(report.distance)}, but only"
+                    f" {report.moves_proved} of its {report.moves} moves proved within {time_limit} s"
                 )
             else:
                 typer.echo(f"{report.position}: not proved within {time_limit} s")

@@ -279,6 +279,8 @@ class Tablebase:
             stored=stored,
             nodes=result.nodes,
             seconds=time.perf_counter() - started,
+            moves=0 if game.outcome(state) is not None else game.move_count(state),
+            moves_proved=len(result.moves),
         ), (result.table if getattr(result.table, "reusable", False) else None)
 
     def solve_many(

@@ -282,6 +282,9 @@ class SolveReport:
     stored: int
     nodes: int
     seconds: float
+    #: The position's legal moves, and how many of them were proved.
+    moves: int = 0
+    moves_proved: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """``tablebase solve --json``."""
