@@ -750,7 +750,7 @@ class _Searcher:
         # MTD from the short side: null-window tests "win within k?" /
         # "lost only after k or more?" with k growing; each test is a search
         # of depth about k, and the table keeps the bounds between tests.
-        won = self.wdl_search(state, -1, 1) > 0
+        won = self.prove_outcome(state) > 0
         lo, hi = (1, M - 1) if won else (1 - M, -1)
         # the start's tests are shared with a helper process once they outlast HELPER_AFTER seconds
         # (a fork costs more than the tests of an easy position)
@@ -1051,6 +1051,11 @@ class _Searcher:
         self.outcomes[state] = value
         return value
 
+    def _learn_outcome(self, state: int, value: int) -> None:
+        """Keep an outcome another process proved, in the outcome table too (for the bounds of searches)."""
+        self.outcomes[state] = value
+        self.wdl[state] = (value, value, -1)
+
     def _label_compiled(self, state: int) -> tuple[str, int]:
         """Outcome and distance from a compiled exact search (``table.label(state, budget)``,
         its node count in ``table.nodes``), run in node budgets between looks at the clock."""
@@ -1099,7 +1104,7 @@ class _Searcher:
         the other proves first. The last one left is proved like a start position: its outcome raced
         and its distance tests shared by children with a second process."""
         prove_one = self.prove_outcome if outcomes else self.prove_one
-        learned = self.outcomes if outcomes else self.proved
+        learn = self._learn_outcome if outcomes else self.proved.__setitem__
         for i, state in enumerate(states):
             known = self.exact(state)
             if known is not None:
@@ -1123,7 +1128,7 @@ class _Searcher:
                 while conn is not None and conn.poll():
                     _tag, i, label_ = conn.recv()
                     labels[i] = label_
-                    learned[states[i]] = label_
+                    learn(states[i], label_)
             except (EOFError, OSError):
                 conn = None  # the helper is gone (done, or out of time): this process goes on alone
             return current in labels or last()
