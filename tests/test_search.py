@@ -377,7 +377,7 @@ def test_the_moves_are_proved_when_their_helper_process_is_gone(monkeypatch: pyt
     from tablebase.solve import search
 
     monkeypatch.setattr(search, "HELPER_AFTER", 0.0)
-    monkeypatch.setattr(search, "_labels_helper", lambda searcher, states, done, conn, outcomes: conn.close())
+    monkeypatch.setattr(search, "_labels_helper", lambda searcher, states, done, conn: conn.close())
     game, _ = _compiled("ultimate")
     state = _with_moves(game, 34, random.Random(37), 4)
     one = prove(game, state, children=True)
@@ -413,39 +413,68 @@ def test_the_moves_proved_before_the_time_runs_out_are_kept(monkeypatch: pytest.
 
 
 @pytest.mark.parametrize("outcome", ["win", "draw"])
-def test_a_timeout_after_the_moves_that_settle_the_start_keeps_its_label(outcome: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With ``children=True`` every move's outcome is proved first, then the labels of the moves that
-    settle the start's (its winning moves, else its drawing ones), then the others: a timeout at the
-    first of the others still gives the start's label, and stores it with the moves proved."""
+def test_a_timeout_keeps_the_start_label_its_proved_moves_settle(outcome: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``children=True``, a timeout in the distance proof of the last move, a win for the other
+    side, after the start's winning (else drawing) moves are proved still gives the start's label:
+    no other move can beat theirs. It is stored with the moves proved, and without moves."""
     from tablebase.solve import search
 
     game, _ = _compiled("ultimate")
     rng = random.Random(f"settle-{outcome}")
     settles = "loss" if outcome == "win" else "draw"  # the child's outcome, for its mover
     while True:
-        state = _with_moves(game, 22, rng, 4)
+        state = _with_moves(game, 22, rng, 3)
         full = prove(game, state, children=True)
-        settling = [move for move, label in full.moves.items() if label[0] == settles]
-        if full.outcome == outcome and 0 < len(settling) < len(full.moves):
+        labels = list(full.moves.values())
+        if full.outcome == outcome and labels[-1][0] == "win" and any(label[0] == settles for label in labels):
             break
-    searched: list[int] = []
+    moves = game.children(state)
+    last_child = moves[-1][1]
+    exact_distance = search._Searcher.exact_distance
 
-    def out_of_time_after_the_settling_moves(searcher: Any, child: int) -> None:
-        if searcher.exact(child) is None:
-            searched.append(child)
-            if len(searched) > len(settling):
-                raise search._Timeout
+    def out_of_time_on_the_last(self: Any, child: int) -> int:
+        if child == last_child:
+            raise search._Timeout
+        return exact_distance(self, child)
 
-    _recorded(monkeypatch, "prove_one", out_of_time_after_the_settling_moves)
+    monkeypatch.setattr(search._Searcher, "exact_distance", out_of_time_on_the_last)
     cut = prove(game, state, children=True)
     assert cut.timed_out and not cut.complete
     assert (cut.outcome, cut.distance) == (full.outcome, full.distance)
-    assert sorted(cut.moves) == sorted(settling) and all(full.moves[move] == label for move, label in cut.moves.items())
+    assert sorted(cut.moves) == sorted(move for move, _child in moves[:-1])
+    assert all(full.moves[move] == label for move, label in cut.moves.items())
     stored = cut.positions
     assert stored[game.canonical(state)[0]] == (full.outcome, full.distance) and not cut.edges
-    for move in settling:
-        assert stored[game.canonical(game.apply(state, move))[0]] == full.moves[move]
-    assert len(stored) == len(settling) + 1
+    for move, child in moves[:-1]:
+        assert stored[game.canonical(child)[0]] == full.moves[move]
+    assert game.canonical(last_child)[0] not in stored
+
+
+def test_a_timeout_gives_no_start_label_where_an_unproved_move_may_win_faster(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A won start whose last move also wins (its child is lost for its mover): a timeout in that
+    move's distance proof leaves the start's label open, even with another winning move proved."""
+    from tablebase.solve import search
+
+    game, _ = _compiled("ultimate")
+    rng = random.Random("unsettled")
+    while True:
+        state = _with_moves(game, 22, rng, 3)
+        full = prove(game, state, children=True)
+        labels = list(full.moves.values())
+        if full.outcome == "win" and labels[-1][0] == "loss" and any(label[0] == "loss" for label in labels[:-1]):
+            break
+    last_child = game.children(state)[-1][1]
+    exact_distance = search._Searcher.exact_distance
+
+    def out_of_time_on_the_last(self: Any, child: int) -> int:
+        if child == last_child:
+            raise search._Timeout
+        return exact_distance(self, child)
+
+    monkeypatch.setattr(search._Searcher, "exact_distance", out_of_time_on_the_last)
+    cut = prove(game, state, children=True)
+    assert cut.timed_out and cut.outcome is None and game.canonical(state)[0] not in cut.positions
+    assert len(cut.moves) == len(labels) - 1
 
 
 @pytest.mark.parametrize("orders", [(0, 1), (1,)])

@@ -315,8 +315,9 @@ def test_solving_again_starts_from_what_the_file_knows(tmp_path: Path) -> None:
 def test_a_solve_out_of_time_keeps_the_value_its_moves_settle_and_goes_on_from_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A solve that runs out of time after proving the moves that settle the position's value (its
-    winning moves) reports and stores that value and those moves; solving it again starts from them."""
+    """A solve that runs out of time on its last move (a win for the other side) after proving a
+    winning move reports and stores the position's value and the moves proved; solving it again
+    starts from them."""
     from tablebase.solve import search
 
     game = games.get("ultimate")
@@ -324,36 +325,35 @@ def test_a_solve_out_of_time_keeps_the_value_its_moves_settle_and_goes_on_from_t
     while True:
         state = random_live_position(game, 22, rng)
         full = search.prove(game, state, children=True)
-        winning = [game.apply(state, move) for move, label in full.moves.items() if label[0] == "loss"]
-        if full.outcome == "win" and 0 < len(winning) < len(full.moves):
+        labels = list(full.moves.values())
+        if full.outcome == "win" and len(labels) > 2 and labels[-1][0] == "win":
             break
     position = game.format_position(state)
-    monkeypatch.setattr(search, "HELPER_AFTER", 1e9)  # one process: the moves in a fixed order
-    original = search._Searcher.prove_one
-    searched: list[int] = []
+    kids = [child for _move, child in game.children(state)]
+    monkeypatch.setattr(search, "HELPER_AFTER", 1e9)  # one process: the moves in their order
+    exact_distance = search._Searcher.exact_distance
 
-    def out_of_time_after_the_winning_moves(self: Any, child: int) -> tuple[str, int]:
-        if self.exact(child) is None:
-            searched.append(child)
-            if len(searched) > len(winning):
-                raise search._Timeout
-        return original(self, child)
+    def out_of_time_on_the_last(self: Any, child: int) -> int:
+        if child == kids[-1]:
+            raise search._Timeout
+        return exact_distance(self, child)
 
-    monkeypatch.setattr(search._Searcher, "prove_one", out_of_time_after_the_winning_moves)
+    monkeypatch.setattr(search._Searcher, "exact_distance", out_of_time_on_the_last)
     db = tmp_path / "u.db"
     result = runner.invoke(app, ["solve", "ultimate", position, "--time-limit", "60", "--db", str(db)])
     assert result.exit_code == 1
-    assert f"{position}: win in {full.distance}, but only {len(winning)} of its {len(full.moves)} moves proved" in result.stderr
-    monkeypatch.setattr(search._Searcher, "prove_one", original)
+    assert f"{position}: win in {full.distance}, but only {len(kids) - 1} of its {len(kids)} moves proved" in result.stderr
+    monkeypatch.setattr(search._Searcher, "exact_distance", exact_distance)
     with tablebase.open(db) as tb:
         table = tb.variant("ultimate")
         stored = table.get_probe(position, search=False)
         assert stored is not None and (stored.outcome, stored.distance) == ("win", full.distance)
         assert tb.verify("ultimate").ok
-        searched.clear()
-        monkeypatch.setattr(search._Searcher, "prove_one", lambda self, child: (searched.append(child), original(self, child))[1])
+        searched: list[int] = []
+        prove_one = search._Searcher.prove_one
+        monkeypatch.setattr(search._Searcher, "prove_one", lambda self, child: (searched.append(child), prove_one(self, child))[1])
         again = tb.solve("ultimate", position)
         assert again.proved and (again.outcome, again.distance) == (full.outcome, full.distance)
-        assert again.moves == again.moves_proved == len(full.moves)
-        assert not {game.canonical(child)[0] for child in winning} & {game.canonical(s)[0] for s in searched}
+        assert again.moves == again.moves_proved == len(kids)
+        assert {game.canonical(s)[0] for s in searched} & {game.canonical(c)[0] for c in kids} == {game.canonical(kids[-1])[0]}
         assert tb.verify("ultimate").ok

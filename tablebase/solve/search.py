@@ -340,13 +340,12 @@ def _distance_helper(
         return
 
 
-def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn: Any, outcomes: bool) -> None:
-    """In a second process forked from ``searcher``'s: prove ``states`` (their outcomes only, with
-    ``outcomes``) from the last to the first, skipping ``done`` and those the other process proves
-    (``("done", index, result)`` from it), and send each result the same way."""
+def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn: Any) -> None:
+    """In a second process forked from ``searcher``'s: prove ``states`` from the last to the first,
+    skipping ``done`` and those the other process proves (``("done", index, label)`` from it), and
+    send each label the same way."""
     searcher.split_state = None
     searcher.share_labels = False
-    prove_one = searcher.prove_outcome if outcomes else searcher.prove_one
     current = -1
 
     def stop() -> bool:
@@ -360,23 +359,12 @@ def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn:
             if stop():
                 continue
             try:
-                result = prove_one(states[current])
+                label_ = searcher.prove_one(states[current])
             except _Abandoned:
                 continue
-            conn.send(("done", current, result))
+            conn.send(("done", current, label_))
     except (_Timeout, EOFError, OSError):
         return
-
-
-def _settling_first(values: list[int]) -> list[int]:
-    """Indices of children with outcomes ``values`` (for their mover), those whose labels settle the
-    parent's first: the children lost for their mover (the parent's winning moves), else the drawn
-    ones, else all; the rest after them, each group in the order given."""
-    for value in (-1, 0):
-        first = [i for i, v in enumerate(values) if v == value]
-        if first:
-            return first + [i for i, v in enumerate(values) if v != value]
-    return list(range(len(values)))
 
 
 def _split_children(game: Game, state: int) -> list[tuple[int, int | None]]:
@@ -750,7 +738,7 @@ class _Searcher:
         # MTD from the short side: null-window tests "win within k?" /
         # "lost only after k or more?" with k growing; each test is a search
         # of depth about k, and the table keeps the bounds between tests.
-        won = self.prove_outcome(state) > 0
+        won = self.wdl_search(state, -1, 1) > 0
         lo, hi = (1, M - 1) if won else (1 - M, -1)
         # the start's tests are shared with a helper process once they outlast HELPER_AFTER seconds
         # (a fork costs more than the tests of an easy position)
@@ -1051,11 +1039,6 @@ class _Searcher:
         self.outcomes[state] = value
         return value
 
-    def _learn_outcome(self, state: int, value: int) -> None:
-        """Keep an outcome another process proved, in the outcome table too (for the bounds of searches)."""
-        self.outcomes[state] = value
-        self.wdl[state] = (value, value, -1)
-
     def _label_compiled(self, state: int) -> tuple[str, int]:
         """Outcome and distance from a compiled exact search (``table.label(state, budget)``,
         its node count in ``table.nodes``), run in node budgets between looks at the clock."""
@@ -1077,40 +1060,27 @@ class _Searcher:
 
     def expand(self, state: int, record: bool = False) -> list[tuple[int, int, tuple[str, int]]]:
         """Prove every child of ``state``: ``(move, child, label)`` for each; with ``record``, the
-        labels go to :attr:`moves` as they are known (so a timeout keeps them). The children's
-        outcomes come first, then their labels, first those that settle the label of ``state``
-        (the children lost for their mover, else the drawn ones)."""
+        labels go to :attr:`moves` as they are known (so a timeout keeps them)."""
         moves = self._children(state)
-        kids = [child for _move, child in moves]
-        order = list(range(len(kids)))
-        found: dict[int, tuple[str, int]] = {}  # by index in `order`
+        labels: dict[int, tuple[str, int]] = {}
         try:
-            if not hasattr(self.wdl, "label"):  # a compiled exact search proves outcome and distance at once
-                values: dict[int, int] = {}
-                self.prove_all(kids, values, outcomes=True)
-                order = _settling_first([values[i] for i in order])
-            self.prove_all([kids[i] for i in order], found)
+            self.prove_all([child for _move, child in moves], labels)
         finally:
-            labels = {order[i]: label_ for i, label_ in found.items()}
             if record:
                 self.moves = {moves[i][0]: label_ for i, label_ in sorted(labels.items())}
         return [(move, child, labels[i]) for i, (move, child) in enumerate(moves)]
 
-    def prove_all(self, states: list[int], labels: dict[int, Any], outcomes: bool = False) -> None:
-        """:meth:`prove_one` (with ``outcomes``, :meth:`prove_outcome`) of each of ``states``, into
-        ``labels`` (by index) as each is known. With :attr:`share_labels`, once they outlast
-        :data:`HELPER_AFTER` seconds a second process shares them: this one takes them from the
-        first, the helper from the last, each skipping those the other has proved and giving up one
-        the other proves first. The last one left is proved like a start position: its outcome raced
-        and its distance tests shared by children with a second process."""
-        prove_one = self.prove_outcome if outcomes else self.prove_one
-        learn = self._learn_outcome if outcomes else self.proved.__setitem__
+    def prove_all(self, states: list[int], labels: dict[int, tuple[str, int]]) -> None:
+        """:meth:`prove_one` of each of ``states``, into ``labels`` (by index) as each is known. With
+        :attr:`share_labels`, once they outlast :data:`HELPER_AFTER` seconds a second process shares
+        them: this one takes them from the first, the helper from the last, each skipping those the
+        other has proved and giving up one the other proves first. The last one left is proved like
+        a start position: its outcome raced and its distance tests shared by children with a second
+        process."""
         for i, state in enumerate(states):
             known = self.exact(state)
             if known is not None:
-                labels[i] = _VALUE[known[0]] if outcomes else known
-            elif outcomes and state in self.outcomes:
-                labels[i] = self.outcomes[state]
+                labels[i] = known
         share = self.share_labels
         helper_at = time.perf_counter() + HELPER_AFTER
         helper: Any = None
@@ -1128,7 +1098,7 @@ class _Searcher:
                 while conn is not None and conn.poll():
                     _tag, i, label_ = conn.recv()
                     labels[i] = label_
-                    learn(states[i], label_)
+                    self.proved[states[i]] = label_
             except (EOFError, OSError):
                 conn = None  # the helper is gone (done, or out of time): this process goes on alone
             return current in labels or last()
@@ -1142,11 +1112,11 @@ class _Searcher:
                         helper = conn = None
                         self._as_start(states[current])
                     elif share and helper is None and time.perf_counter() > helper_at:
-                        helper, conn = self._start_labels_helper(states, set(labels), outcomes)
+                        helper, conn = self._start_labels_helper(states, set(labels))
                         share = helper is not None
                     self.abandon = stop if share else None
                     try:
-                        label_ = prove_one(states[current])
+                        label_ = self.prove_one(states[current])
                     except _Abandoned:
                         continue  # proved by the helper, the helper starts now, or this is the last one
                     finally:
@@ -1159,7 +1129,6 @@ class _Searcher:
                             conn = None
         finally:
             self._stop_labels_helper(helper, conn)
-            self.split_state = None
 
     def _as_start(self, state: int) -> None:
         """Prove ``state`` next as a start position is proved with two processes (where the compiled
@@ -1180,7 +1149,7 @@ class _Searcher:
         if conn is not None:
             conn.close()
 
-    def _start_labels_helper(self, states: list[int], done: set[int], outcomes: bool) -> tuple[Any, Any]:
+    def _start_labels_helper(self, states: list[int], done: set[int]) -> tuple[Any, Any]:
         """Fork the process that proves ``states`` from the last (:func:`_labels_helper`);
         ``(None, None)`` where fork is not available."""
         try:
@@ -1188,7 +1157,7 @@ class _Searcher:
         except ValueError:
             return None, None
         mine, theirs = context.Pipe()
-        helper = context.Process(target=_labels_helper, args=(self, states, done, theirs, outcomes), daemon=True)
+        helper = context.Process(target=_labels_helper, args=(self, states, done, theirs), daemon=True)
         helper.start()
         theirs.close()
         return helper, mine
@@ -1257,8 +1226,8 @@ class _Searcher:
 
     def _settled(self, state: int) -> tuple[str, int] | None:
         """The label of ``state`` where the moves proved so far (:attr:`moves`) and the outcomes
-        of the others settle it: a win none of the others can make faster (none is lost for its
-        mover), a draw none of the others can make longer (each is won for its mover)."""
+        known of the others settle it: a win none of the others can make faster (none is lost for
+        its mover), a draw none of the others can make longer (each is won for its mover)."""
         best = min((_flip(label_) for label_ in self.moves.values()), key=_rank, default=None)
         if best is None or best[0] == LOSS:
             return None
