@@ -343,7 +343,7 @@ def _distance_helper(
 def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn: Any) -> None:
     """In a second process forked from ``searcher``'s: prove ``states`` from the last to the first,
     skipping ``done`` and those the other process proves (``("done", index, label)`` from it), and
-    send each label the same way."""
+    send each label the same way, and each outcome as soon as it is proved (``("outcome", index, value)``)."""
     searcher.split_state = None
     searcher.share_labels = False
     current = -1
@@ -359,6 +359,7 @@ def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn:
             if stop():
                 continue
             try:
+                conn.send(("outcome", current, searcher.prove_outcome(states[current])))
                 label_ = searcher.prove_one(states[current])
             except _Abandoned:
                 continue
@@ -1096,9 +1097,12 @@ class _Searcher:
                 return not last() and time.perf_counter() > helper_at
             try:
                 while conn is not None and conn.poll():
-                    _tag, i, label_ = conn.recv()
-                    labels[i] = label_
-                    self.proved[states[i]] = label_
+                    tag, i, found = conn.recv()
+                    if tag == "outcome":
+                        self.outcomes[states[i]] = found
+                    else:
+                        labels[i] = found
+                        self.proved[states[i]] = found
             except (EOFError, OSError):
                 conn = None  # the helper is gone (done, or out of time): this process goes on alone
             return current in labels or last()
