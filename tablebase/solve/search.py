@@ -412,6 +412,9 @@ class _Searcher:
         self.proved: dict[int, tuple[str, int]] = {}
         #: Proved outcomes (1, 0, -1 for the mover), kept apart from the tables, which may forget them.
         self.outcomes: dict[int, int] = {}
+        #: Outcomes the helper of :meth:`prove_all` proved: they settle a start's label at a timeout
+        #: (:meth:`_settled`), but a search here starts from its own table.
+        self.heard: dict[int, int] = {}
         #: The start position and known labels to race in a second process, once its search
         #: outlasts a first node budget; the process and the end of its pipe.
         self.racing: tuple[int, dict[int, tuple[str, int | None]] | None] | None = None
@@ -1099,7 +1102,7 @@ class _Searcher:
                 while conn is not None and conn.poll():
                     tag, i, found = conn.recv()
                     if tag == "outcome":
-                        self.outcomes[states[i]] = found
+                        self.heard[states[i]] = found
                     else:
                         labels[i] = found
                         self.proved[states[i]] = found
@@ -1238,7 +1241,7 @@ class _Searcher:
         for move, child in self._children(state):
             if move in self.moves:
                 continue
-            value = self.outcomes.get(child)
+            value = self.outcomes.get(child, self.heard.get(child))
             if value is None or value < 0 or (value == 0 and best[0] == DRAW):
                 return None
         return best
