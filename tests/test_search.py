@@ -204,6 +204,21 @@ def _recorded(monkeypatch: pytest.MonkeyPatch, method: str, before: Callable[[An
     return calls
 
 
+def _out_of_time_in_the_distance_of(monkeypatch: pytest.MonkeyPatch, child: int, game: Game, state: int) -> SearchResult:
+    """``prove(game, state, children=True)`` running out of time in the distance proof of ``child``."""
+    from tablebase.solve import search
+
+    exact_distance = search._Searcher.exact_distance
+
+    def out_of_time(self: Any, searched: int) -> int:
+        if searched == child:
+            raise search._Timeout
+        return exact_distance(self, searched)
+
+    monkeypatch.setattr(search._Searcher, "exact_distance", out_of_time)
+    return prove(game, state, children=True)
+
+
 def _compiled(variant: str) -> tuple[Game, Any]:
     """The game and an empty compiled outcome table (loading the compiled code); skips without numba."""
     game = get(variant)
@@ -417,7 +432,6 @@ def test_a_timeout_keeps_the_start_label_its_proved_moves_settle(outcome: str, m
     """With ``children=True``, a timeout in the distance proof of the last move, a win for the other
     side, after the start's winning (else drawing) moves are proved still gives the start's label:
     no other move can beat theirs. It is stored with the moves proved, and without moves."""
-    from tablebase.solve import search
 
     game, _ = _compiled("ultimate")
     rng = random.Random(f"settle-{outcome}")
@@ -430,15 +444,7 @@ def test_a_timeout_keeps_the_start_label_its_proved_moves_settle(outcome: str, m
             break
     moves = game.children(state)
     last_child = moves[-1][1]
-    exact_distance = search._Searcher.exact_distance
-
-    def out_of_time_on_the_last(self: Any, child: int) -> int:
-        if child == last_child:
-            raise search._Timeout
-        return exact_distance(self, child)
-
-    monkeypatch.setattr(search._Searcher, "exact_distance", out_of_time_on_the_last)
-    cut = prove(game, state, children=True)
+    cut = _out_of_time_in_the_distance_of(monkeypatch, last_child, game, state)
     assert cut.timed_out and not cut.complete
     assert (cut.outcome, cut.distance) == (full.outcome, full.distance)
     assert sorted(cut.moves) == sorted(move for move, _child in moves[:-1])
@@ -453,7 +459,6 @@ def test_a_timeout_keeps_the_start_label_its_proved_moves_settle(outcome: str, m
 def test_a_timeout_gives_no_start_label_where_an_unproved_move_may_win_faster(monkeypatch: pytest.MonkeyPatch) -> None:
     """A won start whose last move also wins (its child is lost for its mover): a timeout in that
     move's distance proof leaves the start's label open, even with another winning move proved."""
-    from tablebase.solve import search
 
     game, _ = _compiled("ultimate")
     rng = random.Random("unsettled")
@@ -463,16 +468,7 @@ def test_a_timeout_gives_no_start_label_where_an_unproved_move_may_win_faster(mo
         labels = list(full.moves.values())
         if full.outcome == "win" and labels[-1][0] == "loss" and any(label[0] == "loss" for label in labels[:-1]):
             break
-    last_child = game.children(state)[-1][1]
-    exact_distance = search._Searcher.exact_distance
-
-    def out_of_time_on_the_last(self: Any, child: int) -> int:
-        if child == last_child:
-            raise search._Timeout
-        return exact_distance(self, child)
-
-    monkeypatch.setattr(search._Searcher, "exact_distance", out_of_time_on_the_last)
-    cut = prove(game, state, children=True)
+    cut = _out_of_time_in_the_distance_of(monkeypatch, game.children(state)[-1][1], game, state)
     assert cut.timed_out and cut.outcome is None and game.canonical(state)[0] not in cut.positions
     assert len(cut.moves) == len(labels) - 1
 
