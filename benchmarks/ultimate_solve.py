@@ -28,9 +28,9 @@ process, into a fresh file, timed from launch to exit (start-up, loading the
 compiled search, creating the file, proving the position and every one of its
 moves, writing). A position counts as proved when the command reports it
 proved and exits within the limit. This is how the reach targets are stated.
-The row also counts the samples whose own value the command gave within the
-limit, every move proved or not (``label``: the moves that settle the value are
-proved first, so a command that runs out of time on the others still has it)::
+The row also counts (``label``) the samples whose own value the command gave
+within the limit, every move proved or not: a command out of time gives it
+where the moves it proved settle it::
 
     python benchmarks/ultimate_solve.py --command --variants ultimate --empties 40 --samples 10 --limit 60 --seed 0 -v
 """
