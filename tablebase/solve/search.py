@@ -343,7 +343,8 @@ def _distance_helper(
 def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn: Any) -> None:
     """In a second process forked from ``searcher``'s: prove ``states`` from the last to the first,
     skipping ``done`` and those the other process proves (``("done", index, label)`` from it), and
-    send each label the same way, and each outcome as soon as it is proved (``("outcome", index, value)``)."""
+    send each label the same way, and each outcome as soon as it is proved before its distance
+    (``("outcome", index, value)``)."""
     searcher.split_state = None
     searcher.share_labels = False
     current = -1
@@ -359,7 +360,8 @@ def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn:
             if stop():
                 continue
             try:
-                conn.send(("outcome", current, searcher.prove_outcome(states[current])))
+                if not hasattr(searcher.wdl, "label"):  # a compiled exact search gives outcome and distance at once
+                    conn.send(("outcome", current, searcher.prove_outcome(states[current])))
                 label_ = searcher.prove_one(states[current])
             except _Abandoned:
                 continue
