@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 
 import tablebase
 import cli
-from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, show_distance, table
+from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, settled_text, show_distance, table
 from tablebase.errors import TablebaseError, shorten_quotes
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
@@ -315,10 +315,7 @@ def solve(
             f" ({report.nodes:,} nodes, {report.seconds:.1f} s; {report.stored:,} new positions stored)"
         )
     if not report.proved:
-        what = "not proved" if report.outcome is None else (
-            f"{report.position}: {report.outcome} in {show_distance(report.distance)}, but only"
-            f" {report.moves_proved} of its {report.moves} moves proved"
-        )
+        what = "not proved" if report.outcome is None else settled_text(report)
         fail(f"{what} within {time_limit} s; stored only the {report.stored:,} positions that were proved")
 
 
@@ -347,10 +344,7 @@ def solve_file(variant: str, position: str | None, file: Path, time_limit: float
             elif report.proved:
                 typer.echo(f"{report.position}: {report.outcome} in {show_distance(report.distance)} ({report.seconds:.1f} s)")
             elif report.outcome is not None:
-                typer.echo(
-                    f"{report.position}: {report.outcome} in {show_distance(report.distance)}, but only"
-                    f" {report.moves_proved} of its {report.moves} moves proved within {time_limit} s"
-                )
+                typer.echo(f"{settled_text(report)} within {time_limit} s")
             else:
                 typer.echo(f"{report.position}: not proved within {time_limit} s")
             missed += not report.proved

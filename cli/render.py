@@ -10,11 +10,19 @@ from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
     from tablebase.query import VariantTable
-    from tablebase.results import Line, Predecessors, Probe, StoredKey, VariantInfo
+    from tablebase.results import Line, Predecessors, Probe, SolveReport, StoredKey, VariantInfo
 
 
 def show_distance(distance: Optional[int]) -> str:
     return "-" if distance is None else str(distance)
+
+
+def settled_text(report: SolveReport) -> str:
+    """A solve's value given without every move proved."""
+    return (
+        f"{report.position}: {report.outcome} in {show_distance(report.distance)}, but only"
+        f" {report.moves_proved} of its {report.moves} moves proved"
+    )
 
 
 def table(headers: list[str], rows: list[list[Any]]) -> str:

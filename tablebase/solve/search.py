@@ -348,6 +348,7 @@ def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn:
     searcher.split_state = None
     searcher.share_labels = False
     current = -1
+    searcher.outcome_found = lambda value: conn.send(("outcome", current, value))
 
     def stop() -> bool:
         while conn.poll():
@@ -360,8 +361,6 @@ def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn:
             if stop():
                 continue
             try:
-                if not hasattr(searcher.wdl, "label"):  # a compiled exact search gives outcome and distance at once
-                    conn.send(("outcome", current, searcher.prove_outcome(states[current])))
                 label_ = searcher.prove_one(states[current])
             except _Abandoned:
                 continue
@@ -417,6 +416,8 @@ class _Searcher:
         #: Outcomes the helper of :meth:`prove_all` proved: they settle a start's label at a timeout
         #: (:meth:`_settled`), but a search here starts from its own table.
         self.heard: dict[int, int] = {}
+        #: Called with the outcome :meth:`prove_one` proves, before its distance (``None``: nothing).
+        self.outcome_found: Callable[[int], None] | None = None
         #: The start position and known labels to race in a second process, once its search
         #: outlasts a first node budget; the process and the end of its pipe.
         self.racing: tuple[int, dict[int, tuple[str, int | None]] | None] | None = None
@@ -1017,6 +1018,8 @@ class _Searcher:
         if hasattr(self.wdl, "label"):
             return self._label_compiled(state)
         value = self.prove_outcome(state)
+        if self.outcome_found is not None:
+            self.outcome_found(value)
         began = time.perf_counter()
         try:
             if value == 0:
@@ -1284,7 +1287,8 @@ class _Searcher:
         if root_label is not None:
             positions[game.canonical(self.line[0])[0]] = root_label
         if game.outcome(self.line[0]) is None:
-            # the start's proved moves, stored on their own if not all are proved, for a later solve to go on from
+            # the start's proved moves: with their parent below when all are proved, else on their own,
+            # for a later solve to go on from
             for _move, child in self._children(self.line[0]):
                 child_label = exact(child)
                 if child_label is not None:
