@@ -243,8 +243,8 @@ class Solvers:
         )
 
     def _retire(self, worker: Worker) -> None:
-        worker.stop()
         self.recycled += 1
+        worker.stop()
 
     async def solve(
         self,
@@ -277,13 +277,14 @@ class Solvers:
             worker.jobs += 1
             keep = worker.memory <= self.memory_cap
         finally:
+            worker.deadline = None
+            keep = keep and not self.closed
+            if not keep:
+                self._retire(worker)  # still in busy, so a worker gone from busy is already counted
             if worker in self.busy:
                 self.busy.remove(worker)
-            worker.deadline = None
-            if keep and not self.closed:
+            if keep:
                 self.idle.append(worker)
-            else:
-                self._retire(worker)
         if self.learn is not None and proved:
             self.learn(game, proved)
         if status == "error":
