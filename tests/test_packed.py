@@ -124,6 +124,35 @@ def test_block_cache_is_bounded_and_finds_ranges() -> None:
     assert cache.covering(1, 910) is blocks[9] and cache.covering(1, 960) is None  # after the last key
     assert cache.covering(1, 10) is None  # evicted
     assert cache.covering(2, 910) is None  # another ply
+    told = Block(1, np.arange(1000, 1050, dtype=np.uint64), np.zeros(50, dtype=np.uint16), end=1099)
+    cache.add(told)
+    assert cache.covering(1, 1080) is told and cache.covering(1, 1100) is None  # up to its end, not its last key
+
+
+def test_states_not_stored_are_answered_from_decoded_blocks_the_second_time(tmp_path: Path) -> None:
+    rng = np.random.default_rng(5)
+    with tablebase.open(tmp_path / "packed.db") as tp:
+        tp.build("wild", symmetry=False, storage="packed")
+        table = tp.variant("wild")
+        reader = table.storage.reader  # type: ignore[attr-defined]
+        decoded: list[int] = []
+        decode = reader.decode
+        reader.decode = lambda *args, **kwargs: decoded.append(args[0]) or decode(*args, **kwargs)
+        with table.snapshot() as conn:
+            stored = {}
+            for ply in reader.ply_numbers(conn):
+                states, values = reader.layer(conn, ply)
+                stored.update(zip(states.tolist(), values.tolist()))
+            xs = rng.integers(0, 1 << 9, size=3000)
+            # any boards of x and o, most of them not reachable (two lines, uneven counts) and so not stored
+            states = [int(x | (o & ~x) << 9) for x, o in zip(xs, rng.integers(0, 1 << 9, size=3000))]
+            assert 100 < sum(s not in stored for s in states) < len(states)
+            reader.cache.clear()
+            first = reader.values(conn, states)
+            assert first == [stored.get(s) for s in states]
+            assert decoded
+            decoded.clear()
+            assert reader.values(conn, states) == first and decoded == []
 
 
 # -- the same answers as the moves layout ---------------------------------------------

@@ -279,8 +279,14 @@ def decode_block(
 def decode_part(data: bytes, ply: int, first: int, count: int, key: int) -> tuple[np.ndarray, np.ndarray]:
     """``(keys, values)`` of the part of a block whose range would hold ``key`` (the whole block in
     format 1): only the compressed data up to its end is inflated and only its checksum checked."""
+    keys, values, _ = _decode_part(data, ply, first, count, key)
+    return keys, values
+
+
+def _decode_part(data: bytes, ply: int, first: int, count: int, key: int) -> tuple[np.ndarray, np.ndarray, int | None]:
+    """:func:`decode_part` and the first key of the next part of the block (``None`` after the last)."""
     if data[:1] != b"\x02":
-        return decode_block(data, ply, first, count)
+        return (*decode_block(data, ply, first, count), None)
     try:
         _, shift, value_planes, width = _HEADER_V2.unpack_from(data)
         size = 1 << shift
@@ -290,10 +296,11 @@ def decode_part(data: bytes, ply: int, first: int, count: int, key: int) -> tupl
         # the part: the last whose first key is not above ``key``
         at = _HEADER_V2.size + n
         offset = key - first
-        j, part_first = 0, first
+        j, part_first, next_first = 0, first, None
         for i in range(1, n):
             found = int.from_bytes(data[at : at + width], "little")
             if found > offset:
+                next_first = first + found
                 break
             j, part_first = i, first + found
             at += width
@@ -316,20 +323,23 @@ def decode_part(data: bytes, ply: int, first: int, count: int, key: int) -> tupl
     section = raw[start:end]
     if len(raw) < end or zlib.crc32(section, _seed(ply, part_first, part_count)) != crc:
         raise CorruptBlockError("block fails its checksum")
-    return _decode_section(section, part_first, part_count, key_planes, value_planes)
+    return (*_decode_section(section, part_first, part_count, key_planes, value_planes), next_first)
 
 
 class Block:
     """A decoded block: its ply, sorted keys and packed values (``np.uint64`` and ``np.uint16`` arrays)."""
 
-    __slots__ = ("ply", "keys", "values", "first", "last", "_keys", "_values")
+    __slots__ = ("ply", "keys", "values", "first", "last", "end", "_keys", "_values")
 
-    def __init__(self, ply: int, keys: np.ndarray, values: np.ndarray):
+    def __init__(self, ply: int, keys: np.ndarray, values: np.ndarray, end: int | None = None):
         self.ply = ply
         self.keys = keys = np.ascontiguousarray(keys, dtype=np.uint64)
         self.values = values = np.ascontiguousarray(values, dtype=np.uint16)
         self.first = int(keys[0])
         self.last = int(keys[-1])
+        #: The largest key the block answers for (its last key unless told more): a key from
+        #: ``first`` to ``end`` that the block does not hold is in no block of the ply.
+        self.end = self.last if end is None else end
         # the same memory seen as sequences of Python ints, for bisect
         self._keys = keys.data.cast("B").cast("Q")
         self._values = values.data.cast("B").cast("H")
@@ -362,7 +372,7 @@ class BlockCache:
         self._lock = threading.Lock()
 
     def covering(self, ply: int, key: int) -> Block | None:
-        """The cached block of ``ply`` whose range holds ``key``."""
+        """The cached block of ``ply`` whose range (``first`` to ``end``) holds ``key``."""
         with self._lock:
             cached = self._plies.get(ply)
             if cached is None:
@@ -372,7 +382,7 @@ class BlockCache:
             if at < 0:
                 return None
             block = blocks[at]
-            if key > block.last:
+            if key > block.end:
                 return None
             self._order.move_to_end(block)
             return block
@@ -444,30 +454,37 @@ class PackedReader:
         if block is not None:
             return block
         row = conn.execute(
-            "SELECT first_state, count, data FROM blocks WHERE variant_id = ? AND ply = ? AND first_state <= ?"
-            " ORDER BY first_state DESC LIMIT 1",
+            "SELECT first_state, count, data, (SELECT first_state FROM blocks WHERE variant_id = ?1 AND ply = ?2"
+            " AND first_state > ?3 ORDER BY first_state LIMIT 1)"
+            " FROM blocks WHERE variant_id = ?1 AND ply = ?2 AND first_state <= ?3 ORDER BY first_state DESC LIMIT 1",
             (self.variant_id, ply, key),
         ).fetchone()
         if row is None:
             return None
-        block = self.decode(ply, row[0], row[1], row[2], key)
+        first, count, data, following = row
+        block = self.decode(ply, first, count, data, key, MAX_STATE if following is None else following - 1)
         self.cache.add(block)
         return block
 
-    def decode(self, ply: int, first: int, count: int, data: bytes, key: int | None = None) -> Block:
-        """A block row decoded (with ``key``, only the part whose range would hold it); raises
-        :class:`CorruptBlockError` naming the variant and the block."""
+    def decode(
+        self, ply: int, first: int, count: int, data: bytes, key: int | None = None, end: int | None = None
+    ) -> Block:
+        """A block row decoded (with ``key``, only the part whose range would hold it), answering for
+        keys up to ``end`` (the key before the next block's first); raises :class:`CorruptBlockError`
+        naming the variant and the block."""
         try:
             if key is None:
                 keys, values = decode_block(data, ply, first, count)
             else:
-                keys, values = decode_part(data, ply, first, count, key)
+                keys, values, next_part = _decode_part(data, ply, first, count, key)
+                if next_part is not None:
+                    end = next_part - 1
         except CorruptBlockError as exc:
             raise CorruptBlockError(
                 f"{self.game.name}: the block of ply {ply} from {self.game.format_position(first)!r} is corrupt"
                 f" ({exc}); rebuild the variant"
             ) from exc
-        return Block(ply, keys, values)
+        return Block(ply, keys, values, end)
 
     def _find(self, conn: sqlite3.Connection, state: int, plies: list[int]) -> tuple[int, int] | None:
         if not 0 <= state <= MAX_STATE:
