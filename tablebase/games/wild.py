@@ -64,8 +64,11 @@ class WildGame(BitboardGame):
     def initial_state(self) -> int:
         return 0
 
+    def plies_played(self, state: int) -> int:
+        return state.bit_count()
+
     def to_move(self, state: int) -> str:
-        return self.players[state.bit_count() % 2]
+        return self.players[self.plies_played(state) % 2]
 
     def line_cells(self, state: int) -> list[int]:
         """The lines (bitmasks) filled with one mark, x lines first."""
