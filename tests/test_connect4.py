@@ -46,6 +46,20 @@ def four_in_a_row(columns: tuple[str, ...], rows: int, player: str) -> bool:
     )
 
 
+def makes_four(columns: tuple[str, ...], rows: int, c: int) -> bool:
+    """Whether the top disc of column ``c`` is one of four in a row, by walking each direction from it."""
+    r = len(columns[c]) - 1
+    player = columns[c][r]
+
+    def run(dc: int, dr: int) -> int:
+        n, x, y = 0, c + dc, r + dr
+        while 0 <= x < len(columns) and 0 <= y < len(columns[x]) and columns[x][y] == player:
+            n, x, y = n + 1, x + dc, y + dr
+        return n
+
+    return any(1 + run(dc, dr) + run(-dc, -dr) >= 4 for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)))
+
+
 @lru_cache(maxsize=None)
 def negamax(columns: tuple[str, ...], rows: int) -> int:
     """1, 0 or -1: win, draw or loss for the side to move, by plain search."""

@@ -17,27 +17,36 @@ from cli.main import app  # noqa: E402
 from tablebase.games import get  # noqa: E402
 from tablebase.games.connect4_jit import Solver  # noqa: E402
 from tablebase.games.connect4_score import score_from_outcome  # noqa: E402
-from test_connect4 import columns_of, four_in_a_row  # noqa: E402
+from test_connect4 import columns_of, four_in_a_row, makes_four  # noqa: E402
 
 runner = CliRunner()
 
 
-@lru_cache(maxsize=None)
 def pons_score(columns: tuple[str, ...], rows: int) -> int:
     """Pons' score by plain minimax: a win whose last disc is the ``k``-th scores
     ``(cells + 1 - (k - 1)) // 2`` for the winner, a draw 0."""
     cells = len(columns) * rows
     discs = sum(len(c) for c in columns)
-    mover, last = ("x", "o") if discs % 2 == 0 else ("o", "x")
-    if four_in_a_row(columns, rows, last):
+    if four_in_a_row(columns, rows, "o" if discs % 2 == 0 else "x"):
         return -((cells + 2 - discs) // 2)
+    return _search(columns, rows)
+
+
+@lru_cache(maxsize=None)
+def _search(columns: tuple[str, ...], rows: int) -> int:
+    """:func:`pons_score` of a position without four in a row; a move that makes four is scored
+    where it is made, by looking only through its disc."""
+    cells = len(columns) * rows
+    discs = sum(len(c) for c in columns)
     if discs == cells:
         return 0
-    return max(
-        -pons_score(columns[:c] + (column + mover,) + columns[c + 1 :], rows)
-        for c, column in enumerate(columns)
-        if len(column) < rows
-    )
+    mover = "x" if discs % 2 == 0 else "o"
+    best = -cells
+    for c, column in enumerate(columns):
+        if len(column) < rows:
+            child = columns[:c] + (column + mover,) + columns[c + 1 :]
+            best = max(best, (cells + 1 - discs) // 2 if makes_four(child, rows, c) else -_search(child, rows))
+    return best
 
 
 @pytest.mark.parametrize(
