@@ -62,10 +62,13 @@ def test_block_round_trip(count: int, spread: int, version: int) -> None:
     got_outcome, got_distance = unpack_values(got_values)
     assert np.array_equal(got_outcome, outcome) and np.array_equal(got_distance, distance)
     for key in rng.choice(keys, size=min(50, keys.size)):
-        part_keys, part_values = decode_part(data, 7, int(keys[0]), int(keys.size), int(key))
+        part_keys, part_values, after = decode_part(data, 7, int(keys[0]), int(keys.size), int(key))
         at = int(np.searchsorted(part_keys, key))
         assert part_keys[at] == key and part_values[at] == values[np.searchsorted(keys, key)]
         assert part_keys.size == (keys.size if version == 1 else min(1024, part_keys.size))
+        # the next part starts at the key after this part's last, and there is none after the block's last part
+        following = int(np.searchsorted(keys, part_keys[-1])) + 1
+        assert after == (int(keys[following]) if following < keys.size else None)
 
 
 def test_block_is_small_for_dense_keys() -> None:
@@ -129,7 +132,9 @@ def test_block_cache_is_bounded_and_finds_ranges() -> None:
     assert cache.covering(1, 1080) is told and cache.covering(1, 1100) is None  # up to its end, not its last key
 
 
-def test_states_not_stored_are_answered_from_decoded_blocks_the_second_time(tmp_path: Path) -> None:
+def test_states_not_stored_are_answered_from_decoded_blocks_the_second_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rng = np.random.default_rng(5)
     with tablebase.open(tmp_path / "packed.db") as tp:
         tp.build("wild", symmetry=False, storage="packed")
@@ -137,7 +142,7 @@ def test_states_not_stored_are_answered_from_decoded_blocks_the_second_time(tmp_
         reader = table.storage.reader  # type: ignore[attr-defined]
         decoded: list[int] = []
         decode = reader.decode
-        reader.decode = lambda *args, **kwargs: decoded.append(args[0]) or decode(*args, **kwargs)
+        monkeypatch.setattr(reader, "decode", lambda *args, **kwargs: decoded.append(args[0]) or decode(*args, **kwargs))
         with table.snapshot() as conn:
             stored = {}
             for ply in reader.ply_numbers(conn):

@@ -276,15 +276,10 @@ def decode_block(
     return np.concatenate(keys), np.concatenate(values)
 
 
-def decode_part(data: bytes, ply: int, first: int, count: int, key: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(keys, values)`` of the part of a block whose range would hold ``key`` (the whole block in
-    format 1): only the compressed data up to its end is inflated and only its checksum checked."""
-    keys, values, _ = _decode_part(data, ply, first, count, key)
-    return keys, values
-
-
-def _decode_part(data: bytes, ply: int, first: int, count: int, key: int) -> tuple[np.ndarray, np.ndarray, int | None]:
-    """:func:`decode_part` and the first key of the next part of the block (``None`` after the last)."""
+def decode_part(data: bytes, ply: int, first: int, count: int, key: int) -> tuple[np.ndarray, np.ndarray, int | None]:
+    """``(keys, values, next)`` of the part of a block whose range would hold ``key`` (the whole block
+    in format 1), ``next`` the first key of the block's next part (``None`` after the last): only the
+    compressed data up to the part's end is inflated and only its checksum checked."""
     if data[:1] != b"\x02":
         return (*decode_block(data, ply, first, count), None)
     try:
@@ -476,7 +471,7 @@ class PackedReader:
             if key is None:
                 keys, values = decode_block(data, ply, first, count)
             else:
-                keys, values, next_part = _decode_part(data, ply, first, count, key)
+                keys, values, next_part = decode_part(data, ply, first, count, key)
                 if next_part is not None:
                     end = next_part - 1
         except CorruptBlockError as exc:
