@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablebase import games  # noqa: E402
 from phases import Phases  # noqa: E402
-from tablebase.games.kernels import UNKNOWN  # noqa: E402
+from tablebase.games.common.kernels import UNKNOWN  # noqa: E402
 from tablebase.solve.chunked import CHUNK, LayeredSolution, expand_chunk, solve_chunked  # noqa: E402
 
 TARGET_RATIO = 1.15

@@ -3,7 +3,7 @@
 Builds Pons' solver (github PascalPons/connect4) with g++ into a temporary
 directory from ``--pons PATH`` (a checkout of its source, or its git
 directory), feeds it the batch on standard input (no opening book), solves the
-same batch with :class:`tablebase.games.connect4_jit.Solver` in this process,
+same batch with :class:`tablebase.games.connect4.search.Solver` in this process,
 prints both times and their ratio and checks every score against Pons'.
 
 Positions: ``--random`` positions with 18 to 36 discs from random play, and
@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from tablebase.games.connect4 import connect4, to_bitboards
-from tablebase.games.connect4_jit import Solver
+from tablebase.games.connect4.search import Solver
 
 
 def build_pons(source: Path, workdir: Path) -> Path:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tablebase.games.ultimate_lbs import check_funnel, check_lower_bound  # noqa: E402
+from tablebase.games.ultimate.lower_bound import check_funnel, check_lower_bound  # noqa: E402
 
 
 def main() -> None:

@@ -28,7 +28,7 @@ position load neither numpy nor SQLAlchemy, alembic, typer or pydantic
 Modules that need them (array kernels, solvers, writers, ``verify``, the
 typer app, the server) are imported inside the functions that use them,
 and array kernels live in modules of their own (``games/*_kernels.py``,
-``games/kernels.py``). No module imports one that imports it back, directly
+``games/common/kernels.py``). No module imports one that imports it back, directly
 or round a loop, typing-only imports included: what two modules share lives
 in the lower one (a small ``Protocol`` where the lower one needs the higher
 one's type). ``tests/test_imports.py`` checks both rules.

@@ -27,7 +27,7 @@ from tablebase.outcome import NO_DISTANCE, label_from_children
 from tablebase.results import VerifyReport
 
 if TYPE_CHECKING:
-    from tablebase.games.kernels import VectorKernels
+    from tablebase.games.common.kernels import VectorKernels
     from tablebase.reader import StoredVariant
     from tablebase.store.layouts import Row, StateChunk
     from tablebase.progress import Progress

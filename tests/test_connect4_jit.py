@@ -15,8 +15,8 @@ pytest.importorskip("numba")
 
 from cli.main import app  # noqa: E402
 from tablebase.games import get  # noqa: E402
-from tablebase.games.connect4_jit import Solver  # noqa: E402
-from tablebase.games.connect4_score import score_from_outcome  # noqa: E402
+from tablebase.games.connect4.search import Solver  # noqa: E402
+from tablebase.games.connect4.score import score_from_outcome  # noqa: E402
 from test_connect4 import columns_of, four_in_a_row, makes_four  # noqa: E402
 
 runner = CliRunner()

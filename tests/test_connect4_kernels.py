@@ -12,7 +12,7 @@ import pytest
 import tablebase
 from tablebase.games import get
 from tablebase.games.connect4 import Connect4Game, to_bitboards
-from tablebase.games.kernels import UNKNOWN
+from tablebase.games.common.kernels import UNKNOWN
 from tablebase.outcome import NAMES
 
 #: Legal positions per board (columns x rows), terminal positions included and nothing

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from tablebase.games.connect4_score import outcome_from_score, score_from_outcome
+from tablebase.games.connect4.score import outcome_from_score, score_from_outcome
 
 
 def test_start_7x6() -> None:

@@ -17,13 +17,13 @@ from tablebase import build
 from tablebase.errors import BuildError, MalformedPositionError
 from tablebase.games import get
 from tablebase.games.connect4 import Connect4Game, has_four, to_bitboards
-from tablebase.games.connect4_index import Connect4Index
+from tablebase.games.connect4.index import Connect4Index
 from tablebase.store import dense
 from tablebase.store.dense import BLOCK, BYTES_FLAG, PART, _runs, decode_block, encode_block
 
 pytest.importorskip("numba")
 
-from tablebase.games.connect4_jit import Solver  # noqa: E402
+from tablebase.games.connect4.search import Solver  # noqa: E402
 
 #: Legal positions per board and the start's value for x: John Tromp's tables, "John's Connect
 #: Four Playground" (https://tromp.github.io/c4/c4.html); 6x4 is a second-player win whose last

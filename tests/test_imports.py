@@ -123,7 +123,7 @@ def test_import_graph_sees_every_kind_of_import() -> None:
     graph = import_graph(ROOT / "tablebase")
     assert "tablebase.query" in graph["tablebase"]  # module level, from the package
     assert "tablebase.store.export" in graph["tablebase.query"]  # inside a function
-    assert "tablebase.games.kernels" in graph["tablebase.games.base"]  # under TYPE_CHECKING
+    assert "tablebase.games.common.kernels" in graph["tablebase.games.base"]  # under TYPE_CHECKING
     assert "tablebase.store.bulk" in graph["tablebase.store.writer"]  # ``from package import module``
 
 

@@ -207,7 +207,7 @@ def test_connect4_solve_proves_then_the_probe_answers(client: TestClient) -> Non
     pytest.importorskip("numba")
     import random
 
-    from tablebase.games.connect4_score import score_from_outcome
+    from tablebase.games.connect4.score import score_from_outcome
     from test_connect4 import columns_of
     from test_connect4_jit import late_position, pons_score
 

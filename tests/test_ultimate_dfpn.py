@@ -14,7 +14,7 @@ from tablebase.games import get
 from tablebase.games.base import LOSS, random_live_position
 from tablebase.solve.search import prove
 
-ultimate_jit = pytest.importorskip("tablebase.games.ultimate_jit")
+ultimate_jit = pytest.importorskip("tablebase.games.ultimate.search")
 
 VALUE = {"win": 1, "draw": 0, "loss": -1}
 

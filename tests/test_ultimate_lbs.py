@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from cli.main import app
 from tablebase.games.base import LOSS
 from tablebase.games.ultimate import Ultimate, move_name
-from tablebase.games.ultimate_lbs import (
+from tablebase.games.ultimate.lower_bound import (
     check_funnel,
     check_lower_bound,
     funnel_invariant,

@@ -13,7 +13,7 @@ import tablebase
 from tablebase import games
 from tablebase.errors import MalformedPositionError
 from tablebase.games.base import Game
-from tablebase.games.kernels import UNKNOWN, BitboardKernels, VectorKernels
+from tablebase.games.common.kernels import UNKNOWN, BitboardKernels, VectorKernels
 from tablebase.games.mnk import MNKGame
 from tablebase.solve import Solution, solve
 from tablebase.solve.vector import layers

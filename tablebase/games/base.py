@@ -33,8 +33,8 @@ from tablebase.outcome import WIN as WIN
 from tablebase.outcome import Outcome as Outcome
 
 if TYPE_CHECKING:
-    from tablebase.games.dense import DenseIndex
-    from tablebase.games.kernels import VectorKernels
+    from tablebase.games.common.dense import DenseIndex
+    from tablebase.games.common.kernels import VectorKernels
 
 
 
@@ -200,7 +200,7 @@ class Game(ABC):
 
     def dense_index(self) -> DenseIndex | None:
         """The dense numbering of the positions, ply by ply, that the ``dense`` storage builds over
-        (:class:`tablebase.games.dense.DenseIndex`), ``None`` if the game has none."""
+        (:class:`tablebase.games.common.dense.DenseIndex`), ``None`` if the game has none."""
         return None
 
     # -- symmetry ------------------------------------------------------------

@@ -18,7 +18,7 @@ Variants, by where a token may move:
 The symmetries are the 8 of the square; each preserves the lines and both
 step rules (checked when the game is built).
 
-Notation: the board is the grid notation of :mod:`tablebase.games.mnk`, rows
+Notation: the board is the grid notation of :mod:`tablebase.games.mnk.rules`, rows
 top to bottom separated by ``/`` (``x.o/.x./...``). In the movement phase
 (all six tokens down) the board does not tell whose turn it is, so the
 position string ends in `` x`` or `` o``: ``xo./.xo/o.x x``. In the placement
@@ -32,8 +32,8 @@ from typing import Any
 
 from tablebase.errors import UnknownVariantError
 from tablebase.games.base import Layout, bitboard_text, cell_name, grid_layout, grid_symmetries, parse_cell, parse_grid
-from tablebase.games.mnk import line_masks
-from tablebase.games.tokens import TokenGame
+from tablebase.games.mnk.rules import line_masks
+from tablebase.games.common.tokens import TokenGame
 
 #: Step rules: name -> description.
 MOVE_RULES = {

@@ -37,7 +37,7 @@ from typing import Any
 
 from tablebase.errors import MalformedPositionError
 from tablebase.games.base import Layout, LayoutCell
-from tablebase.games.tokens import TokenGame
+from tablebase.games.common.tokens import TokenGame
 
 RIM = 8
 CENTRE = 8

@@ -15,7 +15,7 @@ player may place either mark, so the swapped position is the same game):
 reachable board, so the sum of orbit sizes over the representatives is
 exactly the number of distinct reachable boards, the count without symmetry.
 
-Notation: the board as in :mod:`tablebase.games.mnk`, rows top to bottom
+Notation: the board as in :mod:`tablebase.games.mnk.rules`, rows top to bottom
 separated by ``/`` (``o../oxo/.xx``); any number of each mark is allowed. A
 trailing `` first`` or `` second`` is accepted if it agrees with the count,
 and never printed. A move is a mark and a cell: ``xb2``, ``ob2``.
@@ -33,7 +33,7 @@ from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games.base import BitboardGame, BoardMarks, Layout, bitboard_text, cell_name, grid_layout, grid_symmetries
 from tablebase.games.base import parse_cell, parse_grid
 from tablebase.outcome import DRAW, LOSS, WIN, Outcome
-from tablebase.games.mnk import line_masks
+from tablebase.games.mnk.rules import line_masks
 
 MARKS = "xo"
 

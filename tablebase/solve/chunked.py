@@ -1,6 +1,6 @@
 """Chunked, out-of-core solving of layered games (placement games: one layer per mark count).
 
-Every move of a :attr:`~tablebase.games.kernels.VectorKernels.layered` game
+Every move of a :attr:`~tablebase.games.common.kernels.VectorKernels.layered` game
 adds one to the layer, so the children of layer ``d`` all lie in layer
 ``d + 1``. The build uses that twice:
 
@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tablebase.errors import BuildError
-from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, WIN, VectorKernels
+from tablebase.games.common.kernels import DRAW, LOSS, UNKNOWN, WIN, VectorKernels
 from tablebase.solve.executor import Executor, executor_for
 from tablebase.solve.retrograde import OUTCOME_NAMES, sorted_unique
 

@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, WIN
+from tablebase.games.common.kernels import DRAW, LOSS, UNKNOWN, WIN
 from tablebase.outcome import CODES as OUTCOME_CODES
 from tablebase.outcome import NAMES as OUTCOME_NAMES
 from tablebase.outcome import NO_DISTANCE

@@ -10,7 +10,7 @@ to its child). State indices are positions in the concatenation of the
 layers, so state 0 is the start and the edges come out sorted by their
 source.
 
-For :attr:`~tablebase.games.kernels.VectorKernels.layered` games (placement
+For :attr:`~tablebase.games.common.kernels.VectorKernels.layered` games (placement
 games) every child of layer ``d`` lies in layer ``d + 1``: nothing before
 the next layer needs to be looked up, so memory holds only the layers being
 linked. Other games keep one sorted index of every state seen so far.
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from tablebase.games.kernels import UNKNOWN, VectorKernels
+from tablebase.games.common.kernels import UNKNOWN, VectorKernels
 from tablebase.solve.retrograde import sorted_unique
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 A game whose positions of each ply can be numbered densely (its *dense
 index*, :class:`DenseIndex`; Connect Four's is
-:mod:`tablebase.games.connect4_index`) is built ply by ply over that
+:mod:`tablebase.games.connect4.index`) is built ply by ply over that
 numbering, and stored as the values alone: no keys. Each ply is cut into
 blocks of :data:`BLOCK` slots, one row of ``blocks`` each: the variant, the
 ply, the first slot (``first_state``; a block's first slot is a multiple of
@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
-from tablebase.games.dense import DRAWN_END, LOST_END, WON_END
+from tablebase.games.common.dense import DRAWN_END, LOST_END, WON_END
 from tablebase.store.packed import CorruptBlockError
 
 # libdeflate (``tablebase[fast]``) inflates a part of known size and checks a block in about half the
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     import os
 
     from tablebase.games.base import Game
-    from tablebase.games.dense import DenseIndex, PlyCounts
+    from tablebase.games.common.dense import DenseIndex, PlyCounts
     from tablebase.solve import Progress
     from tablebase.store.writer import PlyTally
 

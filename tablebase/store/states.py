@@ -6,7 +6,7 @@ written and the variant row says ``storage = 'states'``; the query layer then
 derives moves from the rules and looks their children up by key.
 
 Rows go in the order of their text key (the game's
-:meth:`~tablebase.games.kernels.VectorKernels.key_order`, else a sort of the
+:meth:`~tablebase.games.common.kernels.VectorKernels.key_order`, else a sort of the
 formatted keys), so the unique index on ``(variant_id, key)`` grows at its
 end instead of being updated at random; the index on ``(variant_id, ply)``
 would be updated in the middle, so when the new rows outnumber the rest it

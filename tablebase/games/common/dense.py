@@ -2,8 +2,8 @@
 
 The ``dense`` storage (:mod:`tablebase.store.dense`) keeps one value a slot
 of that numbering and lets the index solve and check the game over it.
-Connect Four's is :mod:`tablebase.games.connect4_index`, that of m,n,k boards
-:mod:`tablebase.games.mnk_index`.
+Connect Four's is :mod:`tablebase.games.connect4.index`, that of m,n,k boards
+:mod:`tablebase.games.mnk.index`.
 """
 
 from __future__ import annotations

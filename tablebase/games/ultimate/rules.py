@@ -367,15 +367,15 @@ class Ultimate(Game):
         return CELLS - (state & M162).bit_count()
 
     def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
-        """The outcome search compiled with numba (:mod:`tablebase.games.ultimate_jit`), when it is
+        """The outcome search compiled with numba (:mod:`tablebase.games.ultimate.search`), when it is
         installed; loading it takes a second or two, so not for a first search of less than
         :data:`COMPILED_MIN_SECONDS`, nor of fewer than :data:`COMPILED_MIN_SPOTS` open spots."""
-        if "tablebase.games.ultimate_jit" not in sys.modules and (
+        if "tablebase.games.ultimate.search" not in sys.modules and (
             self.max_plies(state) < COMPILED_MIN_SPOTS or (time_limit is not None and time_limit < COMPILED_MIN_SECONDS)
         ):
             return None
         try:
-            from tablebase.games.ultimate_jit import OutcomeTable
+            from tablebase.games.ultimate.search import OutcomeTable
         except ImportError:
             return None
         return OutcomeTable(self.classic, max_bits=min(24, 8 + self.max_plies(state) // 2))

@@ -21,7 +21,7 @@ the game at once, or when every reply to it sends the mover where it does (a win
 A state is keyed by three 63-bit words: the x marks of fields 0-6; the x marks
 of fields 7-8 and the o marks of fields 0-4; the o marks of fields 5-8, the
 fields won by x and by o and the active field (the layout of
-:mod:`tablebase.games.ultimate` shifted to fit), with the marks of settled
+:mod:`tablebase.games.ultimate.rules` shifted to fit), with the marks of settled
 fields folded as :func:`words` says.
 """
 
@@ -1155,7 +1155,7 @@ def _dfpn(
 
 
 def words(state: int) -> tuple[int, int, int]:
-    """The three words of the table key of a state of :mod:`tablebase.games.ultimate`.
+    """The three words of the table key of a state of :mod:`tablebase.games.ultimate.rules`.
 
     A settled field (won, or one neither side can win any more) changes the
     game only by which of its spots are empty, so its marks all count as x

@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Callable, Iterator
 if TYPE_CHECKING:
     import numpy as np
 
-    from tablebase.games.dense import PlyCounts
-    from tablebase.games.dense_kernels import Kernels
+    from tablebase.games.common.dense import PlyCounts
+    from tablebase.games.common.dense_kernels import Kernels
 
 Progress = Callable[[str, int, int], None]
 
 
 class CompiledPasses:
-    """``solve``, ``check`` and ``positions`` of :class:`tablebase.games.dense.DenseIndex` over the
-    kernels of :meth:`kernels` (see :mod:`tablebase.games.dense_kernels`)."""
+    """``solve``, ``check`` and ``positions`` of :class:`tablebase.games.common.dense.DenseIndex` over the
+    kernels of :meth:`kernels` (see :mod:`tablebase.games.common.dense_kernels`)."""
 
     cells: int
     sizes: np.ndarray
@@ -32,7 +32,7 @@ class CompiledPasses:
     def solve(self, progress: Progress | None = None) -> Iterator[tuple[int, np.ndarray, PlyCounts]]:
         """Per ply, last first: ``(ply, values, counts)``, the values one ``np.uint8`` a slot, 0 where
         nothing is stored (needs numba)."""
-        from tablebase.games import dense_kernels
+        from tablebase.games.common import dense_kernels
 
         return dense_kernels.solve(self, self.kernels(), progress)
 
@@ -41,7 +41,7 @@ class CompiledPasses:
     ) -> Iterator[tuple[int, int, np.ndarray]]:
         """Per ply, last first: ``(ply, positions checked, slots whose stored label disagrees with
         their children's)``, ``read(p)`` giving the stored bytes of ply ``p`` (needs numba)."""
-        from tablebase.games import dense_kernels
+        from tablebase.games.common import dense_kernels
 
         return dense_kernels.check(self, self.kernels(), read, progress)
 
@@ -50,6 +50,6 @@ class CompiledPasses:
     ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
         """Per ply (in ``plies``, inclusive, if given): ``(ply, states, packed values)`` of one position
         of each class, in the rules' canonical form (needs numba)."""
-        from tablebase.games import dense_kernels
+        from tablebase.games.common import dense_kernels
 
         return dense_kernels.positions(self, self.kernels(), read, plies)

@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
 from tablebase.games.base import BoardMarks, Game, Layout, cell_name, grid_layout, split_side
-from tablebase.games.connect4_bits import has_four as has_four
-from tablebase.games.connect4_bits import to_bitboards as to_bitboards
+from tablebase.games.connect4.bits import has_four as has_four
+from tablebase.games.connect4.bits import to_bitboards as to_bitboards
 from tablebase.outcome import DRAW, LOSS, Outcome
 
 if TYPE_CHECKING:
-    from tablebase.games.connect4_index import Connect4Index
-    from tablebase.games.kernels import VectorKernels
+    from tablebase.games.connect4.index import Connect4Index
+    from tablebase.games.common.kernels import VectorKernels
 
 MIN_SIDE = 4
 MAX_SIDE = 7
@@ -85,7 +85,7 @@ class Connect4Game(Game):
     def vector(self) -> VectorKernels:  # type: ignore[override]
         """The array kernels of this board (numpy is imported on first use only)."""
         if self._vector is None:
-            from tablebase.games.connect4_kernels import Connect4Kernels
+            from tablebase.games.connect4.kernels import Connect4Kernels
 
             self._vector = Connect4Kernels(self)
         return self._vector
@@ -207,18 +207,18 @@ class Connect4Game(Game):
         return False
 
     def dense_index(self) -> Connect4Index:
-        """The dense index of this board's positions (:mod:`tablebase.games.connect4_index`)."""
+        """The dense index of this board's positions (:mod:`tablebase.games.connect4.index`)."""
         if self._dense is None:
-            from tablebase.games.connect4_index import Connect4Index
+            from tablebase.games.connect4.index import Connect4Index
 
             self._dense = Connect4Index(self.columns, self.rows)
         return self._dense
 
     def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
-        """The exact score search compiled with numba (:mod:`tablebase.games.connect4_jit`),
+        """The exact score search compiled with numba (:mod:`tablebase.games.connect4.search`),
         when it is installed; its ``label`` gives outcome and distance at once."""
         try:
-            from tablebase.games.connect4_jit import Solver
+            from tablebase.games.connect4.search import Solver
         except ImportError:
             return None
         return Solver(self.columns, self.rows)

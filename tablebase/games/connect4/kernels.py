@@ -1,9 +1,9 @@
 """The Connect Four rules over numpy arrays of states: the array kernels of :class:`~tablebase.games.connect4.Connect4Game`.
 
-A module of its own so that the rules (:mod:`tablebase.games.connect4`)
+A module of its own so that the rules (:mod:`tablebase.games.connect4.rules`)
 import without numpy; :attr:`Connect4Game.vector` imports this on first use.
 
-A state holds ``H + 1`` bits per column (see :mod:`tablebase.games.connect4`):
+A state holds ``H + 1`` bits per column (see :mod:`tablebase.games.connect4.rules`):
 the discs below a sentinel bit. Every column block is at most 8 bits wide,
 so the heights come from a 256-entry table; the cells holding a disc come
 from smearing each sentinel downwards, as in :meth:`Connect4Game.disc_mask`.
@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, ScalarRules, VectorKernels, popcount
+from tablebase.games.common.kernels import DRAW, LOSS, UNKNOWN, ScalarRules, VectorKernels, popcount
 
 
 class Connect4Rules(ScalarRules, Protocol):

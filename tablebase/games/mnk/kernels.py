@@ -1,6 +1,6 @@
 """The m,n,k rules over numpy arrays of states: the array kernels of :class:`~tablebase.games.mnk.MNKGame`.
 
-A module of its own so that the rules (:mod:`tablebase.games.mnk`) import
+A module of its own so that the rules (:mod:`tablebase.games.mnk.rules`) import
 without numpy; :attr:`MNKGame.vector` imports this on first use.
 """
 
@@ -10,7 +10,7 @@ from typing import Protocol, Sequence
 
 import numpy as np
 
-from tablebase.games.kernels import DRAW, LOSS, UNKNOWN, WIN, BitboardKernels, BoardRules, popcount
+from tablebase.games.common.kernels import DRAW, LOSS, UNKNOWN, WIN, BitboardKernels, BoardRules, popcount
 
 
 class MNKRules(BoardRules, Protocol):

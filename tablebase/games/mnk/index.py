@@ -14,7 +14,7 @@ integer ``major << cells | minor``, is the least under the board's
 symmetries. The children of a position keep its minor set as their major
 set, so they share a major set when they share that symmetry: the values a
 probe reads lie in one stretch of the next ply. The build over the index is
-:mod:`tablebase.games.mnk_dense`; the storage is :mod:`tablebase.store.dense`.
+:mod:`tablebase.games.mnk.dense`; the storage is :mod:`tablebase.store.dense`.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
-from tablebase.games.dense import DRAWN_END, LOST_END, POPCOUNT, WIN_NOW, WON_END, colex_rank, colex_terms
-from tablebase.games.dense_passes import CompiledPasses
+from tablebase.games.common.dense import DRAWN_END, LOST_END, POPCOUNT, WIN_NOW, WON_END, colex_rank, colex_terms
+from tablebase.games.common.dense_passes import CompiledPasses
 
 if TYPE_CHECKING:
-    from tablebase.games.dense_kernels import Kernels
+    from tablebase.games.common.dense_kernels import Kernels
 
 
 class MNKIndex(CompiledPasses):
@@ -263,8 +263,8 @@ class MNKIndex(CompiledPasses):
         return self.find(state)[0]
 
     def kernels(self) -> Kernels:
-        """The compiled passes of :mod:`tablebase.games.mnk_dense`."""
-        from tablebase.games.mnk_dense import KERNELS
+        """The compiled passes of :mod:`tablebase.games.mnk.dense`."""
+        from tablebase.games.mnk.dense import KERNELS
 
         return KERNELS
 

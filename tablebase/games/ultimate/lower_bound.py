@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablebase.games.base import DRAW, LOSS
-from tablebase.games.ultimate import (
+from tablebase.games.ultimate.rules import (
     ACTIVE,
     ANY,
     M81,

@@ -1,7 +1,7 @@
 """The build and the check of an m,n,k board over its dense index, compiled with numba.
 
-The passes of :mod:`tablebase.games.dense_kernels` over
-:class:`~tablebase.games.mnk_index.MNKIndex`: a slot of ply ``p`` is the
+The passes of :mod:`tablebase.games.common.dense_kernels` over
+:class:`~tablebase.games.mnk.index.MNKIndex`: a slot of ply ``p`` is the
 marks of the side to move (its *major* set) and those of the side that just
 moved (its *minor* set, ranked among the cells the major set leaves). The
 parallel work of a ply is one major set at a time, its minor sets in colex
@@ -22,11 +22,11 @@ from typing import Any, Protocol
 import numpy as np
 from numba import njit, prange
 
-from tablebase.games.dense import DRAWN_END, LOST_END, WIN_NOW, WON_END
-from tablebase.games.dense_kernels import POPCOUNTS, Kernels, add_child, colex, next_colouring, parent_value, tally
+from tablebase.games.common.dense import DRAWN_END, LOST_END, WIN_NOW, WON_END
+from tablebase.games.common.dense_kernels import POPCOUNTS, Kernels, add_child, colex, next_colouring, parent_value, tally
 
 class MNKIndex(Protocol):
-    """The tables of :class:`tablebase.games.mnk_index.MNKIndex` the kernels read."""
+    """The tables of :class:`tablebase.games.mnk.index.MNKIndex` the kernels read."""
 
     cells: int
     sizes: np.ndarray
@@ -373,6 +373,6 @@ def _collect(
     return n
 
 
-#: The passes of an m,n,k build, for the drivers of :mod:`tablebase.games.dense_kernels`.
+#: The passes of an m,n,k build, for the drivers of :mod:`tablebase.games.common.dense_kernels`.
 KERNELS = Kernels(_arguments, _reach, _label, _keep, _check, _collect)
 

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Protocol
 import numpy as np
 from numba import njit
 
-from tablebase.games.dense import PlyCounts
+from tablebase.games.common.dense import PlyCounts
 
 Progress = Callable[[str, int, int], None]
 
@@ -29,7 +29,7 @@ class Index(Protocol):
 
 
 class Kernels(NamedTuple):
-    """The compiled passes of one family, each over one ply (see :mod:`tablebase.games.connect4_dense`).
+    """The compiled passes of one family, each over one ply (see :mod:`tablebase.games.connect4.dense`).
 
     ``arguments(index, ply)`` gives the tables every kernel takes after its
     own arrays; its second and third items bound the ply's units of

@@ -1,6 +1,6 @@
 """The build and the check of a Connect Four board over its dense index, compiled with numba.
 
-:func:`solve` finds the reachable slots of :class:`~tablebase.games.connect4_index.Connect4Index`
+:func:`solve` finds the reachable slots of :class:`~tablebase.games.connect4.index.Connect4Index`
 ply by ply from the start (one byte a slot for the ply in hand, then one bit),
 then labels them from the last ply back, each from its children's slots: no
 state is enumerated, sorted or deduplicated. Every ply's values are one byte
@@ -21,12 +21,12 @@ from typing import Any, Protocol
 import numpy as np
 from numba import njit, prange
 
-from tablebase.games.connect4_bits import DRAWN_END, LOST_END, WIN_NOW
-from tablebase.games.dense_kernels import POPCOUNTS, Kernels, add_child, colex, colex_table, next_colouring, parent_value, tally
+from tablebase.games.connect4.bits import DRAWN_END, LOST_END, WIN_NOW
+from tablebase.games.common.dense_kernels import POPCOUNTS, Kernels, add_child, colex, colex_table, next_colouring, parent_value, tally
 
 
 class Connect4Index(Protocol):
-    """The tables of :class:`tablebase.games.connect4_index.Connect4Index` the kernels read."""
+    """The tables of :class:`tablebase.games.connect4.index.Connect4Index` the kernels read."""
 
     columns: int
     rows: int
@@ -356,6 +356,6 @@ def _collect(
     return n
 
 
-#: The passes of a Connect Four build, for the drivers of :mod:`tablebase.games.dense_kernels`.
+#: The passes of a Connect Four build, for the drivers of :mod:`tablebase.games.common.dense_kernels`.
 KERNELS = Kernels(_arguments, _reach, _label, _keep, _check, _collect)
 

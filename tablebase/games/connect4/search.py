@@ -1,9 +1,9 @@
 """Exact Connect Four search compiled with numba: Pascal Pons' score of a position.
 
-Bitboards in the state layout of :mod:`tablebase.games.connect4` (``H + 1``
+Bitboards in the state layout of :mod:`tablebase.games.connect4.rules` (``H + 1``
 bits per column): ``current`` holds the discs of the side to move, ``mask``
 every disc. The search is a negamax over scores (the score encodes value and
-distance, :mod:`tablebase.games.connect4_score`) with null windows narrowed
+distance, :mod:`tablebase.games.connect4.score`) with null windows narrowed
 from both sides, a transposition table of bounds (full keys, so no false
 hits; a new entry replaces the old one in its slot), moves that hand the
 opponent an immediate win pruned, and the remaining moves ordered by the
@@ -21,8 +21,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from tablebase.games.connect4_bits import to_bitboards
-from tablebase.games.connect4_score import outcome_from_score
+from tablebase.games.connect4.bits import to_bitboards
+from tablebase.games.connect4.score import outcome_from_score
 
 #: Default number of table slots (9 bytes each: about 150 MB).
 DEFAULT_SLOTS = 1 << 24

@@ -20,8 +20,8 @@ from tablebase.games.base import split_side
 from tablebase.outcome import DRAW, LOSS, WIN, Outcome
 
 if TYPE_CHECKING:
-    from tablebase.games.kernels import VectorKernels
-    from tablebase.games.mnk_index import MNKIndex
+    from tablebase.games.common.kernels import VectorKernels
+    from tablebase.games.mnk.index import MNKIndex
 
 MAX_SIDE = 5
 MAX_CELLS = 20
@@ -84,7 +84,7 @@ class MNKGame(BitboardGame):
     def vector(self) -> VectorKernels:  # type: ignore[override]
         """The array kernels of this board (numpy is imported on first use only)."""
         if self._vector is None:
-            from tablebase.games.mnk_kernels import MNKKernels
+            from tablebase.games.mnk.kernels import MNKKernels
 
             self._vector = MNKKernels(self)
         return self._vector
@@ -166,9 +166,9 @@ class MNKGame(BitboardGame):
         return common != 0
 
     def dense_index(self) -> MNKIndex:
-        """The dense index of this board's positions (:mod:`tablebase.games.mnk_index`)."""
+        """The dense index of this board's positions (:mod:`tablebase.games.mnk.index`)."""
         if self._dense is None:
-            from tablebase.games.mnk_index import MNKIndex
+            from tablebase.games.mnk.index import MNKIndex
 
             self._dense = MNKIndex(self.cells, self.k, self.misere, self.perms, self.lines)
         return self._dense

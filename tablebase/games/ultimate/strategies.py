@@ -2,8 +2,8 @@
 strategy hook (``STRATEGIES`` and ``check_strategies``; see :func:`tablebase.games.check_strategy`).
 
 Registered in the ``tablebase.games`` entry point group on its own, with no
-variants, so that the rules (:mod:`tablebase.games.ultimate`) do not import
-the checks written over them (:mod:`tablebase.games.ultimate_lbs`).
+variants, so that the rules (:mod:`tablebase.games.ultimate.rules`) do not import
+the checks written over them (:mod:`tablebase.games.ultimate.lower_bound`).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from tablebase.games.base import Game
-from tablebase.games.ultimate import check_strategy
-from tablebase.games.ultimate_lbs import check_funnel, check_lower_bound
+from tablebase.games.ultimate.rules import check_strategy
+from tablebase.games.ultimate.lower_bound import check_funnel, check_lower_bound
 
-#: No variants of its own: the strategies are those of :mod:`tablebase.games.ultimate`'s variants.
+#: No variants of its own: the strategies are those of :mod:`tablebase.games.ultimate.rules`'s variants.
 VARIANTS: dict[str, Callable[[], Game]] = {}
 
 #: Variants whose seed strategies :func:`check_strategies` checks.
