@@ -14,7 +14,9 @@ The package:
 * :mod:`tablebase.keys` — the key a position is stored under, and the symmetry to it;
 * :mod:`tablebase.build` — which solver and storage layout a build uses;
 * :mod:`tablebase.verify` — the independent audit of a built variant;
-* :mod:`tablebase.games` — the rules, one module per game family;
+* :mod:`tablebase.games` — the rules, one package per game family (``games/mnk/``,
+  ``games/connect4/``, ``games/ultimate/``; the small ``roman``, ``rota`` and ``wild`` one module
+  each) over the shared machinery of ``games/common/``;
 * :mod:`tablebase.solve` — enumeration and retrograde labelling (out of core: local processes or a
   Dask cluster, the ``cluster`` extra);
 * :mod:`tablebase.store` — schema, migrations, writers and the storage layouts;
@@ -27,7 +29,7 @@ position load neither numpy nor SQLAlchemy, alembic, typer or pydantic
 (a probe from the command line must answer faster than those import).
 Modules that need them (array kernels, solvers, writers, ``verify``, the
 typer app, the server) are imported inside the functions that use them,
-and array kernels live in modules of their own (``games/*_kernels.py``,
+and array kernels live in modules of their own (``games/<family>/kernels.py``,
 ``games/common/kernels.py``). No module imports one that imports it back, directly
 or round a loop, typing-only imports included: what two modules share lives
 in the lower one (a small ``Protocol`` where the lower one needs the higher
