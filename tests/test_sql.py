@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tablebase
 import tablebase.sql
@@ -177,6 +179,32 @@ def test_bad_input_gives_null_or_an_error_object_and_never_aborts_the_query(
     assert "70,000 characters" in json.loads(rows[7][3])["detail"]
     assert "tablebase build wild --db layouts.db" in json.loads(rows[2][3])["detail"]
     assert digest(layouts) == before
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    variant=st.one_of(st.sampled_from(list(LAYOUTS)), st.text(max_size=20), st.integers(-(2**63), 2**63 - 1)),
+    position=st.one_of(
+        st.text(alphabet="xo./ 1234", max_size=30), st.text(max_size=40), st.integers(-(2**63), 2**63 - 1), st.floats(), st.binary(max_size=8)
+    ),
+)
+def test_no_input_aborts_a_query(conn: sqlite3.Connection, variant: object, position: object) -> None:
+    outcome, distance, best, probe, predecessors = conn.execute(
+        "SELECT tb_outcome(?1, ?2), tb_distance(?1, ?2), tb_best(?1, ?2), tb_probe(?1, ?2), tb_predecessors(?1, ?2)",
+        (variant, position),
+    ).fetchone()
+    if probe is None:
+        # SQLite binds a NaN as NULL
+        assert isinstance(position, float) and position != position
+        assert (outcome, distance, best, predecessors) == (None, None, None, None)
+        return
+    answer = json.loads(probe)
+    if "error" in answer:
+        assert (outcome, distance, best) == (None, None, None)
+        assert json.loads(predecessors)["error"] == answer["error"]
+    else:
+        assert (outcome, distance) == (answer["outcome"], answer["distance"])
+        assert best == (answer["moves"][0]["move"] if answer["moves"] else None)
 
 
 def test_null_arguments_give_null(conn: sqlite3.Connection) -> None:
