@@ -7,11 +7,13 @@ else the first tablebase file datasette serves (so a table of positions in
 another database, or in ``_memory`` with ``--crossdb``, can be labelled), and
 offers one canned query per built variant, ``probe-VARIANT``: the position's
 value and every legal move with its value, for a ``position`` typed in a form
-(empty: the start).
+(empty: the start). Its metadata describes each tablebase database and its
+``blocks`` and ``how_to_query`` tables, so a page of blobs says what to call.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any, Awaitable, Callable
@@ -43,10 +45,41 @@ DESCRIPTION = (
 )
 
 
+#: Descriptions of a tablebase database and of its tables that are not rows of positions.
+DATABASE_DESCRIPTION = (
+    "An exact endgame tablebase (the tablebase package). Variants stored as rows are in the views "
+    "positions, move_values and best_moves; every variant, packed and dense ones too, answers through "
+    "the SQL functions tb_outcome, tb_distance, tb_best, tb_probe and tb_predecessors (variant, position), "
+    "and a canned query probe-VARIANT per variant. The view how_to_query says which variant is where."
+)
+TABLE_DESCRIPTIONS = {
+    "blocks": (
+        "Compressed positions of the packed and dense variants: blobs, not rows. Read them with the "
+        "functions, e.g. SELECT tb_probe('connect4-5-5', '4453'), or see how_to_query."
+    ),
+    "how_to_query": "For each built variant: where SQL finds its values and moves, and a query to start from.",
+}
+
+#: ``is_tablebase`` by (path, size, modification time) of the files asked about.
+_KNOWN: dict[tuple[str, int, int], bool] = {}
+
+
 def is_tablebase(path: str | Path | None) -> bool:
     """Whether the SQLite file ``path`` holds a tablebase (its schema, of any revision)."""
     if not path:
         return False
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    seen = (str(path), st.st_size, st.st_mtime_ns)
+    found = _KNOWN.get(seen)
+    if found is None:
+        found = _KNOWN[seen] = _has_schema(path)
+    return found
+
+
+def _has_schema(path: str | Path) -> bool:
     try:
         conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
         try:
@@ -80,6 +113,20 @@ def prepare_connection(conn: sqlite3.Connection, database: str, datasette: Any) 
 
 
 @hookimpl
+def get_metadata(datasette: Any, key: str, database: str | None, table: str | None) -> dict[str, Any]:
+    """Descriptions of every tablebase database datasette serves and of its ``blocks`` and ``how_to_query``."""
+    described = {
+        name: {
+            "description": DATABASE_DESCRIPTION,
+            "tables": {table_name: {"description": text} for table_name, text in TABLE_DESCRIPTIONS.items()},
+        }
+        for name, db in datasette.databases.items()
+        if is_tablebase(getattr(db, "path", None))
+    }
+    return {"databases": described} if described else {}
+
+
+@hookimpl
 def canned_queries(datasette: Any, database: str, actor: Any) -> Callable[[], Awaitable[dict[str, Any]]]:
     """``probe-VARIANT`` for each variant built into ``database`` (nothing for other databases)."""
 
@@ -102,4 +149,14 @@ def canned_queries(datasette: Any, database: str, actor: Any) -> Callable[[], Aw
     return queries
 
 
-__all__ = ["DESCRIPTION", "PROBE_SQL", "canned_queries", "is_tablebase", "prepare_connection", "tablebase_file"]
+__all__ = [
+    "DATABASE_DESCRIPTION",
+    "DESCRIPTION",
+    "PROBE_SQL",
+    "TABLE_DESCRIPTIONS",
+    "canned_queries",
+    "get_metadata",
+    "is_tablebase",
+    "prepare_connection",
+    "tablebase_file",
+]

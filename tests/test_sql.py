@@ -445,7 +445,7 @@ def sql_url(url: str, database: str, sql: str, **params: str) -> str:
 def test_datasette_plugin_is_registered(datasette_url: str) -> None:
     plugins = get_json(f"{datasette_url}/-/plugins.json")
     mine = [p for p in plugins if p["name"] == "tablebase"]
-    assert mine and set(mine[0]["hooks"]) == {"prepare_connection", "canned_queries"}
+    assert mine and set(mine[0]["hooks"]) == {"prepare_connection", "canned_queries", "get_metadata"}
 
 
 @pytest.mark.slow
@@ -495,3 +495,19 @@ def test_datasette_offers_a_probe_query_per_variant(datasette_url: str, layouts:
     assert len(bad) == 1 and bad[0]["error"].startswith("malformed_position: ")
     page = urllib.request.urlopen(f"{datasette_url}/layouts/probe-connect4-4-4?position=44", timeout=30).read().decode()
     assert "Probe a position of connect4-4-4" in page
+
+
+@pytest.mark.slow
+def test_datasette_pages_say_what_the_blobs_are(datasette_url: str) -> None:
+    from tablebase.datasette_plugin import DATABASE_DESCRIPTION, TABLE_DESCRIPTIONS
+
+    def page(path: str) -> str:
+        import html
+
+        return html.unescape(urllib.request.urlopen(f"{datasette_url}{path}", timeout=30).read().decode())
+
+    assert DATABASE_DESCRIPTION in page("/layouts")
+    assert TABLE_DESCRIPTIONS["blocks"] in page("/layouts/blocks")
+    assert TABLE_DESCRIPTIONS["how_to_query"] in page("/layouts/how_to_query")
+    # the user's own database is not described as a tablebase
+    assert DATABASE_DESCRIPTION not in page("/my_games")
