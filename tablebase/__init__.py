@@ -21,6 +21,8 @@ The package:
   Dask cluster, the ``cluster`` extra);
 * :mod:`tablebase.store` — schema, migrations, writers and the storage layouts;
 * :mod:`tablebase.serve` — the HTTP API and web board (the ``serve`` extra);
+* :mod:`tablebase.sql` — SQL functions (``tb_outcome``, ``tb_probe``, ...) for sqlite3, SQLAlchemy and
+  datasette (:mod:`tablebase.datasette_plugin`, the ``datasette`` extra), reading any layout;
 * :mod:`tablebase.svg` — positions and probes drawn from a game's layout (notebooks show them);
 * :mod:`tablebase.testing` — the checks every game passes, for authors of game plugins.
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: The most characters of one input that an error message quotes (enough for a whole
 #: position of Ultimate tic-tac-toe, 93 to 113 characters, so it can be copied from the message).
@@ -49,6 +53,9 @@ class TablebaseError(Exception):
     it quotes: a 60 KB position comes back as its start and its length.
     """
 
+    #: The stable name of the error in JSON replies (``{"error": kind, "detail": message}``).
+    kind: ClassVar[str] = "tablebase_error"
+
     def __str__(self) -> str:
         # KeyError would otherwise repr() its message.
         return shorten_quotes(str(self.args[0]) if self.args else self.__class__.__name__)
@@ -57,25 +64,37 @@ class TablebaseError(Exception):
 class UnknownVariantError(TablebaseError, ValueError):
     """The variant name is not registered or its parameters are out of range."""
 
+    kind = "unknown_variant"
+
 
 class MalformedPositionError(TablebaseError, ValueError):
     """A position string cannot be parsed or describes an impossible board."""
+
+    kind = "malformed_position"
 
 
 class IllegalMoveError(TablebaseError, ValueError):
     """A move string cannot be parsed or is not legal in the position."""
 
+    kind = "illegal_move"
+
 
 class UnreachablePositionError(TablebaseError, KeyError):
     """A well-formed position that is not in the tablebase (not reachable from the start)."""
+
+    kind = "unreachable_position"
 
 
 class VariantNotBuiltError(TablebaseError, KeyError):
     """The variant exists but has not been built into this database."""
 
+    kind = "variant_not_built"
+
 
 class DatabaseError(TablebaseError):
     """The database file is missing, not a tablebase, or cannot be written."""
+
+    kind = "database_error"
 
 
 class SchemaVersionError(DatabaseError):
@@ -84,6 +103,18 @@ class SchemaVersionError(DatabaseError):
 
 class BuildError(TablebaseError):
     """A build could not be completed; the database is left as it was."""
+
+    kind = "build_error"
+
+
+def error_dict(exc: TablebaseError, path: Path | None = None) -> dict[str, str]:
+    """The JSON of an error: ``{"error": exc.kind, "detail": message}``, the database ``path`` named
+    by its file name only (the HTTP API and the SQL functions answer with it)."""
+    detail = str(exc)
+    if path is not None:
+        for shown in sorted({str(path.resolve()), str(path.absolute()), str(path)}, key=len, reverse=True):
+            detail = detail.replace(shown, path.name)
+    return {"error": exc.kind, "detail": detail}
 
 
 def one_line(exc: BaseException) -> str:

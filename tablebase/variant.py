@@ -246,6 +246,14 @@ class VariantTable:
             moves=moves,
         )
 
+    def value(self, position: str | None = None) -> tuple[Outcome, int | None]:
+        """``(outcome, distance)`` of ``position`` for the side to move, as :meth:`probe` gives them,
+        without its moves (one lookup)."""
+        state = self.parse(position)
+        with self.snapshot() as conn:
+            entry, _ = self._lookup(conn, self._bound(), state, position)
+        return entry.outcome, entry.distance
+
     def _prove_moves(self, state: int, outcome: str, distance: int | None) -> tuple[MoveValue, ...]:
         """Every move of a position that ``solve`` stored with its value only (a child of a
         solved position): the values stored, the rest proved now, for at most

@@ -37,6 +37,15 @@ def test_import_open_and_probe_load_no_framework(built_db: Path, tmp_path: Path)
     assert loaded_after(code) == []
 
 
+def test_sql_functions_load_no_framework(built_db: Path) -> None:
+    code = (
+        "import tablebase.sql\n"
+        f"conn = tablebase.sql.connect({str(built_db)!r})\n"
+        "assert conn.execute(\"SELECT tb_outcome('tictactoe'), tb_probe('tictactoe', 'x../.../...')\").fetchone()[0] == 'draw'\n"
+    )
+    assert loaded_after(code) == []
+
+
 def test_rules_and_layouts_import_without_numpy() -> None:
     code = (
         "from tablebase import games\n"

@@ -294,6 +294,6 @@ def test_every_documented_error_kind_exists() -> None:
     documented = set(re.findall(r"^\| \d{3} \| `([a-z_]+)` \|", readme, flags=re.M))
     from tablebase.serve.app import ERROR_STATUS, HTTP_ERRORS
 
-    kinds = {name for _, _, name in ERROR_STATUS} | set(HTTP_ERRORS.values()) | {"bad_request", "no_layout", "uri_too_long"}
+    kinds = {error.kind for error, _ in ERROR_STATUS} | set(HTTP_ERRORS.values()) | {"bad_request", "no_layout", "uri_too_long"}
     # every kind an endpoint can answer is documented, and nothing else
     assert documented == kinds - {"illegal_move", "tablebase_error"}, documented ^ kinds

@@ -27,9 +27,13 @@ MAX_POSITIONS = 2_000_000
 class NotProvedError(TablebaseError):
     """The search did not prove the position within its time limit."""
 
+    kind = "not_proved"
+
 
 class BusyError(TablebaseError):
     """Another search is running in this server process."""
+
+    kind = "busy"
 
 
 class Analysis:

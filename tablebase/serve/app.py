@@ -75,6 +75,7 @@ from tablebase.errors import (
     UnknownVariantError,
     UnreachablePositionError,
     VariantNotBuiltError,
+    error_dict,
     quote,
 )
 from tablebase.games.base import Layout
@@ -90,24 +91,28 @@ STATIC = Path(__file__).with_name("static")
 class NotSolvedError(UnreachablePositionError):
     """A position of a variant explored by search that this server has not proved."""
 
+    kind = "not_solved"
+
 
 class NotEnumeratedError(VariantNotBuiltError):
     """A question only an enumerated (built) variant can answer."""
 
+    kind = "not_enumerated"
 
-#: HTTP status and error kind of each library error, most specific first.
-ERROR_STATUS: tuple[tuple[type[TablebaseError], int, str], ...] = (
-    (MalformedPositionError, 400, "malformed_position"),
-    (IllegalMoveError, 400, "illegal_move"),
-    (NotSolvedError, 404, "not_solved"),
-    (NotEnumeratedError, 404, "not_enumerated"),
-    (UnknownVariantError, 404, "unknown_variant"),
-    (VariantNotBuiltError, 404, "variant_not_built"),
-    (UnreachablePositionError, 404, "unreachable_position"),
-    (NotProvedError, 503, "not_proved"),
-    (BusyError, 503, "busy"),
-    (DatabaseError, 500, "database_error"),
-    (TablebaseError, 500, "tablebase_error"),
+
+#: HTTP status of each library error, most specific first (the error kind is the class's ``kind``).
+ERROR_STATUS: tuple[tuple[type[TablebaseError], int], ...] = (
+    (MalformedPositionError, 400),
+    (IllegalMoveError, 400),
+    (NotSolvedError, 404),
+    (NotEnumeratedError, 404),
+    (UnknownVariantError, 404),
+    (VariantNotBuiltError, 404),
+    (UnreachablePositionError, 404),
+    (NotProvedError, 503),
+    (BusyError, 503),
+    (DatabaseError, 500),
+    (TablebaseError, 500),
 )
 
 PositionQuery = Query(
@@ -303,13 +308,9 @@ def parse_position(game: games.Game, position: str | None) -> int:
 
 def error_reply(exc: TablebaseError, path: Path | None = None, headers: dict[str, str] | None = None) -> JSONResponse:
     """The JSON error response for a library error; the database ``path`` is named by its file name only."""
-    detail = str(exc)
-    if path is not None:
-        for shown in {str(path.resolve()), str(path.absolute()), str(path)}:
-            detail = detail.replace(shown, path.name)
-    for kind, status, name in ERROR_STATUS:
+    for kind, status in ERROR_STATUS:
         if isinstance(exc, kind):
-            return JSONResponse({"error": name, "detail": detail}, status_code=status, headers=headers)
+            return JSONResponse(error_dict(exc, path), status_code=status, headers=headers)
     raise AssertionError("TablebaseError is the last entry")  # pragma: no cover
 
 

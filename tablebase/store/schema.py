@@ -7,7 +7,7 @@ queries stays fast; a test checks it against the alembic scripts.
 from __future__ import annotations
 
 #: Alembic revisions in order; the last one is what this library expects.
-REVISIONS: tuple[str, ...] = ("0001_initial", "0002_storage", "0003_plies", "0004_views", "0005_packed", "0006_ply_outcomes")
+REVISIONS: tuple[str, ...] = ("0001_initial", "0002_storage", "0003_plies", "0004_views", "0005_packed", "0006_ply_outcomes", "0007_how_to_query")
 HEAD = REVISIONS[-1]
 
 UPGRADE_COMMAND = "tablebase db upgrade"
