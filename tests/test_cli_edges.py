@@ -205,3 +205,21 @@ def test_probe_shows_the_stored_key(built_db: Path) -> None:
     with tablebase.open(built_db) as tb:
         assert tb.variant("tictactoe").key("xx./oo./...").key == "xo./xo./..."
         assert tb.variant("mnk-3-3-3").key("xx./oo./...").key == "xx./oo./..."  # built without symmetry
+
+
+def test_a_perpetual_draw_reads_no_end_and_keeps_a_null_distance_in_json(tmp_path: Path) -> None:
+    # Rota's start is a draw by perpetual play (its positions repeat): there is no distance to an end
+    db = tmp_path / "rota.db"
+    built = run("build", "rota", db=db)
+    assert built.exit_code == 0, built.output
+    assert "start is a draw (no end) (" in built.output
+    probe = run("probe", "rota", db=db).output
+    assert "......../.: x to move, draw (no end)" in probe and "in -" not in probe
+    assert run("best", "rota", db=db).output.startswith("0  draw (no end)  -> x......./.")
+    data = json.loads(run("probe", "rota", "--json", db=db).output)
+    assert (data["outcome"], data["distance"]) == ("draw", None)
+    assert {(m["outcome"], m["distance"]) for m in data["moves"]} == {("draw", None)}
+    # a draw with a distance keeps it
+    with tablebase.open(db) as tb:
+        tb.build("tictactoe")
+    assert ".../.../...: x to move, draw in 9" in run("probe", "tictactoe", db=db).output
