@@ -223,3 +223,26 @@ def test_a_perpetual_draw_reads_no_end_and_keeps_a_null_distance_in_json(tmp_pat
     with tablebase.open(db) as tb:
         tb.build("tictactoe")
     assert ".../.../...: x to move, draw in 9" in run("probe", "tictactoe", db=db).output
+
+
+def test_symmetry_is_no_for_a_game_with_only_the_identity(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+    from serve_support import registered
+
+    from tablebase.serve import create_app
+
+    db = tmp_path / "t.db"
+    with registered():
+        with tablebase.open(db) as tb:
+            tb.build("toy-wheel")  # a wheel of four spots and a centre, drawn with no symmetry of its own
+            tb.build("tictactoe")
+            assert tb.get_variant("toy-wheel") is not None and tb.variant("toy-wheel").game.num_symmetries == 1
+        listed = {v["variant"]: v["symmetry"] for v in json.loads(run("list", "--json", db=db).output)}
+        assert listed == {"toy-wheel": False, "tictactoe": True}
+        rows = {line.split()[0]: line.split()[3] for line in run("list", db=db).output.splitlines()[2:]}
+        assert rows == {"toy-wheel": "no", "tictactoe": "yes"}
+        with TestClient(create_app(db)) as client:
+            served = {v["variant"]: v["symmetry"] for v in client.get("/api/variants").json()}
+    assert served["toy-wheel"] is False and served["tictactoe"] is True
+    # a variant too large to build is offered with the symmetries its game has
+    assert served["connect4"] is True
