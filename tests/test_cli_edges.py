@@ -246,3 +246,19 @@ def test_symmetry_is_no_for_a_game_with_only_the_identity(tmp_path: Path) -> Non
     assert served["toy-wheel"] is False and served["tictactoe"] is True
     # a variant too large to build is offered with the symmetries its game has
     assert served["connect4"] is True
+
+
+@pytest.mark.parametrize(
+    ("storage", "phases"),
+    [("moves", ["read", "moves", "rules", "labels"]), ("states", ["read", "children"]), ("packed", ["children"])],
+)
+def test_verify_prints_a_progress_line_per_phase_for_every_layout(tmp_path: Path, storage: str, phases: list[str]) -> None:
+    db = tmp_path / "t.db"
+    assert run("build", "tictactoe", "-q", "--storage", storage, db=db).exit_code == 0
+    result = run("verify", "tictactoe", db=db)
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.strip().splitlines()
+    assert [line.split()[1] for line in lines] == phases
+    # each phase ends on its total: every state (or, for the moves, every stored move) of tic-tac-toe
+    assert all(" 765/765 " in line or " 2,270/2,270 " in line for line in lines), lines
+    assert run("verify", "tictactoe", "--quiet", db=db).stderr == ""
