@@ -14,10 +14,12 @@ with one change of wording that changes no result: there the mouse may step
 onto the cat and is caught, here such a step is not a move, and a mouse
 whose every step is onto the cat has lost. The puzzle's first two examples
 are two of the variants here: ``catmouse`` (a draw) and ``catmouse-small``
-(the mouse wins). ``catmouse-ring`` puts the hole on a ring of six nodes:
-the mouse starts opposite the hole and wins in five plies (the cat, next to
-the hole, cannot cross it to head the mouse off), and a position and its
-mirror image in the line through the hole have the same value.
+(the mouse wins). ``catmouse-ring`` is a wheel: a ring of six nodes, the hole
+on top, and a spoke from the hole through the centre to the bottom node. The
+mouse starts at the bottom, the cat in the centre; the cat's only step is
+down, so the mouse runs round either side and wins in five plies. The wheel
+is its own mirror image in the spoke, and so is the start: a position and
+its mirror image have the same value and are stored once.
 
 Positions write what is on each node in node order, ``.`` empty, ``m`` the
 mouse, ``c`` the cat, then the side to move: ``.mc... mouse``. A caught
@@ -212,15 +214,19 @@ HOUSE_PLACES = [(1.0, 0.0), (2.0, 3.0), (0.0, 1.0), (2.0, 2.0), (0.0, 2.0), (2.0
 PATH = [(0, 1), (0, 3), (2, 3)]
 PATH_PLACES = [(1.0, 0.0), (0.0, 0.0), (3.0, 0.0), (2.0, 0.0)]
 
-#: A ring of six nodes, the hole on top; the mouse starts opposite the hole, the cat next to the hole.
-RING = [(node, (node + 1) % 6) for node in range(6)]
-RING_PLACES = [(round(math.sin(node * math.pi / 3), 3), round(-math.cos(node * math.pi / 3), 3)) for node in range(6)]
-#: The ring's mirror image in the line through the hole: node k goes to node 6 - k.
-RING_MIRROR = [(6 - node) % 6 for node in range(6)]
+#: A wheel: a ring of six nodes clockwise from the hole on top, and node 6 in the centre on a spoke
+#: from the hole to the bottom node 3.
+RING = [(node, (node + 1) % 6) for node in range(6)] + [(0, 6), (3, 6)]
+RING_PLACES = [
+    *((round(1.5 * math.sin(node * math.pi / 3), 3), round(-1.5 * math.cos(node * math.pi / 3), 3)) for node in range(6)),
+    (0.0, 0.0),
+]
+#: The mirror image in the spoke: ring node k goes to node 6 - k, the spoke stays.
+RING_MIRROR = [(6 - node) % 6 for node in range(6)] + [6]
 
 VARIANTS = {
     "catmouse": lambda: CatMouse("catmouse", HOUSE, HOUSE_PLACES),
     "catmouse-small": lambda: CatMouse("catmouse-small", PATH, PATH_PLACES),
-    "catmouse-ring": lambda: CatMouse("catmouse-ring", RING, RING_PLACES, mouse=3, cat=1, mirrors=[RING_MIRROR]),
+    "catmouse-ring": lambda: CatMouse("catmouse-ring", RING, RING_PLACES, mouse=3, cat=6, mirrors=[RING_MIRROR]),
 }
 CATALOG = ("catmouse", "catmouse-small", "catmouse-ring")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import tablebase
-from catmouse import HOUSE, HOUSE_PLACES, CatMouse
+from catmouse import HOUSE, HOUSE_PLACES, RING, RING_MIRROR, RING_PLACES, CatMouse
 from tablebase import testing
 
 VARIANTS = ("catmouse", "catmouse-small", "catmouse-ring")
@@ -39,7 +39,7 @@ def test_registered_through_the_entry_point() -> None:
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_rules_pass_the_shared_checks(name: str) -> None:
-    # includes unmoves (every parent listed, none where the game was over) and the mirror of the ring
+    # includes unmoves (every parent listed, none where the game was over) and the wheel's mirror
     testing.check_game(name, playouts=40)
 
 
@@ -121,7 +121,7 @@ def test_every_live_position_agrees_with_the_reference_solver(db: Path, name: st
     assert keys == stored
 
 
-def test_the_puzzles_examples_and_the_ring_by_hand(db: Path) -> None:
+def test_the_puzzles_examples_and_the_wheel_by_hand(db: Path) -> None:
     with tablebase.open(db) as tb:
         house, path, ring = (tb.variant(name) for name in VARIANTS)
         # the puzzle's first example: a draw; its second: the mouse runs into the hole at once
@@ -141,20 +141,31 @@ def test_the_puzzles_examples_and_the_ring_by_hand(db: Path) -> None:
         # the cat cannot reach node 2 from node 3: the mouse there goes into the hole next
         late = house.probe("..mc.. cat")
         assert (late.outcome, late.distance) == ("loss", 2)
-        # the ring: the mouse runs away from the cat round the far side, three steps; the cat, which may
-        # not cross the hole, follows: 3-4 1-2 4-5 (any) 5-hole
+        # the wheel: the cat's only step from the centre is down (it may not enter the hole), so the
+        # mouse runs up either side of the ring, three steps: 3-2 6-3 2-1 (any) 1-hole, or its mirror image
+        start = ring.probe()
+        assert (start.position, start.outcome, start.distance) == ("...m..c mouse", "win", 5)
+        assert [(m.move, m.outcome, m.distance) for m in start.moves] == [("3-2", "win", 5), ("3-4", "win", 5)]
         run = ring.line()
-        assert (run.outcome, run.moves[0], run.moves[2], run.moves[4]) == ("win", "3-4", "4-5", "5-hole")
-        assert len(run.moves) == 5 and ring.probe().distance == 5
-        # towards the cat is lost: it catches the mouse on node 2
-        toward = next(m for m in ring.probe().moves if m.move == "3-2")
-        assert (toward.outcome, toward.distance) == ("loss", 2)
-        caught = ring.probe(".cm... cat").best_move
-        assert caught is not None and (caught.move, caught.position) == ("1-2", "..c... mouse")
-        # the mirror image in the line through the hole has the same value, stored under one key
-        mirrored = ring.probe("...m.c mouse")
-        assert (mirrored.outcome, mirrored.distance) == ("win", 5)
-        assert ring.key("...m.c mouse").key == ring.key(".c.m.. mouse").key
+        assert (run.outcome, run.moves[:3], run.moves[4]) == ("win", ("3-2", "6-3", "2-1"), "1-hole")
+        assert [m.move for m in ring.probe("..m...c cat").moves] == ["6-3"]
+        # a position and its mirror image in the spoke are stored once
+        assert ring.key("....m.c cat").key == ring.key("..m...c cat").key
+        with pytest.raises(tablebase.IllegalMoveError, match="'3-6'"):
+            ring.play("...m..c mouse", "3-6")  # the cat is there
+
+
+def test_the_wheels_counts_are_the_same_with_and_without_its_mirror() -> None:
+    # the start is its own mirror image, so each ply's positions are the same either way
+    counts = [
+        [(p.ply, p.positions, p.classes) for p in tablebase.count("catmouse-ring", symmetry=reduced).plies]
+        for reduced in (True, False)
+    ]
+    assert counts[0] == counts[1]
+    # and they are the positions the reference solver reaches, but for a mouse that stepped onto the cat
+    game = CatMouse("catmouse-ring", RING, RING_PLACES, mouse=3, cat=6, mirrors=[RING_MIRROR])
+    reached = [node for node in reference(game.edges, *game.start) if not (node[0] == node[1] and node[2] == 1)]
+    assert sum(positions for _, positions, _ in counts[0]) == len(reached) == 34
 
 
 def test_the_command_line_probes_and_plays_a_line(db: Path) -> None:
@@ -165,7 +176,7 @@ def test_the_command_line_probes_and_plays_a_line(db: Path) -> None:
     assert (data["outcome"], data["distance"], data["to_move"]) == ("draw", None, "mouse")
     line = cli("line", "catmouse", "--db", str(db)).stdout
     assert line.startswith(".mc... mouse: draw\n") and "(position repeats: perpetual play)" in line
-    with tablebase.open(db) as tb:  # the ring has a mirror symmetry, the other two graphs none
+    with tablebase.open(db) as tb:  # the wheel has a mirror symmetry, the other two graphs none
         assert {info.name: info.symmetry for info in tb.variants()} == {
             "catmouse": False, "catmouse-ring": True, "catmouse-small": False,
         }
