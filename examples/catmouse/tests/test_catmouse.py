@@ -4,6 +4,8 @@ cross-checked against a solver written here from the puzzle's rules, and through
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +17,8 @@ from catmouse import HOUSE, HOUSE_PLACES, RING, RING_MIRROR, RING_PLACES, CatMou
 from tablebase import testing
 
 VARIANTS = ("catmouse", "catmouse-small", "catmouse-ring")
+#: The walk-through of this example in the project's documentation.
+DOC = Path(__file__).resolve().parents[3] / "docs" / "games.md"
 #: The command line installed next to this interpreter.
 TABLEBASE = str(Path(sys.executable).with_name("tablebase"))
 
@@ -201,3 +205,15 @@ def test_states_only_storage_derives_the_moves_backwards(tmp_path: Path) -> None
         before = tb.variant("catmouse").predecessors("..cm.. cat")
     # the mouse reached node 3 from node 1, 4 or 5
     assert [(p.position, p.move) for p in before] == [("..c..m mouse", "5-3"), ("..c.m. mouse", "4-3"), (".mc... mouse", "1-3")]
+
+
+@pytest.mark.skipif(not DOC.exists(), reason="the project's docs are not next to this example")
+def test_the_documentation_shows_what_the_commands_print(db: Path) -> None:
+    shown = next(b for b in re.findall(r"^```console\n(.*?)^```$", DOC.read_text(), re.M | re.S) if "catmouse" in b)
+    commands = re.split(r"^\$ ", shown, flags=re.M)[1:]
+    assert len(commands) == 4
+    for command in commands:
+        line, _, output = command.partition("\n")
+        args = shlex.split(line)
+        assert args[0] == "tablebase"
+        assert cli(*args[1:], "--db", str(db)).stdout == output, line
