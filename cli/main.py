@@ -572,7 +572,7 @@ def play(
     variant: VariantArg,
     position: PositionArg = None,
     as_: Annotated[
-        str, typer.Option("--as", help="Your side: x, o, first or second (x is first).")
+        str, typer.Option("--as", help="Your side: a player's name (x or o for most games), first or second.")
     ] = "first",
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:

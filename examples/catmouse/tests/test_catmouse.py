@@ -184,6 +184,11 @@ def test_the_command_line_probes_and_plays_a_line(db: Path) -> None:
         assert {info.name: info.symmetry for info in tb.variants()} == {
             "catmouse": False, "catmouse-ring": True, "catmouse-small": False,
         }
+    # playing the cat: perfect play moves the mouse first
+    played = subprocess.run(
+        [TABLEBASE, "play", "catmouse", "--as", "cat", "--db", str(db)], input="quit\n", capture_output=True, text=True
+    )
+    assert played.returncode == 0 and "you play cat" in played.stdout and "perfect play: 1-3" in played.stdout
     bad = cli("probe", "catmouse", "c.m... mouse", "--db", str(db))
     assert bad.returncode == 1 and bad.stderr.strip().splitlines() == [
         "error: invalid position 'c.m... mouse': the cat may not enter the hole (the first node)"
