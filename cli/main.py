@@ -20,7 +20,7 @@ from typer.core import TyperGroup
 
 import tablebase
 import cli
-from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, settled_text, show_distance, table
+from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, settled_text, show_distance, table, value_text
 from tablebase.errors import TablebaseError, shorten_quotes
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
@@ -281,8 +281,8 @@ def build(
             wall = time.perf_counter() - started
             split = "" if progress is None else f": {progress.summary(wall)}"
             typer.echo(
-                f"{info.name}: {info.states:,} states, {moves_text(info)}, start is a {info.outcome}"
-                f" in {show_distance(info.distance)} ({wall:.2f} s{split})"
+                f"{info.name}: {info.states:,} states, {moves_text(info)}, start is a"
+                f" {value_text(info.outcome, info.distance)} ({wall:.2f} s{split})"
             )
 
 
@@ -311,7 +311,7 @@ def solve(
         emit_json(report.to_dict())
     elif report.proved:
         typer.echo(
-            f"{report.position}: {report.outcome} in {show_distance(report.distance)}"
+            f"{report.position}: {value_text(report.outcome, report.distance)}"
             f" ({report.nodes:,} nodes, {report.seconds:.1f} s; {report.stored:,} new positions stored)"
         )
     if not report.proved:
@@ -342,7 +342,7 @@ def solve_file(variant: str, position: str | None, file: Path, time_limit: float
             if json_:
                 typer.echo(json.dumps(report.to_dict()))
             elif report.proved:
-                typer.echo(f"{report.position}: {report.outcome} in {show_distance(report.distance)} ({report.seconds:.1f} s)")
+                typer.echo(f"{report.position}: {value_text(report.outcome, report.distance)} ({report.seconds:.1f} s)")
             elif report.outcome is not None:
                 typer.echo(f"{settled_text(report)} within {time_limit} s")
             else:
@@ -572,7 +572,7 @@ def play(
     variant: VariantArg,
     position: PositionArg = None,
     as_: Annotated[
-        str, typer.Option("--as", help="Your side: x, o, first or second (x is first).")
+        str, typer.Option("--as", help="Your side: a player's name (x or o for most games), first or second.")
     ] = "first",
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
@@ -598,11 +598,11 @@ def play(
                     winner = players[mover if probe.outcome == "win" else 1 - mover]
                     typer.echo(f"game over: {winner} wins" + (" (you)" if winner == human else " (perfect play)"))
                 return
-            typer.echo(f"{probe.position}: {probe.to_move} to move, {probe.outcome} in {show_distance(probe.distance)}")
+            typer.echo(f"{probe.position}: {probe.to_move} to move, {value_text(probe.outcome, probe.distance)}")
             if probe.to_move != human:
                 move = probe.best_move
                 assert move is not None
-                typer.echo(f"perfect play: {move.move} ({move.outcome} in {show_distance(move.distance)})")
+                typer.echo(f"perfect play: {move.move} ({value_text(move.outcome, move.distance)})")
                 history.append(vt.probe(move.position))
                 continue
             answer = ""

@@ -17,6 +17,17 @@ def show_distance(distance: Optional[int]) -> str:
     return "-" if distance is None else str(distance)
 
 
+#: How a draw without a distance reads (perpetual play, where positions repeat); the web board says the same.
+NO_END = "draw (no end)"
+
+
+def value_text(outcome: str | None, distance: Optional[int]) -> str:
+    """An outcome with its distance, ``win in 3``; a draw without a distance reads :data:`NO_END`."""
+    if outcome == "draw" and distance is None:
+        return NO_END
+    return f"{outcome} in {show_distance(distance)}"
+
+
 def settled_text(report: SolveReport) -> str:
     """A solve's value given without every move proved."""
     return (
@@ -38,8 +49,8 @@ def probe_text(vt: VariantTable, result: Probe) -> str:
     """What ``tablebase probe`` prints without ``--json``: the board, the value, the moves best first."""
     lines = [
         vt.game.format_board(vt.parse(result.position)),
-        f"{result.position}: {result.to_move} to move, {result.outcome}"
-        f" in {show_distance(result.distance)}" + (" (game over)" if result.terminal else ""),
+        f"{result.position}: {result.to_move} to move, {value_text(result.outcome, result.distance)}"
+        + (" (game over)" if result.terminal else ""),
     ]
     stored = vt.key(result.position)
     if stored.key != result.position:
@@ -55,7 +66,7 @@ def best_text(result: Probe) -> str:
     move = result.best_move
     if move is None:
         return f"{result.position}: the game is over ({result.to_move} to move: {result.outcome})"
-    return f"{move.move}  {move.outcome} in {show_distance(move.distance)}  -> {move.position}"
+    return f"{move.move}  {value_text(move.outcome, move.distance)}  -> {move.position}"
 
 
 def line_text(result: Line) -> str:

@@ -176,6 +176,7 @@ class VariantInfo:
     family: str
     rules: str
     parameters: dict[str, Any]
+    #: Stored one position per symmetry class (false for a game whose only symmetry is the identity).
     symmetry: bool
     complete: bool
     states: int
@@ -211,7 +212,7 @@ class VariantInfo:
             family=game.family,
             rules=game.rules,
             parameters=game.parameters(),
-            symmetry=True,
+            symmetry=game.num_symmetries > 1,
             complete=False,
             states=0,
             moves=0,

@@ -90,7 +90,12 @@ def check_symmetries(game: Game, state: int) -> None:
         where = f"{text!r}, symmetry {sym}:"
         _expect(game.transform(image, game.inverse_symmetry(sym)) == state, where, "the inverse does not undo it")
         _expect(game.outcome(image) == game.outcome(state), where, "the outcome differs")
-        _expect(game.to_move(image) == game.to_move(state), where, "the side to move differs")
+        _expect(
+            game.to_move(image) == game.to_move(state),
+            where,
+            "the side to move differs: a symmetry must keep the side to move (a stored position stands for its"
+            " whole class with one side to move; symmetries that exchange the players are not supported)",
+        )
         _expect(game.parse_position(game.format_position(image)) == image, where, "the image does not round-trip")
         mapped = sorted(game.transform_move(m, sym) for m in moves)
         _expect(mapped == sorted(game.legal_moves(image)), where, "moves do not map to the image's moves")

@@ -47,6 +47,7 @@ class _Stored:
         table: StoredVariant,
         keep_keys: bool,
         parse: Callable[[list[str]], Any] | None,
+        progress: Progress | None = None,
     ):
         self.conn = conn
         self.storage = table.storage
@@ -61,6 +62,8 @@ class _Stored:
                 keys.extend(rows.keys)
             if parse is not None:
                 parsed.append(_parse(rows, parse))
+            if progress is not None:
+                progress("read", sum(len(part) for part in ids), table.info.states)
         self.ids = np.concatenate(ids) if ids else np.empty(0, dtype=np.int64)
         self.to_move = to_move
         self.terminal = np.concatenate(terminal) if terminal else np.empty(0, dtype=bool)
@@ -134,26 +137,34 @@ def check(table: StoredVariant, sample: int | None = None, progress: Progress | 
             return report
     if sample is not None or not table.storage.stores_moves:
         return verify_children(table, sample, progress=progress)
-    return verify(table)
+    return verify(table, progress=progress)
 
 
-def verify(table: StoredVariant, rules: bool = True, vector: bool | None = None) -> VerifyReport:
+def verify(
+    table: StoredVariant, rules: bool = True, vector: bool | None = None, progress: Progress | None = None
+) -> VerifyReport:
     """Check every state of ``table``; the report lists each disagreement.
 
     ``vector`` chooses the rules check: ``None`` uses the game's array
     kernels when it has them (and the variant is complete), ``False`` the
-    state-by-state check.
+    state-by-state check. ``progress`` hears of each phase: ``read`` (the
+    states), ``moves`` (the stored moves), ``rules`` and ``labels``.
     """
     with table.snapshot() as conn:
-        return _verify(conn, table, rules, vector)
+        return _verify(conn, table, rules, vector, progress)
 
 
-def _verify(conn: sqlite3.Connection, table: StoredVariant, rules: bool, vector: bool | None) -> VerifyReport:
+def _verify(
+    conn: sqlite3.Connection, table: StoredVariant, rules: bool, vector: bool | None, progress: Progress | None
+) -> VerifyReport:
     report = VerifyReport(table.name)
     use_kernels = rules and table.info.complete and vector is not False
     kernels = table.game.vector if use_kernels else None
-    stored = _Stored(conn, table, keep_keys=rules and kernels is None, parse=kernels.parse_positions if kernels else None)
+    stored = _Stored(
+        conn, table, keep_keys=rules and kernels is None, parse=kernels.parse_positions if kernels else None, progress=progress
+    )
     n = len(stored.ids)
+    edges_read = 0
     move_ids: dict[str, int] = {}
     src_ids, dst_ids, moves = [], [], []
     for chunk in table.storage.edge_chunks(conn, _CHUNK) or ():
@@ -162,6 +173,9 @@ def _verify(conn: sqlite3.Connection, table: StoredVariant, rules: bool, vector:
         codes = np.array([move_ids.setdefault(str(t), len(move_ids)) for t in names], dtype=np.int64)
         moves.append(codes[inverse.ravel()])
         dst_ids.append(chunk.to_refs)
+        edges_read += len(chunk.to_refs)
+        if progress is not None:
+            progress("moves", edges_read, table.info.moves)
     src_id = np.concatenate(src_ids) if src_ids else np.empty(0, dtype=np.int64)
     dst_id = np.concatenate(dst_ids) if dst_ids else np.empty(0, dtype=np.int64)
     move = np.concatenate(moves) if moves else np.empty(0, dtype=np.int64)
@@ -182,16 +196,24 @@ def _verify(conn: sqlite3.Connection, table: StoredVariant, rules: bool, vector:
         report.add("moves lead to states of another variant")
         return report
     if rules:
+        if progress is not None:
+            progress("rules", 0, n)
         if kernels is not None:
             _check_rules_vector(table, kernels, stored, src, move, dst, move_ids, report)
         else:
             texts = {i: m for m, i in move_ids.items()}
             edges = [(int(a), texts[int(b)], int(c)) for a, b, c in zip(src_id, move, dst_id)]
             _check_rules(table, stored, edges, report)
+        if progress is not None:
+            progress("rules", n, n)
+    if progress is not None:
+        progress("labels", 0, n)
     _check_labels(
         stored.key, stored.terminal, stored.outcome, stored.distance, src, stored.outcome[dst], stored.distance[dst],
         table.info.complete, report,
     )
+    if progress is not None:
+        progress("labels", n, n)
     return report
 
 

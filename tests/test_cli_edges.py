@@ -205,3 +205,60 @@ def test_probe_shows_the_stored_key(built_db: Path) -> None:
     with tablebase.open(built_db) as tb:
         assert tb.variant("tictactoe").key("xx./oo./...").key == "xo./xo./..."
         assert tb.variant("mnk-3-3-3").key("xx./oo./...").key == "xx./oo./..."  # built without symmetry
+
+
+def test_a_perpetual_draw_reads_no_end_and_keeps_a_null_distance_in_json(tmp_path: Path) -> None:
+    # Rota's start is a draw by perpetual play (its positions repeat): there is no distance to an end
+    db = tmp_path / "rota.db"
+    built = run("build", "rota", db=db)
+    assert built.exit_code == 0, built.output
+    assert "start is a draw (no end) (" in built.output
+    probe = run("probe", "rota", db=db).output
+    assert "......../.: x to move, draw (no end)" in probe and "in -" not in probe
+    assert run("best", "rota", db=db).output.startswith("0  draw (no end)  -> x......./.")
+    data = json.loads(run("probe", "rota", "--json", db=db).output)
+    assert (data["outcome"], data["distance"]) == ("draw", None)
+    assert {(m["outcome"], m["distance"]) for m in data["moves"]} == {("draw", None)}
+    # a draw with a distance keeps it
+    with tablebase.open(db) as tb:
+        tb.build("tictactoe")
+    assert ".../.../...: x to move, draw in 9" in run("probe", "tictactoe", db=db).output
+
+
+def test_symmetry_is_no_for_a_game_with_only_the_identity(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+    from serve_support import registered
+
+    from tablebase.serve import create_app
+
+    db = tmp_path / "t.db"
+    with registered():
+        with tablebase.open(db) as tb:
+            tb.build("toy-wheel")  # a wheel of four spots and a centre, drawn with no symmetry of its own
+            tb.build("tictactoe")
+            assert tb.get_variant("toy-wheel") is not None and tb.variant("toy-wheel").game.num_symmetries == 1
+        listed = {v["variant"]: v["symmetry"] for v in json.loads(run("list", "--json", db=db).output)}
+        assert listed == {"toy-wheel": False, "tictactoe": True}
+        rows = {line.split()[0]: line.split()[3] for line in run("list", db=db).output.splitlines()[2:]}
+        assert rows == {"toy-wheel": "no", "tictactoe": "yes"}
+        with TestClient(create_app(db)) as client:
+            served = {v["variant"]: v["symmetry"] for v in client.get("/api/variants").json()}
+    assert served["toy-wheel"] is False and served["tictactoe"] is True
+    # a variant too large to build is offered with the symmetries its game has
+    assert served["connect4"] is True
+
+
+@pytest.mark.parametrize(
+    ("storage", "phases"),
+    [("moves", ["read", "moves", "rules", "labels"]), ("states", ["read", "children"]), ("packed", ["children"])],
+)
+def test_verify_prints_a_progress_line_per_phase_for_every_layout(tmp_path: Path, storage: str, phases: list[str]) -> None:
+    db = tmp_path / "t.db"
+    assert run("build", "tictactoe", "-q", "--storage", storage, db=db).exit_code == 0
+    result = run("verify", "tictactoe", db=db)
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.strip().splitlines()
+    assert [line.split()[1] for line in lines] == phases
+    # each phase ends on its total: every state (or, for the moves, every stored move) of tic-tac-toe
+    assert all(" 765/765 " in line or " 2,270/2,270 " in line for line in lines), lines
+    assert run("verify", "tictactoe", "--quiet", db=db).stderr == ""

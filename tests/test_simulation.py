@@ -14,6 +14,7 @@ import pytest
 
 import tablebase
 from tablebase import games, testing
+from tablebase.games.base import Game, Outcome
 from game_checks import check_random_play, check_random_symmetries
 from serve_support import build_database
 
@@ -76,6 +77,57 @@ def test_checks_catch_broken_rules() -> None:
         testing.check_random_play(broken, playouts=2, seed=0)
     with pytest.raises(AssertionError, match="max_plies 0"):
         testing.check_search_hints(broken, playouts=2, seed=0)
+
+
+def test_a_symmetry_that_exchanges_the_players_is_refused_with_the_reason() -> None:
+    """A heap game is impartial (its value does not depend on who is to move), but a symmetry
+    that exchanges the players is still refused, and the refusal says why."""
+
+    class Heap(Game):
+        """A heap of tokens, take 1 or 2, who takes the last wins; a state is ``tokens * 2 + side``."""
+
+        name = "heap"
+
+        def initial_state(self) -> int:
+            return 5 * 2
+
+        def to_move(self, state: int) -> str:
+            return "xo"[state & 1]
+
+        def outcome(self, state: int) -> Outcome | None:
+            return "loss" if state < 2 else None
+
+        def legal_moves(self, state: int) -> list[int]:
+            return [take for take in (1, 2) if take <= state >> 1]
+
+        def apply(self, state: int, move: int) -> int:
+            return (state - 2 * move) ^ 1
+
+        def parse_position(self, text: str) -> int:
+            return int(text[:-2]) * 2 + "xo".index(text[-1])
+
+        def format_position(self, state: int) -> str:
+            return f"{state >> 1} {self.to_move(state)}"
+
+        def parse_move(self, state: int, text: str) -> int:
+            return int(text)
+
+        def format_move(self, move: int) -> str:
+            return str(move)
+
+        @property
+        def num_symmetries(self) -> int:
+            return 2
+
+        def transform(self, state: int, sym: int) -> int:
+            return state ^ sym  # symmetry 1 hands the move to the other player
+
+    heap = Heap()
+    testing.check_random_play(heap, playouts=4, seed=0)  # the rules themselves are fine
+    with pytest.raises(AssertionError, match="symmetry 1: the side to move differs: a symmetry must keep the side to move"):
+        testing.check_symmetries(heap, heap.initial_state())
+    with pytest.raises(AssertionError, match="symmetries that exchange the players are not supported"):
+        testing.check_game(heap, playouts=4)
 
 
 def test_check_game_passes_every_registered_family() -> None:

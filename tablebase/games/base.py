@@ -15,7 +15,9 @@ Conventions:
   move must be terminal);
 * symmetries are numbered ``0 .. num_symmetries - 1`` with 0 the identity;
   ``transform(state, s)`` and ``transform_move(move, s)`` apply symmetry
-  ``s``; the canonical form of a state is its smallest image.
+  ``s``; the canonical form of a state is its smallest image. Every
+  symmetry keeps the side to move (one stored position stands for its
+  class); symmetries that exchange the players are not supported.
 """
 
 from __future__ import annotations

@@ -256,7 +256,8 @@ def insert_variant(
     moves: int = 0,
     build_seconds: float = 0.0,
 ) -> None:
-    """Insert the ``variants`` row of a build (the builder version and time are filled in here)."""
+    """Insert the ``variants`` row of a build (the builder version and time are filled in here);
+    ``symmetry`` is stored false for a game whose only symmetry is the identity (nothing is reduced)."""
     cur.execute(
         "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, storage, root_key,"
         " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
@@ -267,7 +268,7 @@ def insert_variant(
             game.family,
             game.rules,
             json.dumps(game.parameters()),
-            symmetry,
+            symmetry and game.num_symmetries > 1,
             complete,
             storage,
             root_key,

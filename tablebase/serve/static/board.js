@@ -79,9 +79,11 @@ function splitMove(move) {
 
 const startsWith = (cells, prefix) => prefix.every((c, i) => cells[i] === c);
 
+// A draw without a distance (perpetual play) reads "draw (no end)" in a sentence, as on the command line.
 function valueText(outcome, distance, joint = " ") {
   if (!outcome) return "?";
-  return distance === null ? outcome : `${outcome}${joint}${distance}`;
+  if (distance === null) return outcome === "draw" && joint === " in " ? "draw (no end)" : outcome;
+  return `${outcome}${joint}${distance}`;
 }
 
 function compactValue(outcome, distance) {
