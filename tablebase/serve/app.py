@@ -60,6 +60,7 @@ stops its search.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -661,13 +662,15 @@ def create_app(
         tags=["operations"],
     )
     async def health() -> JSONResponse:
-        """Whether the file and every variant built into it can be read (their start is probed)."""
+        """Whether the file and every variant built into it can be read: the file is opened afresh, as a
+        new reader would, and the start of each complete variant probed."""
         try:
-            listed = tb.variants()
-            for info in listed:
-                table = tb.variant(info.name)
-                if info.complete:
-                    table.probe(None, search=False)
+            with tablebase.open(tb.path) if owned else contextlib.nullcontext(tb) as fresh:
+                listed = fresh.variants()
+                for info in listed:
+                    table = fresh.variant(info.name)
+                    if info.complete:
+                        table.probe(None, search=False)
         except TablebaseError as exc:
             return health_reply(503, error_detail(exc, tb.path))
         return health_reply(200, None, len(listed))
