@@ -337,8 +337,8 @@ def parse_position(game: games.Game, position: str | None) -> int:
 
 
 def entity_tag(*parts: object) -> str:
-    """A strong ``ETag`` value naming ``parts`` (with the version of this package)."""
-    digest = hashlib.blake2b(repr((tablebase.__version__, *parts)).encode(), digest_size=12).hexdigest()
+    """A strong ``ETag`` value naming ``parts``."""
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
     return f'"{digest}"'
 
 
@@ -357,11 +357,17 @@ def matches(request: Request, tag: str) -> bool:
 
 
 class Caching:
-    """The caching headers of a server whose answers may be kept ``max_age`` seconds."""
+    """The caching headers of a server whose answers may be kept ``max_age`` seconds; its tags name
+    the ``version`` of the package that made the answers."""
 
-    def __init__(self, max_age: int):
+    def __init__(self, max_age: int, version: str):
         self.max_age = max_age
+        self.version = version
         self.control = f"public, max-age={max_age}, s-maxage={max_age}" if max_age > 0 else "no-cache"
+
+    def tag(self, *parts: object) -> str:
+        """The ``ETag`` of an answer determined by ``parts`` (and the version)."""
+        return entity_tag(self.version, *parts)
 
     def headers(self, tag: str) -> dict[str, str]:
         return {"ETag": tag, "Cache-Control": self.control}
@@ -378,7 +384,7 @@ class Caching:
     def by_content(self, request: Request, data: Any, extra: dict[str, str] | None = None) -> Response:
         """``data`` as JSON tagged by its content (``304`` if the client holds it)."""
         body = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
-        tag = entity_tag(hashlib.blake2b(body, digest_size=16).hexdigest())
+        tag = self.tag(hashlib.blake2b(body, digest_size=16).hexdigest())
         headers = {**self.headers(tag), **(extra or {})}
         if matches(request, tag):
             return Response(status_code=304, headers=headers)
@@ -437,7 +443,7 @@ def create_app(
         pool = RemoteSolvers(solver_hub)
     elif with_pool:
         pool = Solvers(tb.path, solvers, memory_cap, write=write, learn=analysis.remember)
-    caching = Caching(max_age)
+    caching = Caching(max_age, tablebase.__version__)
 
     def served(name: str) -> games.Game:
         """The rules of ``name``: a variant built into the file, or one explored by search."""
@@ -462,12 +468,12 @@ def create_app(
     def built(request: Request, variant: str, make: Callable[[VariantTable], Any]) -> Response:
         """The answer ``make(table)`` about the built ``variant``, tagged by its build and the request."""
         table = tb.variant(variant)
-        tag = entity_tag(table.build_id, *request_identity(request))
+        tag = caching.tag(table.build_id, *request_identity(request))
         return caching.tagged(request, tag, lambda: make(table))
 
     def by_rules(request: Request, make: Callable[[], Any]) -> Response:
         """An answer from the rules alone, tagged by the request (and the package version)."""
-        return caching.tagged(request, entity_tag("rules", *request_identity(request)), make)
+        return caching.tagged(request, caching.tag("rules", *request_identity(request)), make)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
