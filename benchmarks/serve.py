@@ -160,8 +160,10 @@ def rss_mb(pid: int) -> float | None:
 
 def children(pid: int) -> list[int]:
     """Descendants of ``pid`` (Linux ``/proc``): HTTP processes and search workers."""
+    direct = []
     try:
-        direct = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        for task in Path(f"/proc/{pid}/task").iterdir():  # every thread: the search pool starts workers from its own
+            direct += [int(c) for c in (task / "children").read_text().split()]
     except OSError:
         return []
     return [*direct, *(grandchild for child in direct for grandchild in children(child))]
@@ -203,12 +205,14 @@ async def search(port: int, path: str, seconds: float) -> tuple[str, float]:
 
 
 async def during_searches(
-    port: int, paths: list[str], searches: list[str], seconds: float, concurrency: int, most: int
-) -> tuple[list[float], list[tuple[str, float]]]:
+    port: int, paths: list[str], searches: list[str], seconds: float, concurrency: int, most: int, pid: int
+) -> tuple[list[float], list[tuple[str, float]], dict[str, object]]:
+    """Probe latencies while ``searches`` run, their answers, and the memory near their end."""
     started = [asyncio.create_task(search(port, path, seconds)) for path in searches]
     await asyncio.sleep(0.5)  # the searches are under way
     latencies = await timed_probes(port, paths, seconds - 1.0, concurrency, most)
-    return latencies, list(await asyncio.gather(*started))
+    during = memory(pid)
+    return latencies, list(await asyncio.gather(*started)), during
 
 
 def summary(latencies: list[float]) -> dict[str, float | int]:
@@ -240,11 +244,11 @@ def bench_searches(db: Path, args: argparse.Namespace) -> None:
                 f"/api/ultimate-classic/solve?position={quote(p, safe='')}&time_limit={args.search_seconds:g}"
                 for p in chosen
             ]
-            busy, answers = asyncio.run(
-                during_searches(port, paths, searches, args.search_seconds, args.clients, 20_000)
+            busy, answers, during = asyncio.run(
+                during_searches(port, paths, searches, args.search_seconds, args.clients, 20_000, server.pid)
             )
             statuses = ", ".join(sorted(f"{code} in {took:.1f} s" for code, took in answers))
-            rows.append({"phase": f"search {round_ + 1} ({statuses})", **summary(busy), **memory(server.pid)})
+            rows.append({"phase": f"search {round_ + 1} ({statuses})", **summary(busy), **during})
         time.sleep(1.0)
         after = asyncio.run(timed_probes(port, paths, 2.0, args.clients, 20_000))
         rows.append({"phase": "after", **summary(after), **memory(server.pid)})
