@@ -46,10 +46,11 @@ from tablebase.serve.analysis import MAX_SECONDS, BusyError, NotProvedError
 
 #: Memory a worker may keep after a search before it is replaced, in bytes.
 MEMORY_CAP = 1 << 30
-#: Proved positions the server keeps from its workers' searches (about 150 bytes each).
-KEPT_POSITIONS = 500_000
-#: Answers the server keeps (most recently used first out of the way last).
-MAX_ANSWERS = 10_000
+#: Proved positions the server keeps from its workers' searches (about 130 bytes each: 300,000 take
+#: about 40 MB), so that with :data:`MAX_ANSWERS` what it keeps stays well under 100 MB.
+KEPT_POSITIONS = 300_000
+#: Answers the server keeps (most recently used first out of the way last; a few KB each).
+MAX_ANSWERS = 5_000
 #: Seconds a worker gets beyond the request's time limit (its start-up, the reply) before it is killed.
 GRACE = 10.0
 #: Scheduling priority of a worker where ``SCHED_IDLE`` is not available (Unix ``nice``, the lowest).
