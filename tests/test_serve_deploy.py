@@ -130,6 +130,25 @@ def test_solve_answers_say_whether_stored_and_are_cached_only_when_proved(tmp_pa
         assert {**stored.json(), "stored": False} == proved.json()
 
 
+# -- the app factory -----------------------------------------------------------
+
+
+def test_the_app_factory_reads_its_settings_from_the_environment(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tablebase.serve import from_environment
+
+    monkeypatch.setenv("TABLEBASE_DB", str(db))
+    monkeypatch.setenv("TABLEBASE_SOLVERS", "0")
+    monkeypatch.setenv("TABLEBASE_MAX_AGE", "60")
+    app = from_environment()
+    assert app.state.solvers is None
+    with TestClient(app) as client:
+        reply = client.get("/api/tictactoe", params={"position": POSITION})
+        assert reply.status_code == 200 and reply.headers["Cache-Control"] == "public, max-age=60, s-maxage=60"
+    monkeypatch.setenv("TABLEBASE_MAX_AGE", "soon")
+    with pytest.raises(ValueError, match="TABLEBASE_MAX_AGE='soon' is not a whole number"):
+        from_environment()
+
+
 # -- health --------------------------------------------------------------------
 
 
