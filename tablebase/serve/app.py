@@ -468,8 +468,9 @@ def create_app(
     def built(request: Request, variant: str, make: Callable[[VariantTable], Any]) -> Response:
         """The answer ``make(table)`` about the built ``variant``, tagged by its build and the request."""
         table = tb.variant(variant)
-        tag = caching.tag(table.build_id, *request_identity(request))
-        return caching.tagged(request, tag, lambda: make(table))
+        with table.snapshot():  # one read of the file for the tag and the answer
+            tag = caching.tag(table.build_id, *request_identity(request))
+            return caching.tagged(request, tag, lambda: make(table))
 
     def by_rules(request: Request, make: Callable[[], Any]) -> Response:
         """An answer from the rules alone, tagged by the request (and the package version)."""
@@ -492,7 +493,13 @@ def create_app(
         ),
         lifespan=lifespan,
     )
-    app.add_middleware(CORSMiddleware, allow_origins=["*"], allow_methods=["GET", "HEAD"])
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=["*"],
+        allow_methods=["GET", "HEAD"],
+        allow_headers=["If-None-Match"],
+        expose_headers=["ETag", "Retry-After", "Tablebase-Answer"],
+    )
     app.add_middleware(HeadAsGet)
     app.add_middleware(LongAddress)
     app.state.solvers = pool
