@@ -178,7 +178,7 @@ def test_an_idle_search_worker_exits_and_the_next_search_starts_another(db: Path
         assert client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20}).status_code == 200
         (worker,) = pool.workers()
         deadline = time.monotonic() + 10
-        while pool.workers() and time.monotonic() < deadline:
+        while (pool.workers() or worker.process.is_alive()) and time.monotonic() < deadline:
             client.get("/health")  # the test client's event loop runs the timer between requests
             time.sleep(0.1)
         assert not pool.workers() and not worker.process.is_alive() and pool.released == 1 and pool.recycled == 0

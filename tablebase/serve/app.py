@@ -240,6 +240,7 @@ LayoutReply = typed_dict_model(
     cells=(list[CellReply], Field(description="Cells in the order of the board characters of a position.")),
     regions=(list[RegionReply], Field(default=[], description="Named groups of cells (Ultimate's fields).")),
     click_moves=(dict[str, str], Field(default={}, description="Cell name -> the move one click on it plays.")),
+    gravity=(bool, Field(default=False, description="Pieces fall to the lowest empty cell of their column.")),
 )
 
 
