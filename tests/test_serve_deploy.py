@@ -130,6 +130,21 @@ def test_solve_answers_say_whether_stored_and_are_cached_only_when_proved(tmp_pa
         assert {**stored.json(), "stored": False} == proved.json()
 
 
+def test_each_http_process_listens_on_its_own_socket_of_the_port() -> None:
+    from tablebase.serve.running import listening_sockets
+
+    sockets = listening_sockets("127.0.0.1", 0, 3)
+    try:
+        ports = {sock.getsockname()[1] for sock in sockets}
+        assert len(ports) == 1 and 0 not in ports
+        if sys.platform.startswith("linux"):
+            assert len(sockets) == 3
+            assert all(sock.getsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT) for sock in sockets)
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
 # -- the app factory -----------------------------------------------------------
 
 
@@ -257,7 +272,16 @@ def test_workers_share_one_pool_of_solvers_and_sigterm_stops_cleanly(
     process, port = served
     server = psutil.Process(process.pid)
     http = [p for p in server.children() if "spawn_main" in " ".join(p.cmdline())]
-    assert len(http) >= 2  # two HTTP processes (and the pool's search workers, started on demand)
+    assert len(http) == 2  # two HTTP processes (the pool's search workers start on demand)
+    # each has its own socket on the port, so the kernel spreads connections between them
+    clients = [socket.create_connection(("127.0.0.1", port)) for _ in range(32)]
+    for sock in clients:
+        sock.sendall(b"GET /api/tictactoe HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200")
+    held = [sum(c.laddr.port == port and c.status == "ESTABLISHED" for c in p.net_connections()) for p in http]
+    assert sum(held) == 32 and min(held) > 0, held
+    for sock in clients:
+        sock.close()
     # a search from one connection holds the one solver: every other search is refused, whichever
     # HTTP process takes it
     before = len(server.children())

@@ -762,8 +762,8 @@ def run(
     are stopped and it returns), searching in ``solvers`` worker processes (see :func:`create_app`);
     raises the library's error at once if the file is not a tablebase.
 
-    ``workers`` HTTP processes share the port (uvicorn's supervisor); their searches run in one
-    pool of ``solvers`` processes owned by this process (:mod:`tablebase.serve.hub`).
+    ``workers`` HTTP processes share the port (:class:`tablebase.serve.running.Supervisor`); their
+    searches run in one pool of ``solvers`` processes owned by this process (:mod:`tablebase.serve.hub`).
     """
     from tablebase.serve.running import Server, Supervisor
 
@@ -792,12 +792,8 @@ def run(
     before = {name: os.environ.get(name) for name in settings}
     os.environ.update(settings)
     try:
-        setup = config("tablebase.serve.app:from_environment", factory=True, workers=workers, **options)
-        sock = setup.bind_socket()
-        try:
-            Supervisor(setup, [sock], hub.cancel if hub is not None else lambda: None).run()
-        finally:
-            sock.close()
+        setup = config("tablebase.serve.app:from_environment", factory=True, **options)
+        Supervisor(setup, workers, hub.cancel if hub is not None else lambda: None).run()
     finally:
         if hub is not None:
             hub.close()

@@ -3,12 +3,21 @@
 
 from __future__ import annotations
 
+import logging
+import multiprocessing
+import os
 import signal
+import socket
+import sys
+import threading
+import time
 from collections.abc import Callable
+from multiprocessing.process import BaseProcess
 from types import FrameType
 
 import uvicorn
-from uvicorn.supervisors.multiprocess import Multiprocess
+
+logger = logging.getLogger("uvicorn.error")
 
 try:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -56,21 +65,99 @@ class Server(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
-class Supervisor(Multiprocess):
-    """uvicorn's supervisor of several HTTP processes on one socket, calling ``on_stop`` first when
-    told to stop (``SIGINT``, ``SIGTERM``)."""
+def listening_sockets(host: str, port: int, count: int, backlog: int = 2048) -> list[socket.socket]:
+    """``count`` sockets listening on ``host:port``: one per HTTP process, bound with ``SO_REUSEPORT``
+    so the kernel spreads new connections evenly between them (with one shared socket, the
+    process that wakes first takes most of a burst of connections and keeps them); one socket
+    shared by all where the system lacks it. Port 0: the port the first one got."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    spread = hasattr(socket, "SO_REUSEPORT") and sys.platform.startswith("linux")
+    sockets: list[socket.socket] = []
+    try:
+        for _ in range(count if spread else 1):
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if spread:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            sock.bind((host, port))
+            port = sock.getsockname()[1]
+            sock.listen(backlog)
+            sock.set_inheritable(True)
+            sockets.append(sock)
+    except OSError:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
 
-    def __init__(self, config: uvicorn.Config, sockets: list[object], on_stop: Callable[[], None]):
-        super().__init__(config, sockets)  # type: ignore[arg-type]
+
+def _child(config: uvicorn.Config, sock: socket.socket) -> None:
+    """An HTTP process: the app of ``config`` (an import string) served on ``sock`` until ``SIGTERM``."""
+    config.configure_logging()
+    try:
+        Server(config, lambda: None).run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+
+
+class Supervisor:
+    """Runs ``workers`` HTTP processes serving ``config`` on ``host:port``, each on its own socket
+    (:func:`listening_sockets`), restarting one that dies; ``SIGINT`` or ``SIGTERM`` calls
+    ``on_stop`` (stop the searches), then stops the processes (requests in flight finish) and
+    :meth:`run` returns."""
+
+    #: A process that dies within this many seconds of its start twice in a row stops the server.
+    EARLY = 5.0
+
+    def __init__(self, config: uvicorn.Config, workers: int, on_stop: Callable[[], None]):
+        self.config = config
+        self.workers = workers
         self.on_stop = on_stop
+        self.stopping = threading.Event()
+        self._context = multiprocessing.get_context("spawn")
 
-    def handle_int(self) -> None:
-        self.on_stop()
-        super().handle_int()
+    def _start(self, sock: socket.socket) -> tuple[BaseProcess, float]:
+        process = self._context.Process(target=_child, args=(self.config, sock), name="tablebase-http")
+        process.start()
+        return process, time.monotonic()
 
-    def handle_term(self) -> None:
-        self.on_stop()
-        super().handle_term()
+    def run(self) -> None:
+        sockets = listening_sockets(self.config.host, self.config.port, self.workers, self.config.backlog)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda signum, frame: self.stopping.set())
+        slots = [sockets[i % len(sockets)] for i in range(self.workers)]
+        try:
+            running = [self._start(sock) for sock in slots]
+            logger.info("Started %d HTTP processes on %s:%d [%d]", self.workers, self.config.host,
+                        sockets[0].getsockname()[1], os.getpid())
+            early = [0] * self.workers
+            while not self.stopping.wait(0.5):
+                for i, (process, began) in enumerate(running):
+                    if process.is_alive():
+                        continue
+                    process.join()
+                    early[i] = early[i] + 1 if time.monotonic() - began < self.EARLY else 0
+                    if early[i] >= 2:
+                        logger.error("HTTP process [%s] failed to start; stopping", process.pid)
+                        self.stopping.set()
+                        break
+                    logger.warning("HTTP process [%s] died (exit code %s); starting another", process.pid, process.exitcode)
+                    running[i] = self._start(slots[i])
+            self.on_stop()
+            for process, _ in running:
+                if process.is_alive() and process.pid is not None:
+                    os.kill(process.pid, signal.SIGTERM)
+            grace = self.config.timeout_graceful_shutdown
+            deadline = None if grace is None else time.monotonic() + grace + 5
+            for process, _ in running:
+                process.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+                if process.is_alive():
+                    process.kill()
+                    process.join()
+            logger.info("Stopped the HTTP processes [%d]", os.getpid())
+        finally:
+            for sock in sockets:
+                sock.close()
 
 
-__all__ = ["Server", "Supervisor", "protocol"]
+__all__ = ["Server", "Supervisor", "listening_sockets", "protocol"]
