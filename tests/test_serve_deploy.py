@@ -224,6 +224,18 @@ def open_request(port: int, target: str) -> socket.socket:
     return sock
 
 
+def listening(server: psutil.Process, port: int) -> set[int]:
+    """The processes under ``server`` that listen on ``port``: its HTTP processes."""
+    found = set()
+    for child in server.children():
+        try:
+            if any(c.laddr.port == port and c.status == "LISTEN" for c in child.net_connections()):
+                found.add(child.pid)
+        except psutil.Error:
+            pass
+    return found
+
+
 def wait_for(condition: object, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while not condition():  # type: ignore[operator]
@@ -271,7 +283,7 @@ def test_workers_share_one_pool_of_solvers_and_sigterm_stops_cleanly(
 ) -> None:
     process, port = served
     server = psutil.Process(process.pid)
-    http = [p for p in server.children() if "spawn_main" in " ".join(p.cmdline())]
+    http = [psutil.Process(pid) for pid in listening(server, port)]
     assert len(http) == 2  # two HTTP processes (the pool's search workers start on demand)
     # each has its own socket on the port, so the kernel spreads connections between them
     clients = [socket.create_connection(("127.0.0.1", port)) for _ in range(32)]
@@ -297,6 +309,10 @@ def test_workers_share_one_pool_of_solvers_and_sigterm_stops_cleanly(
     wait_for(lambda: fetch(port, f"/api/ultimate/solve?time_limit=20&position={LATE_Q}")[0] == 200, 30)
     status, body = fetch(port, f"/api/ultimate?position={LATE_Q}")
     assert status == 200 and body["position"] == LATE  # answered by either HTTP process, from the hub
+    # an HTTP process that dies is replaced
+    http[0].kill()
+    wait_for(lambda: len(listening(server, port) - {http[0].pid}) == 2, 30)
+    wait_for(lambda: all(fetch(port, "/health")[0] == 200 for _ in range(8)), 30)
     # SIGTERM with a search in flight: the search is stopped and answered, every process exits, code 0
     pending = open_request(port, HARD)
     time.sleep(1.0)
