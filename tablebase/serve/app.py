@@ -64,7 +64,6 @@ import contextlib
 import hashlib
 import json
 import os
-import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
