@@ -35,7 +35,10 @@ server and sockets: the server's CPU per request less the rest):
 
     apt-get install -y wrk
     tablebase build mnk-4-3-3 --storage packed --db tb.db
-    python benchmarks/serve.py --db tb.db --wrk --variant mnk-4-3-3 --duration 10
+    python benchmarks/serve.py --db tb.db --wrk --variant mnk-4-3-3 --duration 10 --repeat 2
+
+``--repeat N`` alternates the runs (1, 2, 1, 2, ...) and shows the best of each,
+since other work on a shared machine only ever slows a run down.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -409,7 +413,8 @@ def bench_wrk(db: Path, args: argparse.Namespace) -> None:
         listing.write_text("".join(f"/api/{variant}?position={quote(p, safe='')}\n" for p in positions))
         script = Path(folder) / "probe.lua"
         script.write_text(WRK_SCRIPT % listing)
-        for workers in counts:
+        runs = [workers for _ in range(args.repeat) for workers in counts]  # alternating: 1, 2, 1, 2, ...
+        for workers in runs:
             port = free_port()
             server = start_server(db, port, workers=workers)
             try:
@@ -425,6 +430,12 @@ def bench_wrk(db: Path, args: argparse.Namespace) -> None:
             finally:
                 server.terminate()
                 server.wait(timeout=30)
+    best: dict[int, dict[str, Any]] = {}
+    for row in rows:  # the best run of each --workers: other work on the machine only slows runs down
+        kept = best.get(int(row["workers"]))
+        if kept is None or row["requests_per_second"] > kept["requests_per_second"]:
+            best[int(row["workers"])] = row
+    rows = [best[workers] for workers in counts]
     cost = breakdown(db, variant, positions[:500])
     if args.json:
         for row in rows:
@@ -433,7 +444,8 @@ def bench_wrk(db: Path, args: argparse.Namespace) -> None:
         return
     print(
         f"# {platform.python_version()}, {os.cpu_count()} CPUs (shared with other work: figures are noisy); "
-        f"wrk -t{args.threads} -c{args.connections} -d{args.duration:g}s, random probes of {variant} "
+        f"wrk -t{args.threads} -c{args.connections} -d{args.duration:g}s, best of {args.repeat} alternating run(s), "
+        f"random probes of {variant} "
         f"({infos[variant].storage}, {len(positions):,} positions)"
     )
     print("| --workers | requests | req/s | vs 1 | p50 ms | p90 ms | p99 ms | errors | server CPU us/req | CPU s by process |")
@@ -513,10 +525,13 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=10.0, help="seconds of each wrk run (2..60)")
     parser.add_argument("--connections", type=int, default=64, help="wrk connections (1..1024)")
     parser.add_argument("--threads", type=int, default=1, help="wrk threads (1..8)")
+    parser.add_argument("--repeat", type=int, default=1, help="alternating runs of each --workers; the best is shown (1..5)")
     args = parser.parse_args()
     if args.wrk:
         if not (2 <= args.duration <= 60 and 1 <= args.connections <= 1024 and 1 <= args.threads <= 8):
             parser.error("--duration 2..60, --connections 1..1024, --threads 1..8")
+        if not 1 <= args.repeat <= 5:
+            parser.error("--repeat must be 1..5")
         if any(not 1 <= n <= 16 for n in args.workers_list or []):
             parser.error("--workers-list must be 1..16")
         bench_wrk(args.db, args)
