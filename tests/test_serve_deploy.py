@@ -83,6 +83,42 @@ def test_the_probe_body_is_the_library_probe(client: TestClient, db: Path) -> No
         assert reply.json() == tb.variant("tictactoe").probe(POSITION).to_dict()
 
 
+def test_probes_answered_without_the_framework_are_the_routes_answers(client: TestClient, db: Path) -> None:
+    # a request with an Origin goes through the framework's route (and CORS); one without, the fast path
+    from tablebase import games
+
+    game = games.get("tictactoe")
+    positions = [POSITION, "x../.../...", "xx./oo./...", "xo./ox./..x"]
+    positions += [game.format_position(child) for _, child in game.children(game.initial_state())]
+    with tablebase.open(db) as tb:
+        for position in positions:
+            fast = client.get("/api/tictactoe", params={"position": position})
+            routed = client.get("/api/tictactoe", params={"position": position}, headers={"Origin": "https://example.org"})
+            assert routed.headers["Access-Control-Allow-Origin"] == "*"
+            assert "Access-Control-Allow-Origin" not in fast.headers
+            assert fast.status_code == routed.status_code == 200
+            assert fast.content == routed.content
+            assert fast.json() == tb.variant("tictactoe").probe(position).to_dict()
+            for name in ("ETag", "Cache-Control", "Content-Type", "Content-Length", "Vary"):
+                assert fast.headers[name] == routed.headers[name], name
+    # the start, 304 and HEAD the same way
+    tag = client.get("/api/tictactoe").headers["ETag"]
+    assert client.get("/api/tictactoe", headers={"Origin": "https://example.org"}).headers["ETag"] == tag
+    for extra in ({}, {"Origin": "https://example.org"}):
+        cached = client.get("/api/tictactoe", headers={"If-None-Match": tag, **extra})
+        assert cached.status_code == 304 and cached.content == b"" and cached.headers["ETag"] == tag
+        head = client.head("/api/tictactoe", params={"position": POSITION}, headers=extra)
+        assert head.status_code == 200 and head.content == b""
+        assert int(head.headers["Content-Length"]) == len(client.get("/api/tictactoe", params={"position": POSITION}).content)
+    # errors, other parameters and other paths are the application's
+    assert client.get("/api/tictactoe", params={"position": ""}).json()["error"] == "malformed_position"
+    assert client.get("/api/tictactoe", params={"position": "xxx/xxx/xxx"}).status_code in (400, 404)
+    assert client.get("/api/nosuch").json()["error"] == "unknown_variant"
+    assert client.get("/api/mnk-3-3-3").json()["error"] == "variant_not_built"
+    assert client.get("/api/tictactoe?position=x.o/.x./...&extra=1").status_code == 200
+    assert client.get("/api/ultimate").json()["error"] == "not_solved"
+
+
 def test_errors_are_not_stored(client: TestClient) -> None:
     for path, status in [("/api/tictactoe?position=zz", 400), ("/api/nosuch", 404), ("/nowhere", 404)]:
         reply = client.get(path)
