@@ -176,9 +176,27 @@ def test_each_http_process_listens_on_its_own_socket_of_the_port() -> None:
         if sys.platform.startswith("linux"):
             assert len(sockets) == 3
             assert all(sock.getsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT) for sock in sockets)
+        # a second server cannot join the port, though its sockets would be allowed to share it
+        with pytest.raises(OSError):
+            listening_sockets("127.0.0.1", sockets[0].getsockname()[1], 2)
     finally:
         for sock in sockets:
             sock.close()
+
+
+def test_serve_says_when_the_port_is_taken(db: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import app as cli_app
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for workers in ("1", "2"):
+            result = CliRunner().invoke(cli_app, ["serve", "--db", str(db), "--port", port, "--workers", workers])
+            assert result.exit_code == 1, result.output
+            assert f"error: cannot listen on 127.0.0.1:{port}:" in result.output and "Traceback" not in result.output
 
 
 # -- the app factory -----------------------------------------------------------

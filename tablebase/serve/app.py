@@ -854,20 +854,44 @@ def run(
     ``workers`` HTTP processes share the port (:class:`tablebase.serve.running.Supervisor`); their
     searches run in one pool of ``solvers`` processes owned by this process (:mod:`tablebase.serve.hub`).
     """
-    from tablebase.serve.running import Server, Supervisor
+    from tablebase.serve.running import Server, listening_sockets
 
     if workers < 1:
         raise ValueError(f"invalid number of HTTP workers: {workers!r} (at least 1)")
     with tablebase.open(db) as tb:
         tb.variants()
-    print(f"web board: http://{host}:{port}/   API description: http://{host}:{port}/docs", file=sys.stderr)
-    options: dict[str, Any] = {"host": host, "port": port, "access_log": access_log, "log_level": "info"}
-    if workers == 1:
-        app = create_app(db, solvers, memory_cap, write, max_age)
-        pool = app.state.solvers
-        Server(config(app, **options), pool.cancel if pool is not None else lambda: None).run()
-        return
+    try:
+        sockets = listening_sockets(host, port, workers)
+    except OSError as exc:
+        raise TablebaseError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    try:
+        shown = sockets[0].getsockname()[1]
+        print(f"web board: http://{host}:{shown}/   API description: http://{host}:{shown}/docs", file=sys.stderr)
+        options: dict[str, Any] = {"host": host, "port": shown, "access_log": access_log, "log_level": "info"}
+        if workers == 1:
+            app = create_app(db, solvers, memory_cap, write, max_age)
+            pool = app.state.solvers
+            Server(config(app, **options), pool.cancel if pool is not None else lambda: None).run(sockets=sockets)
+        else:
+            _run_processes(db, sockets, workers, options, solvers, memory_cap, write, max_age)
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def _run_processes(
+    db: str | os.PathLike[str],
+    sockets: list[Any],
+    workers: int,
+    options: dict[str, Any],
+    solvers: int | None,
+    memory_cap: int,
+    write: bool,
+    max_age: int,
+) -> None:
+    """``workers`` HTTP processes on ``sockets`` and the one pool of solvers they share."""
     from tablebase.serve.hub import SolverHub
+    from tablebase.serve.running import Supervisor
 
     hub = SolverHub(db, solvers, memory_cap, write).start() if solvers != 0 else None
     settings = {
@@ -882,7 +906,7 @@ def run(
     os.environ.update(settings)
     try:
         setup = config("tablebase.serve.app:from_environment", factory=True, **options)
-        Supervisor(setup, workers, hub.cancel if hub is not None else lambda: None).run()
+        Supervisor(setup, sockets, workers, hub.cancel if hub is not None else lambda: None).run()
     finally:
         if hub is not None:
             hub.close()

@@ -69,9 +69,15 @@ def listening_sockets(host: str, port: int, count: int, backlog: int = 2048) -> 
     """``count`` sockets listening on ``host:port``: one per HTTP process, bound with ``SO_REUSEPORT``
     so the kernel spreads new connections evenly between them (with one shared socket, the
     process that wakes first takes most of a burst of connections and keeps them); one socket
-    shared by all where the system lacks it. Port 0: the port the first one got."""
+    shared by all where the system lacks it. Port 0: the port the first one got. Raises
+    ``OSError`` when the port is taken, by another such server too."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    spread = hasattr(socket, "SO_REUSEPORT") and sys.platform.startswith("linux")
+    spread = count > 1 and hasattr(socket, "SO_REUSEPORT") and sys.platform.startswith("linux")
+    if spread and port:
+        # another server on the port makes this fail, even one whose sockets could share it
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
     sockets: list[socket.socket] = []
     try:
         for _ in range(count if spread else 1):
@@ -101,16 +107,19 @@ def _child(config: uvicorn.Config, sock: socket.socket) -> None:
 
 
 class Supervisor:
-    """Runs ``workers`` HTTP processes serving ``config`` on ``host:port``, each on its own socket
-    (:func:`listening_sockets`), restarting one that dies; ``SIGINT`` or ``SIGTERM`` calls
-    ``on_stop`` (stop the searches), then stops the processes (requests in flight finish) and
-    :meth:`run` returns."""
+    """Runs one HTTP process serving ``config`` per socket of ``sockets`` (:func:`listening_sockets`;
+    ``workers`` processes taking turns on one socket where there is only one), restarting one that
+    dies; ``SIGINT`` or ``SIGTERM`` calls ``on_stop`` (stop the searches), then stops the processes
+    (requests in flight finish) and :meth:`run` returns. The sockets stay the caller's."""
 
     #: A process that dies within this many seconds of its start twice in a row stops the server.
     EARLY = 5.0
 
-    def __init__(self, config: uvicorn.Config, workers: int, on_stop: Callable[[], None]):
+    def __init__(
+        self, config: uvicorn.Config, sockets: list[socket.socket], workers: int, on_stop: Callable[[], None]
+    ):
         self.config = config
+        self.sockets = sockets
         self.workers = workers
         self.on_stop = on_stop
         self.stopping = threading.Event()
@@ -122,27 +131,15 @@ class Supervisor:
         return process, time.monotonic()
 
     def run(self) -> None:
-        sockets = listening_sockets(self.config.host, self.config.port, self.workers, self.config.backlog)
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda signum, frame: self.stopping.set())
-        slots = [sockets[i % len(sockets)] for i in range(self.workers)]
+        slots = [self.sockets[i % len(self.sockets)] for i in range(self.workers)]
+        running: list[tuple[BaseProcess, float]] = []
         try:
-            running = [self._start(sock) for sock in slots]
-            logger.info("Started %d HTTP processes on %s:%d [%d]", self.workers, self.config.host,
-                        sockets[0].getsockname()[1], os.getpid())
-            early = [0] * self.workers
-            while not self.stopping.wait(0.5):
-                for i, (process, began) in enumerate(running):
-                    if process.is_alive():
-                        continue
-                    process.join()
-                    early[i] = early[i] + 1 if time.monotonic() - began < self.EARLY else 0
-                    if early[i] >= 2:
-                        logger.error("HTTP process [%s] failed to start; stopping", process.pid)
-                        self.stopping.set()
-                        break
-                    logger.warning("HTTP process [%s] died (exit code %s); starting another", process.pid, process.exitcode)
-                    running[i] = self._start(slots[i])
+            running += [self._start(sock) for sock in slots]
+            port = self.sockets[0].getsockname()[1]
+            logger.info("Started %d HTTP processes on %s:%d [%d]", self.workers, self.config.host, port, os.getpid())
+            self._watch(running, slots)
             self.on_stop()
             for process, _ in running:
                 if process.is_alive() and process.pid is not None:
@@ -151,13 +148,27 @@ class Supervisor:
             deadline = None if grace is None else time.monotonic() + grace + 5
             for process, _ in running:
                 process.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            logger.info("Stopped the HTTP processes [%d]", os.getpid())
+        finally:
+            for process, _ in running:
                 if process.is_alive():
                     process.kill()
                     process.join()
-            logger.info("Stopped the HTTP processes [%d]", os.getpid())
-        finally:
-            for sock in sockets:
-                sock.close()
+
+    def _watch(self, running: list[tuple[BaseProcess, float]], slots: list[socket.socket]) -> None:
+        """Replace the processes that die until told to stop (or one dies early twice in a row)."""
+        early = [0] * len(running)
+        while not self.stopping.wait(0.5):
+            for i, (process, began) in enumerate(running):
+                if process.is_alive():
+                    continue
+                process.join()
+                early[i] = early[i] + 1 if time.monotonic() - began < self.EARLY else 0
+                if early[i] >= 2:
+                    logger.error("HTTP process [%s] failed to start; stopping", process.pid)
+                    return
+                logger.warning("HTTP process [%s] died (exit code %s); starting another", process.pid, process.exitcode)
+                running[i] = self._start(slots[i])
 
 
 __all__ = ["Server", "Supervisor", "listening_sockets", "protocol"]
