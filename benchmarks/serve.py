@@ -525,7 +525,9 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=10.0, help="seconds of each wrk run (2..60)")
     parser.add_argument("--connections", type=int, default=64, help="wrk connections (1..1024)")
     parser.add_argument("--threads", type=int, default=1, help="wrk threads (1..8)")
-    parser.add_argument("--repeat", type=int, default=1, help="alternating runs of each --workers; the best is shown (1..5)")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="alternating runs of each --workers; the best is shown (1..5)"
+    )
     args = parser.parse_args()
     if args.wrk:
         if not (2 <= args.duration <= 60 and 1 <= args.connections <= 1024 and 1 <= args.threads <= 8):

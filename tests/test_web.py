@@ -850,7 +850,9 @@ def test_connect4_looks_like_connect4_columns_numbered_and_a_disc_drops(page: An
         "#board .column-number", "n => n.map(e => [e.textContent, e.getBoundingClientRect().top])"
     )
     assert [text for text, _ in numbers] == ["1", "2", "3", "4", "5", "6", "7"]
-    lowest = page.eval_on_selector_all("#board .cell .shape", "s => Math.max(...s.map(e => e.getBoundingClientRect().bottom))")
+    lowest = page.eval_on_selector_all(
+        "#board .cell .shape", "s => Math.max(...s.map(e => e.getBoundingClientRect().bottom))"
+    )
     assert all(top >= lowest for _, top in numbers)
     assert page.locator("#board .name").count() == 0
     assert page.locator("#board .frame").count() == 1

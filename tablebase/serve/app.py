@@ -451,7 +451,7 @@ class Caching:
 
     def by_content(self, request: Request, data: Any, extra: dict[str, str] | None = None) -> Response:
         """``data`` as JSON tagged by its content (``304`` if the client holds it)."""
-        body = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+        body = render_json(data)
         tag = self.tag(hashlib.blake2b(body, digest_size=16).hexdigest())
         headers = {**self.headers(tag), **(extra or {})}
         if matches(request, tag):
@@ -476,7 +476,8 @@ def error_reply(exc: TablebaseError, path: Path | None = None, headers: dict[str
     detail = error_detail(exc, path)
     for kind, status, name in ERROR_STATUS:
         if isinstance(exc, kind):
-            return JSONResponse({"error": name, "detail": detail}, status_code=status, headers={**NO_STORE, **(headers or {})})
+            headers = {**NO_STORE, **(headers or {})}
+            return JSONResponse({"error": name, "detail": detail}, status_code=status, headers=headers)
     raise AssertionError("TablebaseError is the last entry")  # pragma: no cover
 
 
@@ -793,7 +794,7 @@ def create_app(
 #: Environment variables of :func:`from_environment` (what ``tablebase serve`` passes to its HTTP processes).
 ENVIRONMENT = {
     "TABLEBASE_DB": "the tablebase file (default: tablebase.db)",
-    "TABLEBASE_SOLVERS": "search worker processes of this HTTP process (0: search on a thread; default: one per core but one)",
+    "TABLEBASE_SOLVERS": "search workers of this HTTP process (0: search on a thread; default: one per core but one)",
     "TABLEBASE_SOLVER_MEMORY": "memory in MB a search worker may keep (default 1024)",
     "TABLEBASE_WRITE": "1: store what searches prove in the file",
     "TABLEBASE_MAX_AGE": f"seconds caches may keep an answer (default {MAX_AGE})",

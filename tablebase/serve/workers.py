@@ -328,7 +328,9 @@ class Solvers:
                     continue
                 return message  # type: ignore[no-any-return]
             if self.stopping:
-                raise NotProvedError(f"the server is stopping: the search of position {shown!r} of {game.name} was stopped")
+                raise NotProvedError(
+                    f"the server is stopping: the search of position {shown!r} of {game.name} was stopped"
+                )
             if not worker.process.is_alive():
                 raise TablebaseError(f"the solver of position {shown!r} of {game.name} stopped unexpectedly")
             now = time.monotonic()
