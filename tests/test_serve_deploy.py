@@ -120,6 +120,21 @@ def test_probes_answered_without_the_framework_are_the_routes_answers(client: Te
     assert client.get("/api/ultimate").json()["error"] == "not_solved"
 
 
+def test_the_variant_list_is_revalidated_each_time(tmp_path: Path) -> None:
+    path = tmp_path / "tablebase.db"
+    with tablebase.open(path) as tb:
+        tb.build("tictactoe")
+    with TestClient(create_app(path, solvers=0)) as client:
+        listed = client.get("/api/variants")
+        assert listed.headers["Cache-Control"] == "no-cache"
+        tag = listed.headers["ETag"]
+        assert client.get("/api/variants", headers={"If-None-Match": tag}).status_code == 304
+        with tablebase.open(path) as tb:
+            tb.build("mnk-2-2-2")
+        grown = client.get("/api/variants", headers={"If-None-Match": tag})
+        assert grown.status_code == 200 and "mnk-2-2-2" in {v["variant"] for v in grown.json()}
+
+
 def test_errors_are_not_stored(client: TestClient) -> None:
     for path, status in [("/api/tictactoe?position=zz", 400), ("/api/nosuch", 404), ("/nowhere", 404)]:
         reply = client.get(path)

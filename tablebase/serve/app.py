@@ -46,8 +46,9 @@ the version of this package and the request, and ``Cache-Control: public``
 with ``max-age``/``s-maxage``; a request whose ``If-None-Match`` names it is
 answered ``304`` with no body, before any lookup. A ``/solve`` answer (always
 proved: an unproved position is a ``503``) and the probe of a variant
-explored by search are tagged by their content. Errors, ``/health`` and
-``503`` replies carry ``Cache-Control: no-store``.
+explored by search are tagged by their content. ``/api/variants`` is tagged
+by its content with ``Cache-Control: no-cache`` (a new build adds to it).
+Errors, ``/health`` and ``503`` replies carry ``Cache-Control: no-store``.
 
 Handlers are coroutines that call the synchronous query layer directly: each
 query is a handful of indexed SQLite reads (well under a millisecond), so
@@ -450,7 +451,8 @@ class Caching:
         return JSONResponse(make(), headers=self.headers(tag))
 
     def by_content(self, request: Request, data: Any, extra: dict[str, str] | None = None) -> Response:
-        """``data`` as JSON tagged by its content (``304`` if the client holds it)."""
+        """``data`` as JSON tagged by its content (``304`` if the client holds it); ``extra`` headers
+        are added (or replace ``Cache-Control``)."""
         body = render_json(data)
         tag = self.tag(hashlib.blake2b(body, digest_size=16).hexdigest())
         headers = {**self.headers(tag), **(extra or {})}
@@ -635,7 +637,8 @@ def create_app(
             game = games.get(name)
             if not game.enumerable and name not in out:
                 out[name] = VariantInfo.unbuilt(game).to_dict(game)
-        return caching.by_content(request, [out[name] for name in sorted(out)])
+        # a new build adds to the list: kept, but checked with the server each time
+        return caching.by_content(request, [out[name] for name in sorted(out)], {"Cache-Control": "no-cache"})
 
     @app.get("/api/{variant}", response_model=ProbeReply, responses=ERRORS, tags=["api"])
     async def probe(request: Request, variant: str, position: str | None = PositionQuery) -> Response:
