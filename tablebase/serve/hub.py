@@ -76,17 +76,27 @@ class SolverHub:
         self._loop = asyncio.new_event_loop()
         self._stop: asyncio.Event | None = None
         self._started = threading.Event()
+        self._failed: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="tablebase-solvers", daemon=True)
 
     def start(self) -> SolverHub:
-        """Listen on :attr:`address`; returns once it does."""
+        """Listen on :attr:`address`; returns once it does (raises when it cannot)."""
         self._thread.start()
         self._started.wait()
+        if self._failed is not None:
+            self.close()
+            raise TablebaseError(f"cannot open the socket of the solvers: {self._failed}")
         return self
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
-        self._loop.run_until_complete(self._serve())
+        try:
+            self._loop.run_until_complete(self._serve())
+        except Exception as exc:
+            self._failed = exc
+        finally:
+            self._started.set()
+            self._loop.close()
 
     async def _serve(self) -> None:
         self._stop = asyncio.Event()
@@ -126,7 +136,8 @@ class SolverHub:
 
     def cancel(self) -> None:
         """Stop the running searches and refuse new ones (the server is stopping)."""
-        self._loop.call_soon_threadsafe(self.pool.cancel)
+        if self._thread.is_alive() and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self.pool.cancel)
 
     def close(self) -> None:
         """Stop listening, stop every worker, close the file and remove the socket."""
