@@ -536,9 +536,18 @@ def create_app(
         table = tb.get_variant(game.name)
         return table is not None and table.get_probe(game.format_position(state), search=False) is not None
 
+    tables: dict[str, VariantTable] = {}
+
+    def table_of(name: str) -> VariantTable:
+        """The table of the variant ``name`` (whether the file still holds it is checked on each read)."""
+        table = tables.get(name)
+        if table is None:
+            table = tables.setdefault(name, tb.variant(name))
+        return table
+
     def built(request: Request, variant: str, make: Callable[[VariantTable], Any]) -> Response:
         """The answer ``make(table)`` about the built ``variant``, tagged by its build and the request."""
-        table = tb.variant(variant)
+        table = table_of(variant)
         with table.snapshot():  # one read of the file for the tag and the answer
             tag = caching.tag(table.build_id, *request_identity(request))
             return caching.tagged(request, tag, lambda: make(table))
@@ -551,7 +560,7 @@ def create_app(
             game = games.get(name)
             if not game.enumerable:
                 return None
-            table = tb.variant(game.name)
+            table = table_of(game.name)
             with table.snapshot():
                 tag = caching.tag(table.build_id, *scope_identity(scope))
                 headers = [(key.lower().encode(), value.encode()) for key, value in caching.headers(tag).items()]
