@@ -342,7 +342,7 @@ def tree_cpu(pid: int) -> float:
 
 def breakdown(db: Path, variant: str, positions: list[str], rounds: int = 3) -> dict[str, float]:
     """Microseconds per request in one process: parse, probe (less the parse), JSON, the app
-    around them (FastAPI/Starlette, called without sockets), each the best of ``rounds``, in
+    around them (FastAPI/Starlette and its middleware, the ETag; called without sockets), each the best of ``rounds``, in
     processor time (steadier than wall time on a shared machine)."""
     from tablebase.serve import create_app
 
@@ -459,7 +459,7 @@ def bench_wrk(db: Path, args: argparse.Namespace) -> None:
         )
     server_cpu = rows[0]["cpu_us_per_request"]
     print(f"\nwhere a request's time goes (one process, us; best of 3 over {min(500, len(positions))} positions):")
-    print("| parse | probe | JSON | framework | HTTP server and sockets | total (server CPU per request) |")
+    print("| parse | probe | JSON | framework, ETag, middleware | HTTP server and sockets | total (server CPU per request) |")
     print("|---:|---:|---:|---:|---:|---:|")
     rest = server_cpu - cost["app"]
     print(
