@@ -660,14 +660,36 @@ def serve(
             help="Store what /solve proves in the file (as `tablebase solve` does); default: read only.",
         ),
     ] = False,
+    workers: Annotated[
+        Optional[int],
+        typer.Option(
+            min=1,
+            help="HTTP processes sharing the port (default: one per core); searches stay in --solvers processes.",
+        ),
+    ] = None,
+    max_age: Annotated[
+        int,
+        typer.Option(min=0, help="Seconds browsers and shared caches may keep an answer (Cache-Control; 0: revalidate)."),
+    ] = 3600,
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
     try:
         from tablebase.serve import run
+        from tablebase.serve.app import default_workers
     except ModuleNotFoundError as exc:
         fail(f"serving needs the 'serve' extra (missing {exc.name}): pip install 'tablebase[serve]'")
         return
-    run(db, host=host, port=port, access_log=access_log, solvers=solvers, memory_cap=solver_memory << 20, write=write)
+    run(
+        db,
+        host=host,
+        port=port,
+        access_log=access_log,
+        solvers=solvers,
+        memory_cap=solver_memory << 20,
+        write=write,
+        workers=default_workers() if workers is None else workers,
+        max_age=max_age,
+    )
 
 
 @command(group=db_app, name="upgrade", help="Create the schema or upgrade it to the newest revision (alembic).")

@@ -8,6 +8,7 @@ types of :mod:`tablebase.results`.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sqlite3
 import threading
@@ -128,6 +129,25 @@ class VariantTable:
     def info(self) -> VariantInfo:
         """The variant's row: rules, counts, result of the start, how it is stored."""
         return self._bound().info
+
+    @property
+    def build_id(self) -> str:
+        """A short identity of what the file holds of the variant: a rebuild gives a new one, and so
+        does a ``solve`` that stores more positions of a variant explored by search."""
+        bound = self._bound()
+        info = bound.info
+        identity = (
+            bound.variant_id,
+            info.built_at,
+            info.storage,
+            info.states,
+            info.moves,
+            info.outcome,
+            info.distance,
+            info.build_seconds,
+            info.builder_version,
+        )
+        return hashlib.blake2b(repr(identity).encode(), digest_size=9).hexdigest()
 
     @property
     def storage(self) -> Storage:

@@ -3,8 +3,9 @@
 Random games through each variant check that every position's board fits the
 layout, that every legal move names cells of the layout, and that a move
 changes what is on no cell but those it names (or, for a layout with
-``click_moves``, those that click to it). Games without a layout yet are
-skipped.
+``click_moves``, those that click to it), and on a ``gravity`` layout that
+a piece lands on the lowest empty cell of its column. Games without a layout
+yet are skipped.
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ def check_layout(game: Game, playouts: int = 30, seed: int = 7) -> None:
     click_moves = layout.get("click_moves", {})
     assert set(click_moves) <= set(names)
     clicked = {move: {c for c, m in click_moves.items() if m == move} for move in click_moves.values()}
+    where = {c["name"]: (c["x"], c["y"]) for c in layout["cells"]}
+    gravity = layout.get("gravity", False)
+    if gravity:
+        # every cell plays its column's move, and a column is the cells of one x
+        assert set(click_moves) == set(names)
+        assert all(len({where[c][0] for c in cells}) == 1 for cells in clicked.values())
+        assert len({where[next(iter(cells))][0] for cells in clicked.values()}) == len(clicked)
     rng = random.Random(seed)
     for _ in range(playouts):
         state = game.initial_state()
@@ -56,6 +64,10 @@ def check_layout(game: Game, playouts: int = 30, seed: int = 7) -> None:
                 after = board_cells(layout, game.format_position(game.apply(state, move)))
                 changed = {c for c in names if before[c] != after[c]}
                 assert changed and changed <= cells, (text, changed)
+                if gravity:
+                    # the piece falls to the lowest empty cell of its column
+                    (cell,) = changed
+                    assert where[cell][1] == max(where[c][1] for c in cells if before[c] is None), (text, cell)
             state = game.apply(state, rng.choice(game.legal_moves(state)))
 
 

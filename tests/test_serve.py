@@ -174,6 +174,7 @@ def test_openapi_describes_every_endpoint(client: TestClient) -> None:
         "/api/{variant}/layout",
         "/api/{variant}/board",
         "/api/{variant}/solve",
+        "/health",
     }
     probe = spec["paths"]["/api/{variant}"]["get"]
     assert {"200", "400", "404"} <= set(probe["responses"])

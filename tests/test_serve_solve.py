@@ -152,6 +152,7 @@ def test_solve_answers_from_the_database_first(tmp_path: Path) -> None:
         reply = fresh.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 0})
         assert reply.status_code == 200
         assert (reply.json()["outcome"], reply.json()["distance"]) == (report.outcome, report.distance)
+        assert reply.json()["stored"] is True and reply.headers["Tablebase-Answer"] == "stored"
         listed = {v["variant"]: v for v in fresh.get("/api/variants").json()}
         assert listed["ultimate"]["states"] > 0 and listed["ultimate"]["complete"] is False
 
@@ -224,4 +225,5 @@ def test_connect4_solve_proves_then_the_probe_answers(client: TestClient) -> Non
         child = columns[:c] + (columns[c] + "x",) + columns[c + 1 :]  # 28 discs: x to move
         assert score_from_outcome(move["outcome"], move["distance"], 28, 7, 6) == -pons_score(child, 6)
     probe = client.get("/api/connect4", params={"position": position})
-    assert probe.status_code == 200 and probe.json() == reply.json()
+    assert reply.json()["stored"] is False and reply.headers["Tablebase-Answer"] == "proved"
+    assert probe.status_code == 200 and {**probe.json(), "stored": False} == reply.json()

@@ -840,3 +840,71 @@ def test_connect4_offers_solve_and_shows_the_value(page: Any, api: TestClient) -
     solved = api.get("/api/connect4/solve", params={"position": position, "time_limit": 20}).json()
     assert page.inner_text("#status") == status_of(solved)
     assert page.is_enabled("#best") and page.is_disabled("#solve")
+
+
+# -- gravity boards (Connect Four) ----------------------------------------------
+
+EMPTY_C4 = "/".join(["......."] * 6)
+
+
+def test_connect4_looks_like_connect4_columns_numbered_and_a_disc_drops(page: Any, api: TestClient) -> None:
+    layout = api.get("/api/connect4/layout").json()
+    assert layout["gravity"] is True and "gravity" not in api.get("/api/tictactoe/layout").json()
+    open_board(page, "connect4")
+    assert page.eval_on_selector("#board", "b => b.classList.contains('gravity')")
+    # the columns numbered 1..7 under the board, as the moves are named; no cell names
+    numbers = page.eval_on_selector_all(
+        "#board .column-number", "n => n.map(e => [e.textContent, e.getBoundingClientRect().top])"
+    )
+    assert [text for text, _ in numbers] == ["1", "2", "3", "4", "5", "6", "7"]
+    lowest = page.eval_on_selector_all(
+        "#board .cell .shape", "s => Math.max(...s.map(e => e.getBoundingClientRect().bottom))"
+    )
+    assert all(top >= lowest for _, top in numbers)
+    assert page.locator("#board .name").count() == 0
+    assert page.locator("#board .frame").count() == 1
+    assert page.eval_on_selector_all("#board .cell .shape", "s => s.map(e => e.tagName)") == ["circle"] * 42
+    # a click on the top cell of column 3 drops a disc to the bottom of it, marked as the last one
+    click(page, "[data-cell=c1]")
+    assert shown_position(page) == "/".join(["......."] * 5 + ["..x...."])
+    assert page.eval_on_selector_all("#board .cell[data-last]", "c => c.map(e => e.dataset.cell)") == ["c6"]
+    assert page.eval_on_selector_all("#board .cell[data-dropped] .disc.falling", "d => d.length") == 1
+    assert page.eval_on_selector_all("#board .disc", "d => d.map(e => e.parentNode.dataset.cell)") == ["c6"]
+    # the next disc in that column lands on the first
+    click(page, "[data-cell=c1]")
+    assert shown_position(page) == "/".join(["......."] * 4 + ["..o....", "..x...."])
+    assert page.eval_on_selector_all("#board .cell[data-last]", "c => c.map(e => e.dataset.cell)") == ["c5"]
+
+
+def test_connect4_marks_the_winning_four(page: Any, api: TestClient) -> None:
+    position = "/".join(["......."] * 5 + ["xxx.ooo"])
+    open_board(page, "connect4", position)
+    assert page.locator("#board .cell[data-line]").count() == 0
+    click(page, "[data-cell=d1]")  # the top of column 4: x's disc falls to d6 and makes four
+    assert shown_position(page) == "/".join(["......."] * 5 + ["xxxxooo"])
+    assert page.inner_text("#status") == "Game over: x has won"
+    board = api.get("/api/connect4/board", params={"position": shown_position(page)}).json()
+    line = page.eval_on_selector_all("#board .cell[data-line]", "c => c.map(e => e.dataset.cell)")
+    assert sorted(line) == sorted(board["line"]) == ["a6", "b6", "c6", "d6"]
+    assert page.eval_on_selector_all("#board .cell[data-last]", "c => c.map(e => e.dataset.cell)") == ["d6"]
+    assert page.locator("#board .win-line").count() == 1
+
+
+def test_connect4_shows_each_columns_value_once_above_it(page: Any, api: TestClient) -> None:
+    pytest.importorskip("numba")
+    position = "...x.o./..ox.o./o.oo.o./o.xo.xx/xxxoxox/xooxxxo"  # 28 discs from a random game
+    open_board(page, "connect4", position)
+    click(page, "#solve")
+    solved = api.get("/api/connect4/solve", params={"position": position, "time_limit": 20}).json()
+    values = page.eval_on_selector_all(
+        "#board .column-value", "v => v.map(e => [e.dataset.column, e.dataset.outcome, e.textContent])"
+    )
+    expected = sorted((m["move"], m["outcome"]) for m in solved["moves"])
+    assert sorted((column, outcome) for column, outcome, _ in values) == expected
+    for column, outcome, text in values:
+        move = next(m for m in solved["moves"] if m["move"] == column)
+        assert text == (outcome if move["distance"] is None else f"{outcome} {move['distance']}")
+    # above the board, and over the column it names
+    frame = page.eval_on_selector("#board .frame", "f => f.getBoundingClientRect().top")
+    tops = page.eval_on_selector_all("#board .column-value", "v => v.map(e => e.getBoundingClientRect().bottom)")
+    assert all(bottom <= frame for bottom in tops)

@@ -67,6 +67,7 @@ class Layout(TypedDict):
     move_separator: str
     regions: NotRequired[list[LayoutRegion]]
     click_moves: NotRequired[dict[str, str]]
+    gravity: NotRequired[bool]
 
 
 class BoardMarks(TypedDict):
@@ -325,6 +326,14 @@ class Game(ABC):
             a column drops a disc there); a cell it does not name plays as usual.
             A move it names need not name cells, but changes only cells
             that map to it.
+        ``gravity`` (optional)
+            ``True`` when pieces fall to the lowest empty cell of a column
+            (``y`` growing downwards) and every cell of a column plays that
+            column's move through ``click_moves`` (Connect Four). A drawing
+            then shows round discs in a frame, names each column under the
+            board by its move instead of naming cells, writes each move's
+            value once above its column, and lets a new disc fall into place.
+            Omitted or ``False``: pieces stay where they are played.
 
         A client composes a move by clicks on its cells in order, and asks for
         the label when several moves share the same cells.

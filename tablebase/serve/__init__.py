@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from tablebase.serve.app import create_app, run
+from tablebase.serve.app import create_app, from_environment, run
 
-__all__ = ["create_app", "run"]
+__all__ = ["create_app", "from_environment", "run"]

@@ -8,7 +8,11 @@ small reply. A request that finds every worker busy is refused at once
 (:class:`~tablebase.serve.analysis.BusyError`, ``503 busy`` with
 ``Retry-After``); a request whose client goes away, or that outlives its time
 limit, has its worker killed (and replaced) within a second. A worker whose
-memory grows past ``memory_cap`` bytes after a search exits and is replaced.
+memory grows past ``memory_cap`` bytes after a search exits and is replaced,
+and a worker left idle for :data:`IDLE_SECONDS` exits, so the memory of its
+searches goes back to the system (the next search starts a new one).
+:meth:`Solvers.cancel` stops every running search at once (a server that is
+shutting down).
 
 Each worker opens the tablebase file read-only and keeps what it proved in its
 own memory (:class:`~tablebase.serve.analysis.Analysis`); once started it
@@ -42,16 +46,19 @@ from tablebase.serve.analysis import MAX_SECONDS, BusyError, NotProvedError
 
 #: Memory a worker may keep after a search before it is replaced, in bytes.
 MEMORY_CAP = 1 << 30
-#: Proved positions the server keeps from its workers' searches (about 150 bytes each).
-KEPT_POSITIONS = 500_000
-#: Answers the server keeps (most recently used first out of the way last).
-MAX_ANSWERS = 10_000
+#: Proved positions the server keeps from its workers' searches (about 130 bytes each: 300,000 take
+#: about 40 MB), so that with :data:`MAX_ANSWERS` what it keeps stays well under 100 MB.
+KEPT_POSITIONS = 300_000
+#: Answers the server keeps (most recently used first out of the way last; a few KB each).
+MAX_ANSWERS = 5_000
 #: Seconds a worker gets beyond the request's time limit (its start-up, the reply) before it is killed.
 GRACE = 10.0
 #: Scheduling priority of a worker where ``SCHED_IDLE`` is not available (Unix ``nice``, the lowest).
 NICENESS = 19
 #: How often a waiting request checks its worker and its client, in seconds.
 POLL = 0.02
+#: Seconds an idle worker waits for its next search before it exits.
+IDLE_SECONDS = 10.0
 
 
 def default_size() -> int:
@@ -156,6 +163,8 @@ class Worker:
     memory: int = 0
     jobs: int = 0
     ready: bool = field(default=False)
+    #: When it last finished a job (``time.monotonic``).
+    idle_since: float = 0.0
 
     def stop(self) -> None:
         """Kill the process at once and reap it."""
@@ -177,6 +186,7 @@ class Solvers:
         max_seconds: float = MAX_SECONDS,
         write: bool = False,
         learn: Callable[[Game, dict[int, tuple[str, int | None]]], None] | None = None,
+        idle_seconds: float = IDLE_SECONDS,
     ):
         if size is not None and size < 1:
             raise ValueError(f"invalid number of solvers: {size!r} (at least 1)")
@@ -185,15 +195,20 @@ class Solvers:
         self.memory_cap = memory_cap
         self.max_seconds = max_seconds
         self.write = write
+        self.idle_seconds = idle_seconds
         #: Called with the canonical states a worker's search proved, with their ``(outcome, distance)``.
         self.learn = learn
         self.idle: list[Worker] = []
         self.busy: list[Worker] = []
         #: Workers replaced: killed by a cancelled or overdue request, or past the memory cap.
         self.recycled = 0
+        #: Workers that exited after :attr:`idle_seconds` without a search.
+        self.released = 0
         self._answers: OrderedDict[tuple[str, str], Probe] = OrderedDict()
         self._context = multiprocessing.get_context("spawn")
         self.closed = False
+        #: Set by :meth:`cancel`: running searches are stopped and no new one starts.
+        self.stopping = False
 
     def _start(self) -> Worker:
         mine, theirs = self._context.Pipe()
@@ -224,12 +239,18 @@ class Solvers:
             self._answers.move_to_end((game.name, position))
         return probe
 
+    async def lookup(self, game: Game, state: int) -> Probe | None:
+        """:meth:`known` for ``state`` (the interface a server of several processes shares)."""
+        return self.known(game, game.format_position(state))
+
     def _keep(self, game: Game, probe: Probe) -> None:
         self._answers[(game.name, probe.position)] = probe
         while len(self._answers) > MAX_ANSWERS:
             self._answers.popitem(last=False)
 
-    def _take(self) -> Worker:
+    def _take(self, shown: str, name: str) -> Worker:
+        if self.stopping:
+            raise NotProvedError(f"the server is stopping: position {shown!r} of {name} was not searched")
         while self.idle:
             worker = self.idle.pop()
             if worker.process.is_alive():
@@ -266,7 +287,7 @@ class Solvers:
             if not self.idle:
                 raise NotProvedError(f"position {shown!r} of {game.name} is not proved yet; solve it with a time limit")
             kind = "known"  # what the last worker used proved, without a search
-        worker = self._take()
+        worker = self._take(shown, game.name)
         self.busy.append(worker)
         worker.deadline = time.monotonic() + seconds + GRACE
         keep = False
@@ -278,13 +299,15 @@ class Solvers:
             keep = worker.memory <= self.memory_cap
         finally:
             worker.deadline = None
-            keep = keep and not self.closed
+            keep = keep and not self.closed and not self.stopping
             if not keep:
                 self._retire(worker)  # still in busy, so a worker gone from busy is already counted
             if worker in self.busy:
                 self.busy.remove(worker)
             if keep:
+                worker.idle_since = time.monotonic()
                 self.idle.append(worker)
+                self._reap_later()
         if self.learn is not None and proved:
             self.learn(game, proved)
         if status == "error":
@@ -304,6 +327,10 @@ class Solvers:
                     worker.ready, worker.memory = True, message[2]
                     continue
                 return message  # type: ignore[no-any-return]
+            if self.stopping:
+                raise NotProvedError(
+                    f"the server is stopping: the search of position {shown!r} of {game.name} was stopped"
+                )
             if not worker.process.is_alive():
                 raise TablebaseError(f"the solver of position {shown!r} of {game.name} stopped unexpectedly")
             now = time.monotonic()
@@ -316,6 +343,27 @@ class Solvers:
                     raise NotProvedError(f"the request for position {shown!r} of {game.name} was closed")
             await asyncio.sleep(POLL)
 
+    def _reap_later(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        loop.call_later(self.idle_seconds + POLL, self.release_idle)
+
+    def release_idle(self) -> int:
+        """Stop the workers idle for :attr:`idle_seconds` or more; returns how many were stopped."""
+        now = time.monotonic()
+        done = [w for w in self.idle if now - w.idle_since >= self.idle_seconds]
+        for worker in done:
+            self.idle.remove(worker)
+            worker.stop()
+        self.released += len(done)
+        return len(done)
+
+    def cancel(self) -> None:
+        """Stop the running searches (their requests get ``not_proved``) and refuse new ones."""
+        self.stopping = True
+
     def close(self) -> None:
         """Stop every worker."""
         self.closed = True
@@ -325,4 +373,4 @@ class Solvers:
         self.busy.clear()
 
 
-__all__ = ["GRACE", "MEMORY_CAP", "Solvers", "default_size", "rss"]
+__all__ = ["GRACE", "IDLE_SECONDS", "MEMORY_CAP", "Solvers", "default_size", "rss"]

@@ -374,6 +374,7 @@ class Connect4Game(Game):
     def layout(self) -> Layout:
         layout = grid_layout(self.columns, self.rows)
         layout["click_moves"] = {cell["name"]: self._digits[i % self.columns] for i, cell in enumerate(layout["cells"])}
+        layout["gravity"] = True
         return layout
 
     def board_marks(self, state: int) -> BoardMarks:

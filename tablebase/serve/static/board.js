@@ -30,6 +30,7 @@ const app = {
   controller: null, // AbortController of the running action
   running: null, // promise of the running action
   asked: new Set(), // variants whose positions were searched on request: their proved values are asked for
+  dropped: null, // the position whose new disc was last let fall (gravity boards), so it falls once
 };
 
 class ApiError extends Error {
@@ -471,6 +472,89 @@ function cellHints(contents) {
   return { hints, valueCells };
 }
 
+// Columns of a gravity layout, left to right: {move, x, cells (top to bottom)}; a column is the cells
+// that click_moves sends to one move.
+function columnsOf(layout) {
+  const direct = layout.click_moves ?? {};
+  const columns = new Map();
+  for (const cell of layout.cells) {
+    const move = direct[cell.name];
+    if (move === undefined) continue;
+    if (!columns.has(move)) columns.set(move, { move, x: cell.x, cells: [] });
+    columns.get(move).cells.push(cell);
+  }
+  const list = [...columns.values()].sort((a, b) => a.x - b.x);
+  for (const column of list) column.cells.sort((a, b) => a.y - b.y);
+  return list;
+}
+
+// Round discs in a frame, each column's number under it and its move's value once above it, the
+// last disc marked and let fall from above the board: the drawing of a gravity layout.
+function renderGravity(board, layout, view) {
+  const xs = layout.cells.map((c) => c.x);
+  const ys = layout.cells.map((c) => c.y);
+  const [left, right, top, bottom] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+  board.setAttribute("viewBox", `${left - 0.65} ${top - 1.25} ${right - left + 1.3} ${bottom - top + 2.45}`);
+  board.append(svg("rect", {
+    class: "frame", x: left - 0.55, y: top - 0.55, width: right - left + 1.1, height: bottom - top + 1.1, rx: 0.25,
+  }));
+  const contents = boardCells(view.position);
+  const changed = lastMoveCells();
+  const line = new Set(view.line);
+  const byMove = new Map(app.moves.map((m) => [m.move, m]));
+  const labels = svg("g", { class: "labels" });
+  const fall = app.dropped !== view.position;
+  for (const column of columnsOf(layout)) {
+    const move = byMove.get(column.move);
+    const landing = [...column.cells].reverse().find((c) => !contents.get(c.name));
+    labels.append(svg("text", { class: "column-number", "data-column": column.move, x: column.x, y: bottom + 0.85 }, column.move));
+    if (move?.outcome) {
+      labels.append(svg("text", {
+        class: "value column-value", "data-column": column.move, "data-outcome": move.outcome, x: column.x, y: top - 0.85,
+      }, valueText(move.outcome, move.distance)));
+    }
+    for (const cell of column.cells) {
+      const group = svg("g", { class: "cell", "data-cell": cell.name });
+      group.append(svg("circle", { class: "shape", cx: cell.x, cy: cell.y, r: 0.4 }));
+      const player = contents.get(cell.name);
+      let label = `column ${column.move}`;
+      if (player) {
+        group.dataset.piece = player;
+        const disc = svg("circle", { class: "disc", cx: cell.x, cy: cell.y, r: 0.4, "data-player": app.variant.players.indexOf(player) });
+        if (changed.has(cell.name) && fall) {
+          disc.classList.add("falling");
+          disc.style.setProperty("--fall", `${top - 1.2 - cell.y}px`);
+          group.dataset.dropped = "";
+        }
+        group.append(disc);
+        label += `, ${player}`;
+      }
+      if (changed.has(cell.name)) group.dataset.last = "";
+      if (line.has(cell.name)) group.dataset.line = "";
+      if (move) {
+        group.dataset.move = move.move;
+        group.setAttribute("tabindex", cell === landing ? "0" : "-1");
+        group.setAttribute("role", "button");
+        if (cell === landing) {
+          group.dataset.outcome = move.outcome ?? "unknown";
+          if (move.outcome) group.dataset.distance = move.distance === null ? "" : move.distance;
+          label += `: drop here${move.outcome ? `, ${valueText(move.outcome, move.distance, " in ")}` : ""}`;
+        }
+      }
+      group.setAttribute("aria-label", label);
+      onActivate(group, () => clickCell(cell.name));
+      board.append(group);
+    }
+  }
+  board.append(labels);
+  if (changed.size) app.dropped = view.position;
+  if (view.line.length > 1) {
+    const at = new Map(layout.cells.map((c) => [c.name, c]));
+    const ends = [at.get(view.line[0]), at.get(view.line.at(-1))];
+    board.append(svg("line", { class: "win-line", x1: ends[0].x, y1: ends[0].y, x2: ends[1].x, y2: ends[1].y }));
+  }
+}
+
 function renderBoard(view) {
   const board = $("#board");
   board.replaceChildren();
@@ -479,6 +563,12 @@ function renderBoard(view) {
   $("#no-board").hidden = Boolean(layout);
   $("#board-hint").hidden = !layout;
   if (!layout) return;
+  board.classList.toggle("gravity", Boolean(layout.gravity));
+  if (layout.gravity) {
+    board.classList.remove("compact", "round", "long-values");
+    renderGravity(board, layout, view);
+    return;
+  }
   const round = layout.shape === "circle";
   const xs = layout.cells.map((c) => c.x);
   const ys = layout.cells.map((c) => c.y);
