@@ -679,7 +679,7 @@ def _dist(
     dvals: np.ndarray,
     counter: np.ndarray,
 ) -> int:
-    """The distance search of :meth:`tablebase.solve.search._Searcher.dist_search`, with an explicit stack."""
+    """The distance search of :meth:`tablebase.solve.search.distance._DistanceSearch.dist_search`, with an explicit stack."""
     two, newly, isknown, one = _frames()
     moves, order, known, c0, c1, c2 = two[0], two[1], two[2], two[3], two[4], two[5]
     key = np.empty(81, dtype=np.int64)
