@@ -5,10 +5,30 @@ A ply's slots fall into *units* of parallel work (a family's choice: a
 height vector of Connect Four, a major set of an m,n,k board), each unit a
 run of slots whose positions are the bit sets of one size in colex order
 (:func:`next_colouring`). The passes over one unit (:func:`run_unit`) read
-a position only through the compiled functions of its family
-(:class:`Family`); a family module runs them in its own compiled loop over
-the units of a ply (so that numba caches it), and names that loop in its
-:class:`Kernels`. :func:`reachable`, :func:`solve`,
+a position only through the compiled functions of its family's module; the
+module runs them in its own compiled loop over the units of a ply, which
+numba caches with the family's functions compiled in, and names that loop
+in its :class:`Kernels`.
+
+A family module (:mod:`tablebase.games.connect4.dense`,
+:mod:`tablebase.games.mnk.dense`) defines, compiled with
+``inline="always"``, where a position is two ints ``(p, q)`` (Connect Four:
+x's discs and every disc; m,n,k: the marks of the side to move and of the
+other side) and ``tables`` is the tuple of :attr:`Kernels.arguments`:
+
+- ``unit(ply, u, tables) -> (first slot, slots, set size, context)``
+- ``position(context, colouring, tables) -> (p, q)``: the position of the
+  unit's slot whose bit set is ``colouring``
+- ``end(p, q, ply, tables) -> packed value`` where the game is over, else 0
+- ``given(p, q, ply, tables) -> packed value`` the rules give (the game over,
+  a win with the next move), else 0: such slots are not stored
+- ``canonical(p, q, ply, tables) -> bool``: the slot kept for its class
+- ``slot(p, q, ply, tables) -> int``: the slot its class is kept at
+- ``child_slots(context, colouring, p, q, ply, tables, out) -> n``: the slots
+  (in ply + 1) of its children into ``out``
+- ``children(context, p, q, ply, tables, out) -> n``: its children as
+  positions, ``(out[0, i], out[1, i])``
+- ``state(p, q, ply, tables) -> int``: the rules' canonical state :func:`reachable`, :func:`solve`,
 :func:`check` and :func:`positions` drive the kernels over every ply the
 same way for every family: the reachable slots found from the start, kept
 as bits between the passes, then every ply labelled from the last back, at
@@ -18,7 +38,8 @@ most two plies held as bytes.
 from __future__ import annotations
 
 from math import comb
-from typing import Any, Callable, Iterator, NamedTuple, Protocol
+from types import ModuleType
+from typing import Any, Callable, Iterator, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 from numba import njit
@@ -47,39 +68,6 @@ class Kernels(NamedTuple):
 
     arguments: Callable[[Any, int], tuple[Any, ...]]
     run: Callable[..., None]
-
-
-class Family(NamedTuple):
-    """The compiled functions (numba dispatchers) through which the passes read one family's positions.
-
-    A position is two ints ``(p, q)`` (Connect Four: x's discs and every disc;
-    m,n,k: the marks of the side to move and of the other side); ``tables`` is
-    the tuple of :attr:`Kernels.arguments`.
-
-    - ``unit(ply, u, tables) -> (first slot, slots, set size, context)``
-    - ``position(context, colouring, tables) -> (p, q)``: the position of the
-      unit's slot whose bit set is ``colouring``
-    - ``end(p, q, ply, tables) -> packed value`` where the game is over, else 0
-    - ``given(p, q, ply, tables) -> packed value`` the rules give (the game
-      over, a win with the next move), else 0: such slots are not stored
-    - ``canonical(p, q, ply, tables) -> bool``: the slot kept for its class
-    - ``slot(p, q, ply, tables) -> int``: the slot its class is kept at
-    - ``child_slots(context, colouring, p, q, ply, tables, out) -> n``: the
-      slots (in ply + 1) of its children into ``out``
-    - ``children(context, p, q, ply, tables, out) -> n``: its children as
-      positions, ``(out[0, i], out[1, i])``
-    - ``state(p, q, ply, tables) -> int``: the rules' canonical state
-    """
-
-    unit: Any
-    position: Any
-    end: Any
-    given: Any
-    canonical: Any
-    slot: Any
-    child_slots: Any
-    children: Any
-    state: Any
 
 
 def colex_table(nbytes: int, counts: int) -> np.ndarray:
@@ -160,6 +148,17 @@ def tally(row: np.ndarray, value: int, canonical: bool, terminal: bool) -> None:
             row[2] += 1
 
 
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+def unit_pass(function: _Function) -> _Function:
+    """Compile a family's pass over one unit (its call of :func:`run_unit`): cached, and without
+    reference counting, which the arrays its functions take from ``tables`` would pay at every slot
+    otherwise (the pass allocates nothing: its caller hands it the room it works in)."""
+    compiled: _Function = njit(cache=True, _nrt=False)(function)  # type: ignore[call-overload]
+    return compiled
+
+
 #: What :func:`run_unit` does with a unit's slots.
 REACH, LABEL, KEEP, CHECK, COUNT, COLLECT = range(6)
 #: The most children a position has (a state fits in 64 bits).
@@ -167,7 +166,7 @@ MOST_CHILDREN = 64
 
 
 @njit(cache=True, inline="always")
-def probe(family: Any, p: int, q: int, ply: int, stored: np.ndarray, tables: tuple[Any, ...]) -> int:
+def probe(family: ModuleType, p: int, q: int, ply: int, stored: np.ndarray, tables: tuple[Any, ...]) -> int:
     """The value of a position as a probe reads it: from the rules, else the stored slot of its class."""
     given: int = family.given(p, q, ply, tables)
     if given:
@@ -177,8 +176,12 @@ def probe(family: Any, p: int, q: int, ply: int, stored: np.ndarray, tables: tup
 
 
 @njit(cache=True, inline="always")
-def run_unit(mode: int, family: Any, ply: int, u: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...]) -> None:
-    """One pass over the slots of unit ``u`` of ``ply``; ``arrays`` is ``(reach, values, children, out,
+def run_unit(
+    mode: int, family: ModuleType, ply: int, u: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], kids: np.ndarray
+) -> None:
+    """One pass over the slots of unit ``u`` of ``ply`` through the functions of the ``family`` module
+    (inlined: ``family`` is a module the caller names as a global), with ``kids``, ``(3, MOST_CHILDREN)``
+    int64, to work in; ``arrays`` is ``(reach, values, children, out,
     states, packed)``, the unit's result in its row of ``out``, ``out[u - tables[0]]``:
 
     - ``REACH``: mark in ``values`` (ply + 1) the children of its reachable slots whose game goes on;
@@ -190,15 +193,14 @@ def run_unit(mode: int, family: Any, ply: int, u: int, arrays: tuple[np.ndarray,
     - ``CHECK``: check its reachable slots kept for their class (``values``, as stored) against their
       children as stored (``children``): the first that disagrees to ``row[0]`` (else -1), the
       positions checked to ``row[1]``;
-    - ``COUNT``: the reachable slots kept for their class to ``row[0]``;
-    - ``COLLECT``: those slots' states and values (``values``, as stored) into ``states`` and ``packed``
-      from ``row[0]`` on.
+    - ``COUNT``: its reachable slots to ``row[0]``;
+    - ``COLLECT``: the states and values (``values``, as stored) of those kept for their class into
+      ``states`` and ``packed`` from ``row[0]`` on.
     """
     reach, values, children, out, states, packed = arrays
     first, per, size, context = family.unit(ply, u, tables)
     row = out[u - tables[0]]
-    kids = np.empty(MOST_CHILDREN, dtype=np.int64)
-    kid_positions = np.empty((2, MOST_CHILDREN), dtype=np.int64)
+    kid_positions = kids[1:]
     if mode == CHECK:
         row[0] = -1
     n = row[0]
@@ -217,26 +219,27 @@ def run_unit(mode: int, family: Any, ply: int, u: int, arrays: tuple[np.ndarray,
             if mode == LABEL:
                 values[slot] = 0
             continue
+        if mode == COUNT:
+            row[0] += 1
+            continue
         p, q = family.position(context, m, tables)
         if mode == REACH:
             if not family.end(p, q, ply, tables):
-                for k in range(family.child_slots(context, m, p, q, ply, tables, kids)):
-                    values[kids[k]] = 1
+                for k in range(family.child_slots(context, m, p, q, ply, tables, kids[0])):
+                    values[kids[0, k]] = 1
         elif mode == LABEL:
             value: Any = np.int64(family.end(p, q, ply, tables))
             terminal = value != 0
             if not terminal:
                 win, draw, loss = 255, -1, -1
-                for k in range(family.child_slots(context, m, p, q, ply, tables, kids)):
-                    child: Any = np.int64(children[kids[k]])
+                for k in range(family.child_slots(context, m, p, q, ply, tables, kids[0])):
+                    child: Any = np.int64(children[kids[0, k]])
                     win, draw, loss = add_child(child, win, draw, loss)
                 value = parent_value(win, draw, loss)
             values[slot] = value
             tally(row, value, family.canonical(p, q, ply, tables), terminal)
         elif not family.canonical(p, q, ply, tables):
             continue
-        elif mode == COUNT:
-            row[0] += 1
         elif mode == COLLECT:
             states[n] = family.state(p, q, ply, tables)
             packed[n] = probe(family, p, q, ply, values, tables)
@@ -351,11 +354,12 @@ def positions(
         if p < low or not reach.any():
             continue
         arguments = kernels.arguments(index, p)
+        # each unit writes from the count of reachable slots before it; a stored value is never 0
         counts = _run(kernels, COUNT, p, reach, _NO_BYTES, _NO_BYTES, arguments, 1)[:, 0]
         offsets = np.zeros((counts.size, 1), dtype=np.int64)
         np.cumsum(counts[:-1], out=offsets[1:, 0])
-        found = int(counts.sum())
-        states = np.empty(found, dtype=np.uint64)
-        values = np.empty(found, dtype=np.uint16)
+        states = np.zeros(int(counts.sum()), dtype=np.uint64)
+        values = np.zeros(states.size, dtype=np.uint16)
         kernels.run(COLLECT, p, (reach, read(p), _NO_BYTES, offsets, states, values), arguments)
-        yield p, states, values
+        kept = values != 0
+        yield p, states[kept], values[kept]

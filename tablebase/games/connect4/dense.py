@@ -16,13 +16,14 @@ them (the canonical slot, or the rules).
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Protocol
 
 import numpy as np
 from numba import njit, prange
 
 from tablebase.games.connect4.bits import DRAWN_END, LOST_END, WIN_NOW
-from tablebase.games.common.dense_kernels import POPCOUNTS, Family, Index, Kernels, colex, colex_table, run_unit
+from tablebase.games.common.dense_kernels import MOST_CHILDREN, POPCOUNTS, Index, Kernels, colex, colex_table, run_unit, unit_pass
 
 
 class Connect4Index(Index, Protocol):
@@ -36,6 +37,12 @@ class Connect4Index(Index, Protocol):
     heights: np.ndarray
     powers: np.ndarray
     colourings: np.ndarray
+
+
+@unit_pass
+def _pass(mode: int, ply: int, v: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], kids: np.ndarray) -> None:
+    """:func:`~tablebase.games.common.dense_kernels.run_unit` over height vector ``v``, this module's functions compiled in."""
+    run_unit(mode, _FAMILY, ply, v, arrays, tables, kids)
 
 
 def _arguments(index: Connect4Index, ply: int) -> tuple[Any, ...]:
@@ -61,9 +68,9 @@ def _arguments(index: Connect4Index, ply: int) -> tuple[Any, ...]:
 
 @njit(cache=True, parallel=True)
 def _run(mode: int, ply: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...]) -> None:
-    """:func:`~tablebase.games.common.dense_kernels.run_unit` over every height vector of ``ply``, in parallel."""
+    """:func:`_pass` over every height vector of ``ply``, in parallel."""
     for v in prange(tables[0], tables[1]):
-        run_unit(mode, FAMILY, ply, v, arrays, tables)
+        _pass(mode, ply, v, arrays, tables, np.empty((3, MOST_CHILDREN), dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -152,21 +159,21 @@ def _child_mask(m: int, i: int, mover_x: bool) -> int:
 
 
 @njit(cache=True, inline="always")
-def _unit(ply: int, v: int, tables: tuple[Any, ...]) -> tuple[int, int, int, tuple[int, np.ndarray]]:
-    """Height vector ``v``: its first slot, its colourings (x's discs among its discs), their size."""
+def unit(ply: int, v: int, tables: tuple[Any, ...]) -> tuple[int, int, int, int]:
+    """Height vector ``v``: its first slot, its colourings (x's discs among its discs), their size, its code."""
     code = tables[2][v]
-    return tables[3][code], tables[6], (ply + 1) // 2, (code, tables[4][code])
+    return tables[3][code], tables[6], (ply + 1) // 2, code
 
 
 @njit(cache=True, inline="always")
-def _position(context: tuple[int, np.ndarray], m: int, tables: tuple[Any, ...]) -> tuple[int, int]:
+def position(code: int, m: int, tables: tuple[Any, ...]) -> tuple[int, int]:
     """``(x discs, every disc)`` of a colouring."""
     columns, rows = tables[7], tables[8]
-    return _board(m, context[1], columns, rows + 1)
+    return _board(m, tables[4][code], columns, rows + 1)
 
 
 @njit(cache=True, inline="always")
-def _end(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
+def end(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
     """Lost in 0 where the side that just moved has four, drawn in 0 on a full board, else 0."""
     columns, rows = tables[7], tables[8]
     if ply and _has_four(discs & ~x if ply % 2 == 0 else x, rows):
@@ -177,34 +184,34 @@ def _end(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
 
 
 @njit(cache=True, inline="always")
-def _given(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
-    """:func:`_end`, or won in 1 where the side to move completes four with its next disc, else 0."""
-    end = _end(x, discs, ply, tables)
-    if end:
-        return end
+def given(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
+    """:func:`end`, or won in 1 where the side to move completes four with its next disc, else 0."""
+    over = end(x, discs, ply, tables)
+    if over:
+        return over
     if _wins_now(x if ply % 2 == 0 else discs & ~x, discs, tables[7], tables[8]):
         return WIN_NOW
     return 0
 
 
 @njit(cache=True, inline="always")
-def _canonical(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> bool:
+def canonical(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> bool:
     return _is_canonical(x, discs, tables[7], tables[8] + 1)
 
 
 @njit(cache=True, inline="always")
-def _slot(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
+def slot(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
     _lo, _hi, _codes, base, _heights, powers, _per, columns, rows, table, popcounts, nbytes = tables
     return _canonical_slot(x, discs, base, powers, columns, rows + 1, table, popcounts, nbytes)
 
 
 @njit(cache=True, inline="always")
-def _child_slots(
-    context: tuple[int, np.ndarray], m: int, x: int, discs: int, ply: int, tables: tuple[Any, ...], out: np.ndarray
+def child_slots(
+    code: int, m: int, x: int, discs: int, ply: int, tables: tuple[Any, ...], out: np.ndarray
 ) -> int:
     """The slots of the children, one a column not full."""
-    _lo, _hi, _codes, base, _heights, powers, _per, columns, rows, table, popcounts, nbytes = tables
-    code, hs = context
+    _lo, _hi, _codes, base, heights, powers, _per, columns, rows, table, popcounts, nbytes = tables
+    hs = heights[code]
     mover_x = ply % 2 == 0
     n = 0
     p = 0
@@ -219,10 +226,10 @@ def _child_slots(
 
 
 @njit(cache=True, inline="always")
-def _children(context: tuple[int, np.ndarray], x: int, discs: int, ply: int, tables: tuple[Any, ...], out: np.ndarray) -> int:
+def children(code: int, x: int, discs: int, ply: int, tables: tuple[Any, ...], out: np.ndarray) -> int:
     """The children as boards, one a column not full."""
     columns, rows = tables[7], tables[8]
-    hs = context[1]
+    hs = tables[4][code]
     n = 0
     for c in range(columns):
         if hs[c] < rows:
@@ -234,7 +241,7 @@ def _children(context: tuple[int, np.ndarray], x: int, discs: int, ply: int, tab
 
 
 @njit(cache=True, inline="always")
-def _state(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
+def state(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
     """The state in the rules' layout: each column's discs below a sentinel bit."""
     columns, height = tables[7], tables[8] + 1
     state = 0
@@ -243,7 +250,8 @@ def _state(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
     return state
 
 
-FAMILY = Family(_unit, _position, _end, _given, _canonical, _slot, _child_slots, _children, _state)
+#: This module, the family whose functions the passes of :func:`run_unit` call (compiled into them).
+_FAMILY = sys.modules[__name__]
 
 
 #: The passes of a Connect Four build, for the drivers of :mod:`tablebase.games.common.dense_kernels`.

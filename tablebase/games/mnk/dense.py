@@ -17,13 +17,14 @@ not the slots whose value the rules give (:meth:`MNKIndex.derived`).
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Protocol
 
 import numpy as np
 from numba import njit, prange
 
 from tablebase.games.common.dense import DRAWN_END, LOST_END, WIN_NOW, WON_END
-from tablebase.games.common.dense_kernels import POPCOUNTS, Family, Index, Kernels, colex, run_unit
+from tablebase.games.common.dense_kernels import MOST_CHILDREN, POPCOUNTS, Index, Kernels, colex, run_unit, unit_pass
 
 
 class MNKIndex(Index, Protocol):
@@ -36,6 +37,12 @@ class MNKIndex(Index, Protocol):
     line_masks: np.ndarray
     k: int
     misere: bool
+
+
+@unit_pass
+def _pass(mode: int, ply: int, i: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], kids: np.ndarray) -> None:
+    """:func:`~tablebase.games.common.dense_kernels.run_unit` over major set ``i``, this module's functions compiled in."""
+    run_unit(mode, _FAMILY, ply, i, arrays, tables, kids)
 
 
 def _arguments(index: MNKIndex, ply: int) -> tuple[Any, ...]:
@@ -62,9 +69,9 @@ def _arguments(index: MNKIndex, ply: int) -> tuple[Any, ...]:
 
 @njit(cache=True, parallel=True)
 def _run(mode: int, ply: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...]) -> None:
-    """:func:`~tablebase.games.common.dense_kernels.run_unit` over every major set of ``ply``, in parallel."""
+    """:func:`_pass` over every major set of ``ply``, in parallel."""
     for i in prange(tables[0], tables[1]):
-        run_unit(mode, FAMILY, ply, i, arrays, tables)
+        _pass(mode, ply, i, arrays, tables, np.empty((3, MOST_CHILDREN), dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -109,12 +116,16 @@ def _unrank(rank: int, k: int, binom: np.ndarray) -> int:
 
 
 @njit(cache=True, inline="always")
-def _deposit(m: int, cells: np.ndarray, count: int) -> int:
-    """The cells ``cells[j]`` for the bits ``j`` of ``m``."""
+def _deposit(m: int, free: int) -> int:
+    """The cells of ``free`` (a bit set) for the bits of ``m``, the lowest cell for bit 0."""
     out = 0
-    for j in range(count):
+    j = 0
+    while free:
+        c = free & -free
+        free ^= c
         if (m >> j) & 1:
-            out |= 1 << cells[j]
+            out |= c
+        j += 1
     return out
 
 
@@ -154,34 +165,23 @@ def _is_canonical(major: int, minor: int, cells: int, images: np.ndarray, nbytes
 
 
 @njit(cache=True, inline="always")
-def _free_cells(major: int, cells: int, out: np.ndarray) -> None:
-    n = 0
-    for c in range(cells):
-        if not (major >> c) & 1:
-            out[n] = c
-            n += 1
-
-
-@njit(cache=True, inline="always")
-def _unit(ply: int, i: int, tables: tuple[Any, ...]) -> tuple[int, int, int, tuple[int, np.ndarray]]:
+def unit(ply: int, i: int, tables: tuple[Any, ...]) -> tuple[int, int, int, tuple[int, int]]:
     """Major set ``i``: its first slot, its minor sets (ranked among the cells it leaves), their size."""
     binom, cells, a, b = tables[2], tables[3], tables[4], tables[5]
     major = _unrank(i, a, binom)
-    free = np.empty(cells - a, dtype=np.int64)
-    _free_cells(major, cells, free)
     per = binom[cells - a, b]
-    return i * per, per, b, (major, free)
+    return i * per, per, b, (major, ((1 << cells) - 1) & ~major)
 
 
 @njit(cache=True, inline="always")
-def _position(context: tuple[int, np.ndarray], m: int, tables: tuple[Any, ...]) -> tuple[int, int]:
+def position(context: tuple[int, int], m: int, tables: tuple[Any, ...]) -> tuple[int, int]:
     """``(major, minor)`` of a minor set given as its bits among the free cells."""
     major, free = context
-    return major, _deposit(m, free, free.size)
+    return major, _deposit(m, free)
 
 
 @njit(cache=True, inline="always")
-def _end(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
+def end(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
     """Lost in 0 (won in 0 misère) where the side that just moved has a line, drawn in 0 on a full board, else 0."""
     cells, lines, misere = tables[3], tables[11], tables[13]
     if ply and _has_line(minor, lines):
@@ -192,18 +192,18 @@ def _end(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
 
 
 @njit(cache=True, inline="always")
-def _given(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
+def given(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
     _lo, _hi, _binom, cells, _a, _b, _images, _table, _pext, popcounts, nbytes, lines, k, misere = tables
     return _derived(major, minor, ply, cells, lines, k, misere, popcounts, nbytes)
 
 
 @njit(cache=True, inline="always")
-def _canonical(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> bool:
+def canonical(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> bool:
     return _is_canonical(major, minor, tables[3], tables[6], tables[10])
 
 
 @njit(cache=True, inline="always")
-def _slot(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
+def slot(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
     """The slot of the class: its least (major, minor) pair under the symmetries."""
     _lo, _hi, binom, cells, _a, _b, images, table, pext, popcounts, nbytes, _lines, _k, _misere = tables
     key = (major << cells) | minor
@@ -220,8 +220,8 @@ def _slot(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
 
 
 @njit(cache=True, inline="always")
-def _child_slots(
-    context: tuple[int, np.ndarray], m: int, major: int, minor: int, ply: int, tables: tuple[Any, ...], out: np.ndarray
+def child_slots(
+    context: tuple[int, int], m: int, major: int, minor: int, ply: int, tables: tuple[Any, ...], out: np.ndarray
 ) -> int:
     """The slots of the children, one an empty cell: they keep ``minor`` as their major set."""
     _lo, _hi, binom, cells, a, b, _images, table, pext, popcounts, nbytes, _lines, _k, _misere = tables
@@ -239,7 +239,7 @@ def _child_slots(
 
 
 @njit(cache=True, inline="always")
-def _children(context: tuple[int, np.ndarray], major: int, minor: int, ply: int, tables: tuple[Any, ...], out: np.ndarray) -> int:
+def children(context: tuple[int, int], major: int, minor: int, ply: int, tables: tuple[Any, ...], out: np.ndarray) -> int:
     """The children as ``(major, minor)`` pairs, one an empty cell."""
     empty = ((1 << tables[3]) - 1) & ~(major | minor)
     n = 0
@@ -253,7 +253,7 @@ def _children(context: tuple[int, np.ndarray], major: int, minor: int, ply: int,
 
 
 @njit(cache=True, inline="always")
-def _state(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
+def state(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
     """The rules' canonical form (the least state integer, x's marks low)."""
     cells, images, nbytes = tables[3], tables[6], tables[10]
     x, o = (major, minor) if ply % 2 == 0 else (minor, major)
@@ -265,7 +265,8 @@ def _state(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
     return state
 
 
-FAMILY = Family(_unit, _position, _end, _given, _canonical, _slot, _child_slots, _children, _state)
+#: This module, the family whose functions the passes of :func:`run_unit` call (compiled into them).
+_FAMILY = sys.modules[__name__]
 
 
 #: The passes of an m,n,k build, for the drivers of :mod:`tablebase.games.common.dense_kernels`.
