@@ -9,7 +9,7 @@ from typing import Any
 
 from tablebase.games.base import Game
 from tablebase.solve.search import base
-from tablebase.solve.search.base import _VALUE, INF, M, _Abandoned, _shift, _Timeout, _unshift
+from tablebase.solve.search.base import _VALUE, INF, M, _Abandoned, _Timeout, settle, shift, unshift
 from tablebase.solve.search.outcome import _OutcomeSearch
 
 
@@ -58,7 +58,7 @@ def _split_children(game: Game, state: int) -> list[tuple[int, int | None]]:
     """The children of ``state`` in the order the distance split takes them: ``(child, its value for
     the parent's mover when the game ends there, else None)``, fewest replies first."""
     kids = sorted((replies, child, result) for _m, child, result, replies in game.successors(state))
-    return [(child, None if result is None else _shift(-_VALUE[result] * M)) for _r, child, result in kids]
+    return [(child, None if result is None else shift(-_VALUE[result] * M)) for _r, child, result in kids]
 
 
 class _DistanceSearch(_OutcomeSearch):
@@ -132,7 +132,7 @@ class _DistanceSearch(_OutcomeSearch):
         skipped = False
         for i, (_move, child, result, replies) in enumerate(kids):
             if result is not None:
-                order.append((-3 * M, 0, 0, i, _shift(-_VALUE[result] * M)))
+                order.append((-3 * M, 0, 0, i, shift(-_VALUE[result] * M)))
                 continue
             # what we know of the child's score (for its mover): low is good for us
             clo, chi = 1 - M, M - 1
@@ -157,7 +157,7 @@ class _DistanceSearch(_OutcomeSearch):
         best_i = -1
         for _, _, _, i, value in order:
             if value is None:
-                value = _shift(-self.dist_search(kids[i][1], -_unshift(beta), -_unshift(alpha)))
+                value = shift(-self.dist_search(kids[i][1], -unshift(beta), -unshift(alpha)))
             if value > best:
                 best, best_i = value, i
                 if value > alpha:
@@ -166,13 +166,7 @@ class _DistanceSearch(_OutcomeSearch):
                         break
         if skipped and best < 0:
             best = 0  # the skipped children are worth at most 0
-        best = min(max(best, lo), hi)
-        if best <= alpha0:
-            hi = best
-        elif best >= beta:
-            lo = best
-        else:
-            lo = hi = best
+        best, lo, hi = settle(best, lo, hi, alpha0, beta)
         dist[state] = (lo, hi, best_i)
         return best
 
@@ -253,9 +247,9 @@ class _DistanceSearch(_OutcomeSearch):
             e = self.wdl.get(child)
             if e is not None and e[0] >= 0:
                 return 0  # worth at most 0 to the parent: the test fails on this child
-        a = -_unshift(g)
+        a = -unshift(g)
         try:
-            return _shift(-self.dist_search(child, a, a + 1))
+            return shift(-self.dist_search(child, a, a + 1))
         except _Abandoned:
             return None
 

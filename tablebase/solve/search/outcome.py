@@ -8,7 +8,7 @@ import time
 from typing import Any, Callable
 
 from tablebase.games.base import Game
-from tablebase.solve.search.base import _VALUE, COMPILED_BUDGET, COMPILED_CHUNK, _Abandoned, _SearchState, _Timeout
+from tablebase.solve.search.base import _VALUE, COMPILED_BUDGET, COMPILED_CHUNK, _Abandoned, _SearchState, _Timeout, settle
 
 
 def _rival(
@@ -119,16 +119,7 @@ class _OutcomeSearch(_SearchState):
                         move = kids[i][0]
                         history[move] = history.get(move, 0) + 1
                         break
-        if best < lo:
-            best = lo
-        elif best > hi:
-            best = hi
-        if best <= alpha0:
-            hi = best
-        elif best >= beta:
-            lo = best
-        else:
-            lo = hi = best
+        best, lo, hi = settle(best, lo, hi, alpha0, beta)
         table[state] = (lo, hi, best_i)
         return best
 
