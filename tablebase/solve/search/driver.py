@@ -454,32 +454,25 @@ def _prove_retrograde(game: Game, state: int, time_limit: float | None, max_stat
     graph = enumerate_states(game, start=state, stop=stop)
     states, terminal = graph.states, graph.terminal
     root = states[0]
+    outcome: str | None = None
+    distance: int | None = None
+    collected: _Collected | None = None
+    stats: dict[str, int | float]
     if timed_out or too_big:
-        return SearchResult(
-            game=game, root=root, outcome=None, distance=None, complete=False, timed_out=timed_out,
-            method="retrograde", nodes=len(states), seconds=time.perf_counter() - start,
-            stats={"states": len(states), "too_many_states": int(too_big)},
-        )  # fmt: skip
-    src, moves, dst = graph.src.tolist(), graph.move.tolist(), graph.dst.tolist()
-    n = len(states)
-    outcome, distance = label(n, graph.src, graph.dst, terminal)
-    positions: dict[int, tuple[str, int | None]] = {
-        s: (OUTCOME_NAMES[int(outcome[i])], None if int(distance[i]) == NO_DISTANCE else int(distance[i]))
-        for i, s in enumerate(states)
-    }
-    unique = {(states[a], m): states[b] for a, m, b in zip(src, moves, dst)}
-    edges = [(a, m, b) for (a, m), b in unique.items()]
-    root_outcome, root_distance = positions[root]
+        stats = {"states": len(states), "too_many_states": int(too_big)}
+    else:
+        src, moves, dst = graph.src.tolist(), graph.move.tolist(), graph.dst.tolist()
+        outcomes, distances = label(len(states), graph.src, graph.dst, terminal)
+        positions: dict[int, tuple[str, int | None]] = {
+            s: (OUTCOME_NAMES[int(outcomes[i])], None if int(distances[i]) == NO_DISTANCE else int(distances[i]))
+            for i, s in enumerate(states)
+        }
+        unique = {(states[a], m): states[b] for a, m, b in zip(src, moves, dst)}
+        edges = [(a, m, b) for (a, m), b in unique.items()]
+        outcome, distance = positions[root]
+        collected = (positions, edges, [s for s, t in zip(states, terminal) if t == UNKNOWN])
+        stats = {"states": len(states), "moves": len(src)}
     return SearchResult(
-        game=game,
-        root=root,
-        outcome=root_outcome,
-        distance=root_distance,
-        complete=True,
-        timed_out=False,
-        _collected=(positions, edges, [s for s, t in zip(states, terminal) if t == UNKNOWN]),
-        method="retrograde",
-        nodes=n,
-        seconds=time.perf_counter() - start,
-        stats={"states": n, "moves": len(src)},
-    )
+        game=game, root=root, outcome=outcome, distance=distance, complete=collected is not None, timed_out=timed_out,
+        method="retrograde", nodes=len(states), seconds=time.perf_counter() - start, stats=stats, _collected=collected,
+    )  # fmt: skip
