@@ -5,10 +5,8 @@ A ply's slots fall into *units* of parallel work (a family's choice: a
 height vector of Connect Four, a major set of an m,n,k board), each unit a
 run of slots whose positions are the bit sets of one size in colex order
 (:func:`next_colouring`). The passes over one unit (:func:`run_unit`) read
-a position only through the compiled functions of its family's module; the
-module runs them in its own compiled loop over the units of a ply, which
-numba caches with the family's functions compiled in, and names that loop
-in its :class:`Kernels`.
+a position only through the compiled functions of its family's module,
+compiled into the family's own pass (numba caches it with them).
 
 A family module (:mod:`tablebase.games.connect4.dense`,
 :mod:`tablebase.games.mnk.dense`) defines, compiled with
@@ -28,11 +26,17 @@ other side) and ``tables`` is the tuple of :attr:`Kernels.arguments`:
   (in ply + 1) of its children into ``out``
 - ``children(context, p, q, ply, tables, out) -> n``: its children as
   positions, ``(out[0, i], out[1, i])``
-- ``state(p, q, ply, tables) -> int``: the rules' canonical state :func:`reachable`, :func:`solve`,
-:func:`check` and :func:`positions` drive the kernels over every ply the
-same way for every family: the reachable slots found from the start, kept
-as bits between the passes, then every ply labelled from the last back, at
-most two plies held as bytes.
+- ``state(p, q, ply, tables) -> int``: the rules' canonical state
+
+and its pass over one unit, ``@unit_pass def _pass(...)`` calling
+:func:`run_unit` with the module itself (so that numba inlines the
+functions above into it), and a parallel loop over a ply's units calling
+``_pass``: the ``run`` of its :class:`Kernels`.
+
+:func:`reachable`, :func:`solve`, :func:`check` and :func:`positions` drive
+the kernels over every ply the same way for every family: the reachable
+slots found from the start, kept as bits between the passes, then every ply
+labelled from the last back, at most two plies held as bytes.
 """
 
 from __future__ import annotations
