@@ -189,7 +189,7 @@ def _with_moves(game: Game, empties: int, rng: random.Random, moves: int) -> int
 def _recorded(monkeypatch: pytest.MonkeyPatch, method: str, before: Callable[[Any, int], None] | None = None) -> list[int]:
     """The states a method of the search (``prove_one``, ``_as_start``) is called with in this process,
     ``before(searcher, state)`` called first (the helper process records in its own copy)."""
-    from tablebase.solve import search
+    from tablebase.solve.search import driver as search
 
     calls: list[int] = []
     original = getattr(search._Searcher, method)
@@ -206,7 +206,7 @@ def _recorded(monkeypatch: pytest.MonkeyPatch, method: str, before: Callable[[An
 
 def _out_of_time_in_the_distance_of(monkeypatch: pytest.MonkeyPatch, child: int, game: Game, state: int) -> SearchResult:
     """``prove(game, state, children=True)`` running out of time in the distance proof of ``child``."""
-    from tablebase.solve import search
+    from tablebase.solve.search import driver as search
 
     exact_distance = search._Searcher.exact_distance
 
@@ -298,7 +298,7 @@ def test_two_processes_agree_with_one(variant: str) -> None:
 
 def test_the_rival_process_finishing_first_gives_its_table(monkeypatch: pytest.MonkeyPatch) -> None:
     """The start's search waits for the rival, then goes on with the rival's table: same label."""
-    from tablebase.solve import search
+    from tablebase.solve.search import driver as search
 
     game, _ = _compiled("ultimate")
     sliced = search._Searcher._sliced
@@ -325,7 +325,7 @@ def test_the_rival_process_finishing_first_gives_its_table(monkeypatch: pytest.M
 def test_distance_tests_shared_by_children_agree_with_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """The distance tests of a won or lost start shared by children with a second process: the same
     labels as one process."""
-    from tablebase.solve import search
+    from tablebase.solve.search import base, driver as search
 
     split = search._Searcher._split_test
     tests = []
@@ -335,7 +335,7 @@ def test_distance_tests_shared_by_children_agree_with_one_process(monkeypatch: p
         return split(self, state, g)
 
     monkeypatch.setattr(search._Searcher, "_split_test", counted)
-    monkeypatch.setattr(search, "HELPER_AFTER", 0.0)  # the helper from the first budget on
+    monkeypatch.setattr(base, "HELPER_AFTER", 0.0)  # the helper from the first budget on
     game, _ = _compiled("ultimate")
     rng = random.Random(32)
     outcomes = set()
@@ -352,9 +352,9 @@ def test_children_proved_by_two_processes_agree_with_one(monkeypatch: pytest.Mon
     """Every child of the start (and of the best line) proved by two processes, one from each
     end, the last one left like a start: the same labels and stored positions as one process,
     some of them sent by the helper."""
-    from tablebase.solve import search
+    from tablebase.solve.search import base, driver as search
 
-    monkeypatch.setattr(search, "HELPER_AFTER", 0.0)  # the helper from the first budget on
+    monkeypatch.setattr(base, "HELPER_AFTER", 0.0)  # the helper from the first budget on
     own = _recorded(monkeypatch, "prove_one")
     last = _recorded(monkeypatch, "_as_start")
     for variant, seed in (("ultimate", 33), ("ultimate-classic", 34)):
@@ -389,9 +389,9 @@ def test_children_proved_by_two_processes_agree_with_one(monkeypatch: pytest.Mon
 def test_the_moves_are_proved_when_their_helper_process_is_gone(monkeypatch: pytest.MonkeyPatch) -> None:
     """A helper that exits at once (as one out of time does): this process proves every move alone,
     each once, and gives the labels of one process."""
-    from tablebase.solve import search
+    from tablebase.solve.search import base, driver as search
 
-    monkeypatch.setattr(search, "HELPER_AFTER", 0.0)
+    monkeypatch.setattr(base, "HELPER_AFTER", 0.0)
     monkeypatch.setattr(search, "_labels_helper", lambda searcher, states, done, conn: conn.close())
     game, _ = _compiled("ultimate")
     state = _with_moves(game, 34, random.Random(37), 4)
@@ -407,7 +407,7 @@ def test_the_moves_proved_before_the_time_runs_out_are_kept(monkeypatch: pytest.
     """A proof with ``children=True`` that runs out of time while proving the moves keeps the
     labels of the moves it proved, and gives no label for the start when they do not settle it
     (it follows from its moves')."""
-    from tablebase.solve import search
+    from tablebase.solve.search import driver as search
 
     game, _ = _compiled("ultimate")
     state = _with_moves(game, 24, random.Random(35), 6)
@@ -478,17 +478,17 @@ def test_draw_lengths_searched_by_turns_agree_with_retrograde(orders: tuple[int,
     """The draw length from the long side (the classic rules, whose drawn lines may end before
     the board is full), in each move order, the orders taking turns within budgets that start at
     one node: the same lengths as the builder's pass."""
-    from tablebase.solve import search
+    from tablebase.solve.search import base, driver as search
 
-    monkeypatch.setattr(search, "DRAW_BUDGET", 1)
-    monkeypatch.setattr(search, "DRAW_ORDERS", orders)
+    monkeypatch.setattr(base, "DRAW_BUDGET", 1)
+    monkeypatch.setattr(base, "DRAW_ORDERS", orders)
     rounds = []
     drawn_line = search._Searcher._drawn_line
 
     def spied(self, state, length):  # type: ignore[no-untyped-def]
         try:
             return drawn_line(self, state, length)
-        except search._OverBudget:
+        except base._OverBudget:
             rounds.append(self.draw_order)
             raise
 

@@ -318,7 +318,7 @@ def test_a_solve_out_of_time_keeps_the_value_its_moves_settle_and_goes_on_from_t
     """A solve that runs out of time on its last move (a win for the other side) after proving a
     winning move reports and stores the position's value and the moves proved; solving it again
     starts from them."""
-    from tablebase.solve import search
+    from tablebase.solve.search import base, driver as search
 
     game = games.get("ultimate")
     rng = random.Random(4)
@@ -330,7 +330,7 @@ def test_a_solve_out_of_time_keeps_the_value_its_moves_settle_and_goes_on_from_t
             break
     position = game.format_position(state)
     kids = [child for _move, child in game.children(state)]
-    monkeypatch.setattr(search, "HELPER_AFTER", 1e9)  # one process: the moves in their order
+    monkeypatch.setattr(base, "HELPER_AFTER", 1e9)  # one process: the moves in their order
     exact_distance = search._Searcher.exact_distance
 
     def out_of_time_on_the_last(self: Any, child: int) -> int:

@@ -1,17 +1,49 @@
 """What every dense build shares, compiled with numba: colex ranks of bit sets, and the passes over
-a game's dense index (reach, label, keep, check, collect) driven ply by ply.
+a game's dense index (reach, label, keep, check, collect), written once.
 
-A game family's module supplies the compiled kernels of one ply
-(:class:`Kernels`); :func:`reachable`, :func:`solve`, :func:`check` and
-:func:`positions` run them over every ply the same way for every family:
-the reachable slots found from the start, kept as bits between the passes,
-then every ply labelled from the last back, at most two plies held as bytes.
+A ply's slots fall into *units* of parallel work (a family's choice: a
+height vector of Connect Four, a major set of an m,n,k board), each unit a
+run of slots whose positions are the bit sets of one size in colex order
+(:func:`next_colouring`). The passes over one unit (:func:`run_unit`) read
+a position only through the compiled functions of its family's module,
+compiled into the family's own pass (numba caches it with them).
+
+A family module (:mod:`tablebase.games.connect4.dense`,
+:mod:`tablebase.games.mnk.dense`) defines, compiled with
+``inline="always"``, where a position is two ints ``(p, q)`` (Connect Four:
+x's discs and every disc; m,n,k: the marks of the side to move and of the
+other side) and ``tables`` is the tuple of :attr:`Kernels.arguments`:
+
+- ``unit(ply, u, tables) -> (first slot, slots, set size, context)``
+- ``position(context, colouring, tables) -> (p, q)``: the position of the
+  unit's slot whose bit set is ``colouring``
+- ``end(p, q, ply, tables) -> packed value`` where the game is over, else 0
+- ``given(p, q, ply, tables) -> packed value`` the rules give (the game over,
+  a win with the next move), else 0: such slots are not stored
+- ``canonical(p, q, ply, tables) -> bool``: the slot kept for its class
+- ``slot(p, q, ply, tables) -> int``: the slot its class is kept at
+- ``child_slots(context, colouring, p, q, ply, tables, out) -> n``: the slots
+  (in ply + 1) of its children into ``out``
+- ``children(context, p, q, ply, tables, out) -> n``: its children as
+  positions, ``(out[0, i], out[1, i])``
+- ``state(p, q, ply, tables) -> int``: the rules' canonical state
+
+and its pass over one unit, ``@unit_pass def _pass(...)`` calling
+:func:`run_unit` with the module itself (so that numba inlines the
+functions above into it), and a parallel loop over a ply's units calling
+``_pass``: the ``run`` of its :class:`Kernels`.
+
+:func:`reachable`, :func:`solve`, :func:`check` and :func:`positions` drive
+the kernels over every ply the same way for every family: the reachable
+slots found from the start, kept as bits between the passes, then every ply
+labelled from the last back, at most two plies held as bytes.
 """
 
 from __future__ import annotations
 
 from math import comb
-from typing import Any, Callable, Iterator, NamedTuple, Protocol
+from types import ModuleType
+from typing import Any, Callable, Iterator, NamedTuple, Protocol, TypeVar
 
 import numpy as np
 from numba import njit
@@ -29,20 +61,17 @@ class Index(Protocol):
 
 
 class Kernels(NamedTuple):
-    """The compiled passes of one family, each over one ply (see :mod:`tablebase.games.connect4.dense`).
+    """The compiled passes of one family over one ply (see :mod:`tablebase.games.connect4.dense`).
 
-    ``arguments(index, ply)`` gives the tables every kernel takes after its
-    own arrays; its second and third items bound the ply's units of
-    parallel work (one row of the label counts and one entry of the check's
-    result each).
+    ``arguments(index, ply)`` gives the ply's tables, the tuple every kernel
+    takes last; its first two items bound the ply's units of parallel work
+    (one row of the label counts and of the check's result each).
+    ``run(mode, ply, arrays, tables)`` runs :func:`run_unit` over every unit
+    in parallel.
     """
 
     arguments: Callable[[Any, int], tuple[Any, ...]]
-    reach: Callable[..., None]
-    label: Callable[..., None]
-    keep: Callable[..., None]
-    check: Callable[..., None]
-    collect: Callable[..., int]
+    run: Callable[..., None]
 
 
 def colex_table(nbytes: int, counts: int) -> np.ndarray:
@@ -123,6 +152,133 @@ def tally(row: np.ndarray, value: int, canonical: bool, terminal: bool) -> None:
             row[2] += 1
 
 
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+def unit_pass(function: _Function) -> _Function:
+    """Compile a family's pass over one unit (its call of :func:`run_unit`): cached, and without
+    reference counting, which the arrays its functions take from ``tables`` would pay at every slot
+    otherwise (the pass allocates nothing: its caller hands it the room it works in)."""
+    compiled: _Function = njit(cache=True, _nrt=False)(function)  # type: ignore[call-overload]
+    return compiled
+
+
+#: What :func:`run_unit` does with a unit's slots.
+REACH, LABEL, KEEP, CHECK, COUNT, COLLECT = range(6)
+#: The most children a position has (a state fits in 64 bits).
+MOST_CHILDREN = 64
+
+
+@njit(cache=True, inline="always")
+def probe(family: ModuleType, p: int, q: int, ply: int, stored: np.ndarray, tables: tuple[Any, ...]) -> int:
+    """The value of a position as a probe reads it: from the rules, else the stored slot of its class."""
+    given: int = family.given(p, q, ply, tables)
+    if given:
+        return given
+    value: Any = np.int64(stored[family.slot(p, q, ply, tables)])
+    return int(value)
+
+
+@njit(cache=True, inline="always")
+def run_unit(
+    mode: int, family: ModuleType, ply: int, u: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], kids: np.ndarray
+) -> None:
+    """One pass over the slots of unit ``u`` of ``ply`` through the functions of the ``family`` module
+    (inlined: ``family`` is a module the caller names as a global), with ``kids``, ``(3, MOST_CHILDREN)``
+    int64, to work in; ``arrays`` is ``(reach, values, children, out,
+    states, packed)``, the unit's result in its row of ``out``, ``out[u - tables[0]]``:
+
+    - ``REACH``: mark in ``values`` (ply + 1) the children of its reachable slots whose game goes on;
+    - ``LABEL``: label its reachable slots in ``values`` from their children's (``children``, ply + 1),
+      counting positions, classes, terminal classes, positions won, lost, drawn, classes won, lost,
+      drawn into its row;
+    - ``KEEP``: zero the slots of ``values`` not worth storing (other members of a class, slots whose
+      value the rules give);
+    - ``CHECK``: check its reachable slots kept for their class (``values``, as stored) against their
+      children as stored (``children``): the first that disagrees to ``row[0]`` (else -1), the
+      positions checked to ``row[1]``;
+    - ``COUNT``: its reachable slots to ``row[0]``;
+    - ``COLLECT``: the states and values (``values``, as stored) of those kept for their class into
+      ``states`` and ``packed`` from ``row[0]`` on.
+    """
+    reach, values, children, out, states, packed = arrays
+    first, per, size, context = family.unit(ply, u, tables)
+    row = out[u - tables[0]]
+    kid_positions = kids[1:]
+    if mode == CHECK:
+        row[0] = -1
+    n = row[0]
+    m = (1 << size) - 1
+    for j in range(per):
+        if j:
+            m = next_colouring(m)
+        slot = first + j
+        if mode == KEEP:
+            if values[slot] != 0:
+                p, q = family.position(context, m, tables)
+                if family.given(p, q, ply, tables) or not family.canonical(p, q, ply, tables):
+                    values[slot] = 0
+            continue
+        if not reach[slot]:
+            if mode == LABEL:
+                values[slot] = 0
+            continue
+        if mode == COUNT:
+            row[0] += 1
+            continue
+        p, q = family.position(context, m, tables)
+        if mode == REACH:
+            if not family.end(p, q, ply, tables):
+                for k in range(family.child_slots(context, m, p, q, ply, tables, kids[0])):
+                    values[kids[0, k]] = 1
+        elif mode == LABEL:
+            value: Any = np.int64(family.end(p, q, ply, tables))
+            terminal = value != 0
+            if not terminal:
+                win, draw, loss = 255, -1, -1
+                for k in range(family.child_slots(context, m, p, q, ply, tables, kids[0])):
+                    child: Any = np.int64(children[kids[0, k]])
+                    win, draw, loss = add_child(child, win, draw, loss)
+                value = parent_value(win, draw, loss)
+            values[slot] = value
+            tally(row, value, family.canonical(p, q, ply, tables), terminal)
+        elif not family.canonical(p, q, ply, tables):
+            continue
+        elif mode == COLLECT:
+            states[n] = family.state(p, q, ply, tables)
+            packed[n] = probe(family, p, q, ply, values, tables)
+            n += 1
+        else:
+            row[1] += 1
+            if family.given(p, q, ply, tables):
+                continue
+            win, draw, loss = 255, -1, -1
+            corrupt = False
+            for k in range(family.children(context, p, q, ply, tables, kid_positions)):
+                cv = probe(family, kid_positions[0, k], kid_positions[1, k], ply + 1, children, tables)
+                if cv & 3 == 0:
+                    corrupt = True
+                else:
+                    win, draw, loss = add_child(cv, win, draw, loss)
+            if (corrupt or values[slot] != parent_value(win, draw, loss)) and row[0] < 0:
+                row[0] = slot
+
+
+_NO_BYTES = np.zeros(0, dtype=np.uint8)
+_NO_STATES = np.zeros(0, dtype=np.uint64)
+_NO_VALUES = np.zeros(0, dtype=np.uint16)
+
+
+def _run(
+    kernels: Kernels, mode: int, ply: int, reach: np.ndarray, values: np.ndarray, children: np.ndarray,
+    tables: tuple[Any, ...], columns: int = 1,
+) -> np.ndarray:
+    """:attr:`Kernels.run` of every unit of ``ply`` in ``mode``: their rows of ``columns`` results."""
+    out = np.zeros((tables[1] - tables[0], columns), dtype=np.int64)
+    kernels.run(mode, ply, (reach, values, children, out, _NO_STATES, _NO_VALUES), tables)
+    return out
+
+
 def reachable(index: Index, kernels: Kernels, progress: Progress | None = None, last: int | None = None) -> Iterator[np.ndarray]:
     """Per ply (up to ``last``), one byte a slot: 1 where a position can arise in play."""
     current = np.zeros(int(index.sizes[0]), dtype=np.uint8)
@@ -134,7 +290,7 @@ def reachable(index: Index, kernels: Kernels, progress: Progress | None = None, 
         nxt: np.ndarray | None = None
         if p < index.cells:
             nxt = np.zeros(int(index.sizes[p + 1]), dtype=np.uint8)
-            kernels.reach(p, current, nxt, *kernels.arguments(index, p))
+            _run(kernels, REACH, p, current, nxt, _NO_BYTES, kernels.arguments(index, p))
         done += current.size
         if progress is not None:
             progress("reach", done, total)
@@ -155,12 +311,10 @@ def solve(index: Index, kernels: Kernels, progress: Progress | None = None) -> I
     for p in range(index.cells, -1, -1):
         reach = np.unpackbits(reach_bits.pop(), count=int(index.sizes[p]), bitorder="little")
         values = np.empty(reach.size, dtype=np.uint8)
-        arguments = kernels.arguments(index, p)
-        counts = np.zeros((arguments[2] - arguments[1], 9), dtype=np.int64)
-        kernels.label(p, reach, values, children, counts, *arguments)
+        counts = _run(kernels, LABEL, p, reach, values, children, kernels.arguments(index, p), 9)
         del reach
         if held is not None:
-            kernels.keep(held[0], children, *kernels.arguments(index, held[0]))
+            _run(kernels, KEEP, held[0], _NO_BYTES, children, _NO_BYTES, kernels.arguments(index, held[0]))
             yield held[0], children, held[1]
         s = [int(c) for c in counts.sum(axis=0)]
         held = p, PlyCounts(s[0], s[1], s[2], (s[3], s[4], s[5]), (s[6], s[7], s[8]))
@@ -169,7 +323,7 @@ def solve(index: Index, kernels: Kernels, progress: Progress | None = None) -> I
             progress("label", done, total)
         children = values
     assert held is not None
-    kernels.keep(0, children, *kernels.arguments(index, 0))
+    _run(kernels, KEEP, 0, _NO_BYTES, children, _NO_BYTES, kernels.arguments(index, 0))
     yield 0, children, held[1]
 
 
@@ -185,15 +339,12 @@ def check(
     for p in range(index.cells, -1, -1):
         reach = np.unpackbits(reach_bits.pop(), count=int(index.sizes[p]), bitorder="little")
         stored = read(p)
-        arguments = kernels.arguments(index, p)
-        units = arguments[2] - arguments[1]
-        bad = np.empty(units, dtype=np.int64)
-        checked = np.zeros(units, dtype=np.int64)
-        kernels.check(p, reach, stored, children, bad, checked, *arguments)
+        result = _run(kernels, CHECK, p, reach, stored, children, kernels.arguments(index, p), 2)
         done += reach.size
         if progress is not None:
             progress("check", done, total)
-        yield p, int(checked.sum()), bad[bad >= 0]
+        bad = result[:, 0]
+        yield p, int(result[:, 1].sum()), bad[bad >= 0]
         children = stored
 
 
@@ -204,10 +355,15 @@ def positions(
     the rules, as ``(ply, states, packed values)``, one position of each symmetry class, in slot order."""
     low, high = plies if plies is not None else (0, index.cells)
     for p, reach in enumerate(reachable(index, kernels, last=min(high, index.cells))):
-        n = int(reach.sum())
-        if p < low or not n:
+        if p < low or not reach.any():
             continue
-        states = np.empty(n, dtype=np.uint64)
-        values = np.empty(n, dtype=np.uint16)
-        found = kernels.collect(p, reach, read(p), states, values, *kernels.arguments(index, p))
-        yield p, states[:found], values[:found]
+        arguments = kernels.arguments(index, p)
+        # each unit writes from the count of reachable slots before it; a stored value is never 0
+        counts = _run(kernels, COUNT, p, reach, _NO_BYTES, _NO_BYTES, arguments, 1)[:, 0]
+        offsets = np.zeros((counts.size, 1), dtype=np.int64)
+        np.cumsum(counts[:-1], out=offsets[1:, 0])
+        states = np.zeros(int(counts.sum()), dtype=np.uint64)
+        values = np.zeros(states.size, dtype=np.uint16)
+        kernels.run(COLLECT, p, (reach, read(p), _NO_BYTES, offsets, states, values), arguments)
+        kept = values != 0
+        yield p, states[kept], values[kept]

@@ -16,39 +16,44 @@ them (the canonical slot, or the rules).
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Protocol
 
 import numpy as np
 from numba import njit, prange
 
 from tablebase.games.connect4.bits import DRAWN_END, LOST_END, WIN_NOW
-from tablebase.games.common.dense_kernels import POPCOUNTS, Kernels, add_child, colex, colex_table, next_colouring, parent_value, tally
+from tablebase.games.common.dense_kernels import MOST_CHILDREN, POPCOUNTS, Index, Kernels, colex, colex_table, run_unit, unit_pass
 
 
-class Connect4Index(Protocol):
+class Connect4Index(Index, Protocol):
     """The tables of :class:`tablebase.games.connect4.index.Connect4Index` the kernels read."""
 
     columns: int
     rows: int
-    cells: int
     codes: np.ndarray
     starts: np.ndarray
     base: np.ndarray
     heights: np.ndarray
     powers: np.ndarray
     colourings: np.ndarray
-    sizes: np.ndarray
+
+
+@unit_pass
+def _pass(mode: int, ply: int, v: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], kids: np.ndarray) -> None:
+    """:func:`~tablebase.games.common.dense_kernels.run_unit` over height vector ``v``, this module's functions compiled in."""
+    run_unit(mode, _FAMILY, ply, v, arrays, tables, kids)
 
 
 def _arguments(index: Connect4Index, ply: int) -> tuple[Any, ...]:
-    """The tables every kernel takes, for one ply."""
+    """The tables every kernel takes, for one ply; a unit of work is one height vector."""
     tables = index.__dict__.get("_colex_table")
     if tables is None:
         tables = index.__dict__["_colex_table"] = colex_table((index.cells + 7) // 8, index.cells // 2 + 2)
     return (
-        index.codes,
         int(index.starts[ply]),
         int(index.starts[ply + 1]),
+        index.codes,
         index.base,
         index.heights,
         index.powers,
@@ -59,6 +64,13 @@ def _arguments(index: Connect4Index, ply: int) -> tuple[Any, ...]:
         POPCOUNTS,
         (index.cells + 7) // 8,
     )
+
+
+@njit(cache=True, parallel=True)
+def _run(mode: int, ply: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...]) -> None:
+    """:func:`_pass` over every height vector of ``ply``, in parallel."""
+    for v in prange(tables[0], tables[1]):
+        _pass(mode, ply, v, arrays, tables, np.empty((3, MOST_CHILDREN), dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -146,216 +158,101 @@ def _child_mask(m: int, i: int, mover_x: bool) -> int:
     return child
 
 
-@njit(cache=True, parallel=True)
-def _reach(
-    ply: int, reach: np.ndarray, nxt: np.ndarray, codes: np.ndarray, lo: int, hi: int, base: np.ndarray,
-    heights: np.ndarray, powers: np.ndarray, per: int, columns: int, rows: int, table: np.ndarray,
-    popcounts: np.ndarray, nbytes: int,
-) -> None:
-    """Mark in ``nxt`` (ply + 1) the children of the reachable, unfinished slots of ``ply``."""
-    height = rows + 1
-    nx = (ply + 1) // 2
-    mover_x = ply % 2 == 0
-    for v in prange(lo, hi):
-        code = codes[v]
-        hs = heights[code]
-        first = base[code]
-        m = (1 << nx) - 1
-        for j in range(per):
-            if j:
-                m = next_colouring(m)
-            if not reach[first + j]:
-                continue
-            x, discs = _board(m, hs, columns, height)
-            last = discs & ~x if mover_x else x
-            if ply and _has_four(last, rows):
-                continue
-            p = 0
-            for c in range(columns):
-                h = hs[c]
-                if h < rows:
-                    child = _child_mask(m, p + h, mover_x)
-                    nxt[base[code + powers[c]] + colex(child, nbytes, table, popcounts)] = 1
-                p += h
-
-
-@njit(cache=True, parallel=True)
-def _label(
-    ply: int, reach: np.ndarray, values: np.ndarray, children: np.ndarray, counts: np.ndarray, codes: np.ndarray,
-    lo: int, hi: int, base: np.ndarray, heights: np.ndarray, powers: np.ndarray, per: int, columns: int, rows: int,
-    table: np.ndarray, popcounts: np.ndarray, nbytes: int,
-) -> None:
-    """Label the reachable slots of ``ply`` from their children's values (``children``, ply + 1).
-
-    ``counts[v - lo]`` gets, per height vector: positions, classes, terminal
-    classes, positions won, lost, drawn, classes won, lost, drawn.
-    """
-    height = rows + 1
-    nx = (ply + 1) // 2
-    mover_x = ply % 2 == 0
-    full_board = ply == columns * rows
-    for v in prange(lo, hi):
-        code = codes[v]
-        hs = heights[code]
-        first = base[code]
-        row = counts[v - lo]
-        m = (1 << nx) - 1
-        for j in range(per):
-            if j:
-                m = next_colouring(m)
-            if not reach[first + j]:
-                values[first + j] = 0
-                continue
-            x, discs = _board(m, hs, columns, height)
-            last = discs & ~x if mover_x else x
-            terminal = True
-            if ply and _has_four(last, rows):
-                value: Any = np.int64(LOST_END)
-            elif full_board:
-                value = np.int64(DRAWN_END)
-            else:
-                terminal = False
-                win = 255
-                draw = -1
-                loss = -1
-                p = 0
-                for c in range(columns):
-                    h = hs[c]
-                    if h < rows:
-                        child = _child_mask(m, p + h, mover_x)
-                        cv: Any = np.int64(children[base[code + powers[c]] + colex(child, nbytes, table, popcounts)])
-                        win, draw, loss = add_child(cv, win, draw, loss)
-                    p += h
-                value = parent_value(win, draw, loss)
-            values[first + j] = value
-            tally(row, value, _is_canonical(x, discs, columns, height), terminal)
-
-
-@njit(cache=True, parallel=True)
-def _keep(
-    ply: int, values: np.ndarray, codes: np.ndarray, lo: int, hi: int, base: np.ndarray, heights: np.ndarray,
-    powers: np.ndarray, per: int, columns: int, rows: int, table: np.ndarray, popcounts: np.ndarray, nbytes: int,
-) -> None:
-    """Zero the slots not worth storing: mirror images and positions whose value the rules give."""
-    height = rows + 1
-    nx = (ply + 1) // 2
-    for v in prange(lo, hi):
-        code = codes[v]
-        hs = heights[code]
-        first = base[code]
-        m = (1 << nx) - 1
-        for j in range(per):
-            if j:
-                m = next_colouring(m)
-            value = values[first + j]
-            if value == 0:
-                continue
-            if value == LOST_END or value == DRAWN_END or value == WIN_NOW:
-                values[first + j] = 0
-                continue
-            x, discs = _board(m, hs, columns, height)
-            if not _is_canonical(x, discs, columns, height):
-                values[first + j] = 0
+@njit(cache=True, inline="always")
+def unit(ply: int, v: int, tables: tuple[Any, ...]) -> tuple[int, int, int, int]:
+    """Height vector ``v``: its first slot, its colourings (x's discs among its discs), their size, its code."""
+    code = tables[2][v]
+    return tables[3][code], tables[6], (ply + 1) // 2, code
 
 
 @njit(cache=True, inline="always")
-def _read_value(
-    x: int, discs: int, ply: int, stored: np.ndarray, base: np.ndarray, powers: np.ndarray, columns: int, rows: int,
-    table: np.ndarray, popcounts: np.ndarray, nbytes: int,
-) -> int:
-    """The value of a position of ``ply`` as a probe reads it: from the rules, else its canonical slot."""
-    mover_x = ply % 2 == 0
-    mine = x if mover_x else discs & ~x
-    if ply and _has_four(discs & ~mine, rows):
+def position(code: int, m: int, tables: tuple[Any, ...]) -> tuple[int, int]:
+    """``(x discs, every disc)`` of a colouring."""
+    columns, rows = tables[7], tables[8]
+    return _board(m, tables[4][code], columns, rows + 1)
+
+
+@njit(cache=True, inline="always")
+def end(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
+    """Lost in 0 where the side that just moved has four, drawn in 0 on a full board, else 0."""
+    columns, rows = tables[7], tables[8]
+    if ply and _has_four(discs & ~x if ply % 2 == 0 else x, rows):
         return LOST_END
     if ply == columns * rows:
         return DRAWN_END
-    if _wins_now(mine, discs, columns, rows):
+    return 0
+
+
+@njit(cache=True, inline="always")
+def given(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
+    """:func:`end`, or won in 1 where the side to move completes four with its next disc, else 0."""
+    over = end(x, discs, ply, tables)
+    if over:
+        return over
+    if _wins_now(x if ply % 2 == 0 else discs & ~x, discs, tables[7], tables[8]):
         return WIN_NOW
-    value: Any = np.int64(stored[_canonical_slot(x, discs, base, powers, columns, rows + 1, table, popcounts, nbytes)])
-    return int(value)
+    return 0
 
 
-@njit(cache=True, parallel=True)
-def _check(
-    ply: int, reach: np.ndarray, stored: np.ndarray, children: np.ndarray, bad: np.ndarray, checked: np.ndarray,
-    codes: np.ndarray, lo: int, hi: int, base: np.ndarray, heights: np.ndarray, powers: np.ndarray, per: int,
-    columns: int, rows: int, table: np.ndarray, popcounts: np.ndarray, nbytes: int,
-) -> None:
-    """Check every reachable canonical slot of ``ply`` against its children as stored; the first slot of
-    each height vector that disagrees goes to ``bad[v - lo]`` (else -1), the positions checked to ``checked``."""
-    height = rows + 1
-    nx = (ply + 1) // 2
-    mover_x = ply % 2 == 0
-    for v in prange(lo, hi):
-        code = codes[v]
-        hs = heights[code]
-        first = base[code]
-        m = (1 << nx) - 1
-        bad[v - lo] = -1
-        for j in range(per):
-            if j:
-                m = next_colouring(m)
-            if not reach[first + j]:
-                continue
-            x, discs = _board(m, hs, columns, height)
-            if not _is_canonical(x, discs, columns, height):
-                continue
-            checked[v - lo] += 1
-            value = _read_value(x, discs, ply, stored, base, powers, columns, rows, table, popcounts, nbytes)
-            if value == LOST_END or value == DRAWN_END or value == WIN_NOW:
-                continue
-            win = 255
-            draw = -1
-            loss = -1
-            corrupt = False
-            for c in range(columns):
-                if hs[c] < rows:
-                    bit = 1 << (c * height + hs[c])
-                    cx = x | bit if mover_x else x
-                    cv = _read_value(cx, discs | bit, ply + 1, children, base, powers, columns, rows, table, popcounts, nbytes)
-                    if cv & 3 == 0:
-                        corrupt = True
-                    else:
-                        win, draw, loss = add_child(cv, win, draw, loss)
-            expected = parent_value(win, draw, loss)
-            if corrupt or value != expected:
-                if bad[v - lo] < 0:
-                    bad[v - lo] = first + j
+@njit(cache=True, inline="always")
+def canonical(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> bool:
+    return _is_canonical(x, discs, tables[7], tables[8] + 1)
 
 
-@njit(cache=True)
-def _collect(
-    ply: int, reach: np.ndarray, stored: np.ndarray, states: np.ndarray, values: np.ndarray, codes: np.ndarray,
-    lo: int, hi: int, base: np.ndarray, heights: np.ndarray, powers: np.ndarray, per: int, columns: int, rows: int,
-    table: np.ndarray, popcounts: np.ndarray, nbytes: int,
+@njit(cache=True, inline="always")
+def slot(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
+    _lo, _hi, _codes, base, _heights, powers, _per, columns, rows, table, popcounts, nbytes = tables
+    return _canonical_slot(x, discs, base, powers, columns, rows + 1, table, popcounts, nbytes)
+
+
+@njit(cache=True, inline="always")
+def child_slots(
+    code: int, m: int, x: int, discs: int, ply: int, tables: tuple[Any, ...], out: np.ndarray
 ) -> int:
-    """The reachable canonical positions of ``ply`` (states in the rules' layout) with their values."""
-    height = rows + 1
-    nx = (ply + 1) // 2
+    """The slots of the children, one a column not full."""
+    _lo, _hi, _codes, base, heights, powers, _per, columns, rows, table, popcounts, nbytes = tables
+    hs = heights[code]
+    mover_x = ply % 2 == 0
     n = 0
-    for v in range(lo, hi):
-        code = codes[v]
-        hs = heights[code]
-        first = base[code]
-        m = (1 << nx) - 1
-        for j in range(per):
-            if j:
-                m = next_colouring(m)
-            if not reach[first + j]:
-                continue
-            x, discs = _board(m, hs, columns, height)
-            if not _is_canonical(x, discs, columns, height):
-                continue
-            state = 0
-            for c in range(columns):
-                state |= ((x | (discs + (1 << (c * height)))) & (((1 << height) - 1) << (c * height)))
-            states[n] = state
-            values[n] = _read_value(x, discs, ply, stored, base, powers, columns, rows, table, popcounts, nbytes)
+    p = 0
+    for c in range(columns):
+        h = hs[c]
+        if h < rows:
+            child = _child_mask(m, p + h, mover_x)
+            out[n] = base[code + powers[c]] + colex(child, nbytes, table, popcounts)
+            n += 1
+        p += h
+    return n
+
+
+@njit(cache=True, inline="always")
+def children(code: int, x: int, discs: int, ply: int, tables: tuple[Any, ...], out: np.ndarray) -> int:
+    """The children as boards, one a column not full."""
+    columns, rows = tables[7], tables[8]
+    hs = tables[4][code]
+    n = 0
+    for c in range(columns):
+        if hs[c] < rows:
+            bit = 1 << (c * (rows + 1) + hs[c])
+            out[0, n] = x | bit if ply % 2 == 0 else x
+            out[1, n] = discs | bit
             n += 1
     return n
 
 
-#: The passes of a Connect Four build, for the drivers of :mod:`tablebase.games.common.dense_kernels`.
-KERNELS = Kernels(_arguments, _reach, _label, _keep, _check, _collect)
+@njit(cache=True, inline="always")
+def state(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
+    """The state in the rules' layout: each column's discs below a sentinel bit."""
+    columns, height = tables[7], tables[8] + 1
+    state = 0
+    for c in range(columns):
+        state |= (x | (discs + (1 << (c * height)))) & (((1 << height) - 1) << (c * height))
+    return state
 
+
+#: This module, the family whose functions the passes of :func:`run_unit` call (compiled into them).
+_FAMILY = sys.modules[__name__]
+
+
+#: The passes of a Connect Four build, for the drivers of :mod:`tablebase.games.common.dense_kernels`.
+KERNELS = Kernels(_arguments, _run)

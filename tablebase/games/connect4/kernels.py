@@ -21,15 +21,9 @@ from tablebase.games.common.kernels import DRAW, LOSS, UNKNOWN, ScalarRules, Vec
 class Connect4Rules(ScalarRules, Protocol):
     """What the kernels read of a :class:`~tablebase.games.connect4.Connect4Game`."""
 
-    @property
-    def columns(self) -> int: ...
-
-    @property
-    def rows(self) -> int: ...
-
-    @property
-    def cells(self) -> int: ...
-
+    columns: int
+    rows: int
+    cells: int
     #: The masks that keep a smear by 1, 2 and 4 bits inside its column (see ``Connect4Game.disc_mask``).
     _smears: tuple[int, ...]
     #: Every cell below the top of its column.

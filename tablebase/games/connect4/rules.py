@@ -21,6 +21,7 @@ digit of its column.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
@@ -78,17 +79,14 @@ class Connect4Game(Game):
         ]
         # the block of each column text (top row first) with no disc floating
         self._column_blocks = {self._block_text[b]: b for b in range(1, 1 << self._height)}
-        self._vector: VectorKernels | None = None
         self._dense: Connect4Index | None = None
 
-    @property
+    @cached_property
     def vector(self) -> VectorKernels:  # type: ignore[override]
         """The array kernels of this board (numpy is imported on first use only)."""
-        if self._vector is None:
-            from tablebase.games.connect4.kernels import Connect4Kernels
+        from tablebase.games.connect4.kernels import Connect4Kernels
 
-            self._vector = Connect4Kernels(self)
-        return self._vector
+        return Connect4Kernels(self)
 
     def _line_masks(self) -> list[int]:
         """Bitmasks (state layout) of every four cells in a row."""

@@ -17,19 +17,19 @@ not the slots whose value the rules give (:meth:`MNKIndex.derived`).
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Protocol
 
 import numpy as np
 from numba import njit, prange
 
 from tablebase.games.common.dense import DRAWN_END, LOST_END, WIN_NOW, WON_END
-from tablebase.games.common.dense_kernels import POPCOUNTS, Kernels, add_child, colex, next_colouring, parent_value, tally
+from tablebase.games.common.dense_kernels import MOST_CHILDREN, POPCOUNTS, Index, Kernels, colex, run_unit, unit_pass
 
-class MNKIndex(Protocol):
+
+class MNKIndex(Index, Protocol):
     """The tables of :class:`tablebase.games.mnk.index.MNKIndex` the kernels read."""
 
-    cells: int
-    sizes: np.ndarray
     binom: np.ndarray
     images: np.ndarray
     colex_table: np.ndarray
@@ -39,14 +39,20 @@ class MNKIndex(Protocol):
     misere: bool
 
 
+@unit_pass
+def _pass(mode: int, ply: int, i: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], kids: np.ndarray) -> None:
+    """:func:`~tablebase.games.common.dense_kernels.run_unit` over major set ``i``, this module's functions compiled in."""
+    run_unit(mode, _FAMILY, ply, i, arrays, tables, kids)
+
+
 def _arguments(index: MNKIndex, ply: int) -> tuple[Any, ...]:
     """The tables every kernel takes, for one ply; the parallel work is one major set each."""
     cells = index.cells
     a, b = ply // 2, ply - ply // 2
     return (
-        index.binom,
         0,
         int(index.binom[cells, a]),
+        index.binom,
         cells,
         a,
         b,
@@ -59,6 +65,13 @@ def _arguments(index: MNKIndex, ply: int) -> tuple[Any, ...]:
         index.k,
         index.misere,
     )
+
+
+@njit(cache=True, parallel=True)
+def _run(mode: int, ply: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...]) -> None:
+    """:func:`_pass` over every major set of ``ply``, in parallel."""
+    for i in prange(tables[0], tables[1]):
+        _pass(mode, ply, i, arrays, tables, np.empty((3, MOST_CHILDREN), dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
@@ -103,12 +116,16 @@ def _unrank(rank: int, k: int, binom: np.ndarray) -> int:
 
 
 @njit(cache=True, inline="always")
-def _deposit(m: int, cells: np.ndarray, count: int) -> int:
-    """The cells ``cells[j]`` for the bits ``j`` of ``m``."""
+def _deposit(m: int, free: int) -> int:
+    """The cells of ``free`` (a bit set) for the bits of ``m``, the lowest cell for bit 0."""
     out = 0
-    for j in range(count):
+    j = 0
+    while free:
+        c = free & -free
+        free ^= c
         if (m >> j) & 1:
-            out |= 1 << cells[j]
+            out |= c
+        j += 1
     return out
 
 
@@ -148,14 +165,47 @@ def _is_canonical(major: int, minor: int, cells: int, images: np.ndarray, nbytes
 
 
 @njit(cache=True, inline="always")
-def _read_value(
-    major: int, minor: int, ply: int, stored: np.ndarray, per: int, cells: int, images: np.ndarray, table: np.ndarray,
-    pext: np.ndarray, popcounts: np.ndarray, nbytes: int, lines: np.ndarray, k: int, misere: bool,
-) -> int:
-    """The value of a slot as a probe reads it: from the rules, else the stored slot of its class."""
-    derived = _derived(major, minor, ply, cells, lines, k, misere, popcounts, nbytes)
-    if derived:
-        return derived
+def unit(ply: int, i: int, tables: tuple[Any, ...]) -> tuple[int, int, int, tuple[int, int]]:
+    """Major set ``i``: its first slot, its minor sets (ranked among the cells it leaves), their size."""
+    binom, cells, a, b = tables[2], tables[3], tables[4], tables[5]
+    major = _unrank(i, a, binom)
+    per = binom[cells - a, b]
+    return i * per, per, b, (major, ((1 << cells) - 1) & ~major)
+
+
+@njit(cache=True, inline="always")
+def position(context: tuple[int, int], m: int, tables: tuple[Any, ...]) -> tuple[int, int]:
+    """``(major, minor)`` of a minor set given as its bits among the free cells."""
+    major, free = context
+    return major, _deposit(m, free)
+
+
+@njit(cache=True, inline="always")
+def end(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
+    """Lost in 0 (won in 0 misère) where the side that just moved has a line, drawn in 0 on a full board, else 0."""
+    cells, lines, misere = tables[3], tables[11], tables[13]
+    if ply and _has_line(minor, lines):
+        return WON_END if misere else LOST_END
+    if ply == cells:
+        return DRAWN_END
+    return 0
+
+
+@njit(cache=True, inline="always")
+def given(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
+    _lo, _hi, _binom, cells, _a, _b, _images, _table, _pext, popcounts, nbytes, lines, k, misere = tables
+    return _derived(major, minor, ply, cells, lines, k, misere, popcounts, nbytes)
+
+
+@njit(cache=True, inline="always")
+def canonical(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> bool:
+    return _is_canonical(major, minor, tables[3], tables[6], tables[10])
+
+
+@njit(cache=True, inline="always")
+def slot(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
+    """The slot of the class: its least (major, minor) pair under the symmetries."""
+    _lo, _hi, binom, cells, _a, _b, images, table, pext, popcounts, nbytes, _lines, _k, _misere = tables
     key = (major << cells) | minor
     for s in range(1, images.shape[0]):
         image = (_image(major, s, images, nbytes) << cells) | _image(minor, s, images, nbytes)
@@ -163,216 +213,61 @@ def _read_value(
             key = image
     full = (1 << cells) - 1
     best_major = key >> cells
-    slot = colex(best_major, nbytes, table, popcounts) * per + _rank_in(key & full, full & ~best_major, nbytes, table, pext, popcounts)
-    value: Any = np.int64(stored[slot])
-    return int(value)
+    per = binom[cells - ply // 2, ply - ply // 2]
+    minor_rank = _rank_in(key & full, full & ~best_major, nbytes, table, pext, popcounts)
+    slot: int = colex(best_major, nbytes, table, popcounts) * per + minor_rank
+    return slot
 
 
 @njit(cache=True, inline="always")
-def _free_cells(major: int, cells: int, out: np.ndarray) -> None:
-    n = 0
-    for c in range(cells):
-        if not (major >> c) & 1:
-            out[n] = c
-            n += 1
-
-
-@njit(cache=True, parallel=True)
-def _reach(
-    ply: int, reach: np.ndarray, nxt: np.ndarray, binom: np.ndarray, lo: int, hi: int, cells: int, a: int, b: int,
-    images: np.ndarray, table: np.ndarray, pext: np.ndarray, popcounts: np.ndarray, nbytes: int, lines: np.ndarray,
-    k: int, misere: bool,
-) -> None:
-    """Mark in ``nxt`` (ply + 1) the children of the reachable slots of ``ply`` whose game goes on."""
-    full = (1 << cells) - 1
-    per = binom[cells - a, b]
-    child_per = binom[cells - b, a + 1]
-    for i in prange(lo, hi):
-        major = _unrank(i, a, binom)
-        free = np.empty(cells - a, dtype=np.int64)
-        _free_cells(major, cells, free)
-        m = (1 << b) - 1
-        for j in range(per):
-            if j:
-                m = next_colouring(m)
-            if not reach[i * per + j]:
-                continue
-            minor = _deposit(m, free, cells - a)
-            if (ply and _has_line(minor, lines)) or ply == cells:
-                continue
-            base = colex(minor, nbytes, table, popcounts) * child_per
-            child_free = full & ~minor
-            empty = full & ~(major | minor)
-            while empty:
-                c = empty & -empty
-                empty ^= c
-                nxt[base + _rank_in(major | c, child_free, nbytes, table, pext, popcounts)] = 1
-
-
-@njit(cache=True, parallel=True)
-def _label(
-    ply: int, reach: np.ndarray, values: np.ndarray, children: np.ndarray, counts: np.ndarray, binom: np.ndarray,
-    lo: int, hi: int, cells: int, a: int, b: int, images: np.ndarray, table: np.ndarray, pext: np.ndarray,
-    popcounts: np.ndarray, nbytes: int, lines: np.ndarray, k: int, misere: bool,
-) -> None:
-    """Label the reachable slots of ``ply`` from their children's values (``children``, ply + 1).
-
-    ``counts[i - lo]`` gets, per major set: positions, classes, terminal
-    classes, positions won, lost, drawn, classes won, lost, drawn.
-    """
-    full = (1 << cells) - 1
-    per = binom[cells - a, b]
-    child_per = binom[cells - b, a + 1] if ply < cells else 0
-    for i in prange(lo, hi):
-        major = _unrank(i, a, binom)
-        free = np.empty(cells - a, dtype=np.int64)
-        _free_cells(major, cells, free)
-        row = counts[i - lo]
-        m = (1 << b) - 1
-        for j in range(per):
-            if j:
-                m = next_colouring(m)
-            slot = i * per + j
-            if not reach[slot]:
-                values[slot] = 0
-                continue
-            minor = _deposit(m, free, cells - a)
-            terminal = True
-            if ply and _has_line(minor, lines):
-                value: Any = np.int64(WON_END if misere else LOST_END)
-            elif ply == cells:
-                value = np.int64(DRAWN_END)
-            else:
-                terminal = False
-                win = 255
-                draw = -1
-                loss = -1
-                base = colex(minor, nbytes, table, popcounts) * child_per
-                child_free = full & ~minor
-                empty = full & ~(major | minor)
-                while empty:
-                    c = empty & -empty
-                    empty ^= c
-                    cv: Any = np.int64(children[base + _rank_in(major | c, child_free, nbytes, table, pext, popcounts)])
-                    win, draw, loss = add_child(cv, win, draw, loss)
-                value = parent_value(win, draw, loss)
-            values[slot] = value
-            tally(row, value, _is_canonical(major, minor, cells, images, nbytes), terminal)
-
-
-@njit(cache=True, parallel=True)
-def _keep(
-    ply: int, values: np.ndarray, binom: np.ndarray, lo: int, hi: int, cells: int, a: int, b: int,
-    images: np.ndarray, table: np.ndarray, pext: np.ndarray, popcounts: np.ndarray, nbytes: int, lines: np.ndarray,
-    k: int, misere: bool,
-) -> None:
-    """Zero the slots not worth storing: other members of a symmetry class, and slots whose value the rules give."""
-    per = binom[cells - a, b]
-    for i in prange(lo, hi):
-        major = _unrank(i, a, binom)
-        free = np.empty(cells - a, dtype=np.int64)
-        _free_cells(major, cells, free)
-        m = (1 << b) - 1
-        for j in range(per):
-            if j:
-                m = next_colouring(m)
-            slot = i * per + j
-            if values[slot] == 0:
-                continue
-            minor = _deposit(m, free, cells - a)
-            if _derived(major, minor, ply, cells, lines, k, misere, popcounts, nbytes) or not _is_canonical(
-                major, minor, cells, images, nbytes
-            ):
-                values[slot] = 0
-
-
-@njit(cache=True, parallel=True)
-def _check(
-    ply: int, reach: np.ndarray, stored: np.ndarray, children: np.ndarray, bad: np.ndarray, checked: np.ndarray,
-    binom: np.ndarray, lo: int, hi: int, cells: int, a: int, b: int, images: np.ndarray, table: np.ndarray,
-    pext: np.ndarray, popcounts: np.ndarray, nbytes: int, lines: np.ndarray, k: int, misere: bool,
-) -> None:
-    """Check every reachable slot of ``ply`` kept for its class against its children as stored; the first
-    slot of each major set that disagrees goes to ``bad[i - lo]`` (else -1), the positions checked to ``checked``."""
-    full = (1 << cells) - 1
-    per = binom[cells - a, b]
-    child_per = binom[cells - b, a + 1] if ply < cells else 0
-    for i in prange(lo, hi):
-        major = _unrank(i, a, binom)
-        free = np.empty(cells - a, dtype=np.int64)
-        _free_cells(major, cells, free)
-        bad[i - lo] = -1
-        m = (1 << b) - 1
-        for j in range(per):
-            if j:
-                m = next_colouring(m)
-            slot = i * per + j
-            if not reach[slot]:
-                continue
-            minor = _deposit(m, free, cells - a)
-            if not _is_canonical(major, minor, cells, images, nbytes):
-                continue
-            checked[i - lo] += 1
-            value = _read_value(major, minor, ply, stored, per, cells, images, table, pext, popcounts, nbytes, lines, k, misere)
-            if _derived(major, minor, ply, cells, lines, k, misere, popcounts, nbytes):
-                continue
-            win = 255
-            draw = -1
-            loss = -1
-            corrupt = False
-            empty = full & ~(major | minor)
-            while empty:
-                c = empty & -empty
-                empty ^= c
-                cv = _read_value(
-                    minor, major | c, ply + 1, children, child_per, cells, images, table, pext, popcounts, nbytes,
-                    lines, k, misere,
-                )
-                if cv & 3 == 0:
-                    corrupt = True
-                else:
-                    win, draw, loss = add_child(cv, win, draw, loss)
-            expected = parent_value(win, draw, loss)
-            if corrupt or value != expected:
-                if bad[i - lo] < 0:
-                    bad[i - lo] = slot
-
-
-@njit(cache=True)
-def _collect(
-    ply: int, reach: np.ndarray, stored: np.ndarray, states: np.ndarray, values: np.ndarray, binom: np.ndarray,
-    lo: int, hi: int, cells: int, a: int, b: int, images: np.ndarray, table: np.ndarray, pext: np.ndarray,
-    popcounts: np.ndarray, nbytes: int, lines: np.ndarray, k: int, misere: bool,
+def child_slots(
+    context: tuple[int, int], m: int, major: int, minor: int, ply: int, tables: tuple[Any, ...], out: np.ndarray
 ) -> int:
-    """The reachable positions of ``ply``, one of each class in the rules' canonical form (the least
-    state integer), with their values."""
-    per = binom[cells - a, b]
+    """The slots of the children, one an empty cell: they keep ``minor`` as their major set."""
+    _lo, _hi, binom, cells, a, b, _images, table, pext, popcounts, nbytes, _lines, _k, _misere = tables
+    full = (1 << cells) - 1
+    base = colex(minor, nbytes, table, popcounts) * binom[cells - b, a + 1]
+    child_free = full & ~minor
+    empty = full & ~(major | minor)
     n = 0
-    for i in range(lo, hi):
-        major = _unrank(i, a, binom)
-        free = np.empty(cells - a, dtype=np.int64)
-        _free_cells(major, cells, free)
-        m = (1 << b) - 1
-        for j in range(per):
-            if j:
-                m = next_colouring(m)
-            if not reach[i * per + j]:
-                continue
-            minor = _deposit(m, free, cells - a)
-            if not _is_canonical(major, minor, cells, images, nbytes):
-                continue
-            x, o = (major, minor) if ply % 2 == 0 else (minor, major)
-            state = x | (o << cells)
-            for s in range(1, images.shape[0]):
-                image = _image(x, s, images, nbytes) | (_image(o, s, images, nbytes) << cells)
-                if image < state:
-                    state = image
-            states[n] = state
-            values[n] = _read_value(major, minor, ply, stored, per, cells, images, table, pext, popcounts, nbytes, lines, k, misere)
-            n += 1
+    while empty:
+        c = empty & -empty
+        empty ^= c
+        out[n] = base + _rank_in(major | c, child_free, nbytes, table, pext, popcounts)
+        n += 1
     return n
 
 
-#: The passes of an m,n,k build, for the drivers of :mod:`tablebase.games.common.dense_kernels`.
-KERNELS = Kernels(_arguments, _reach, _label, _keep, _check, _collect)
+@njit(cache=True, inline="always")
+def children(context: tuple[int, int], major: int, minor: int, ply: int, tables: tuple[Any, ...], out: np.ndarray) -> int:
+    """The children as ``(major, minor)`` pairs, one an empty cell."""
+    empty = ((1 << tables[3]) - 1) & ~(major | minor)
+    n = 0
+    while empty:
+        c = empty & -empty
+        empty ^= c
+        out[0, n] = minor
+        out[1, n] = major | c
+        n += 1
+    return n
 
+
+@njit(cache=True, inline="always")
+def state(major: int, minor: int, ply: int, tables: tuple[Any, ...]) -> int:
+    """The rules' canonical form (the least state integer, x's marks low)."""
+    cells, images, nbytes = tables[3], tables[6], tables[10]
+    x, o = (major, minor) if ply % 2 == 0 else (minor, major)
+    state: int = x | (o << cells)
+    for s in range(1, images.shape[0]):
+        image = _image(x, s, images, nbytes) | (_image(o, s, images, nbytes) << cells)
+        if image < state:
+            state = image
+    return state
+
+
+#: This module, the family whose functions the passes of :func:`run_unit` call (compiled into them).
+_FAMILY = sys.modules[__name__]
+
+
+#: The passes of an m,n,k build, for the drivers of :mod:`tablebase.games.common.dense_kernels`.
+KERNELS = Kernels(_arguments, _run)

@@ -6,7 +6,7 @@ without numpy; :attr:`MNKGame.vector` imports this on first use.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -16,20 +16,11 @@ from tablebase.games.common.kernels import DRAW, LOSS, UNKNOWN, WIN, BitboardKer
 class MNKRules(BoardRules, Protocol):
     """What the kernels read of an :class:`~tablebase.games.mnk.MNKGame`."""
 
-    @property
-    def m(self) -> int: ...
-
-    @property
-    def n(self) -> int: ...
-
-    @property
-    def misere(self) -> bool: ...
-
-    @property
-    def full(self) -> int: ...
-
-    @property
-    def lines(self) -> Sequence[int]: ...
+    m: int
+    n: int
+    misere: bool
+    full: int
+    lines: list[int]
 
 
 class MNKKernels(BitboardKernels):

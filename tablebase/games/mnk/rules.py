@@ -12,6 +12,7 @@ move names a cell like a spreadsheet: ``b2`` is column b, row 2 from the top.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
@@ -77,17 +78,14 @@ class MNKGame(BitboardGame):
             text: x | o << self.cells for index, text in enumerate(self._rows) if not (x := index & self._row_mask) & (o := index >> m)
         }
         self._move_names = [cell_name(c, m) for c in range(self.cells)]
-        self._vector: VectorKernels | None = None
         self._dense: MNKIndex | None = None
 
-    @property
+    @cached_property
     def vector(self) -> VectorKernels:  # type: ignore[override]
         """The array kernels of this board (numpy is imported on first use only)."""
-        if self._vector is None:
-            from tablebase.games.mnk.kernels import MNKKernels
+        from tablebase.games.mnk.kernels import MNKKernels
 
-            self._vector = MNKKernels(self)
-        return self._vector
+        return MNKKernels(self)
 
     def parameters(self) -> dict[str, Any]:
         return {"m": self.m, "n": self.n, "k": self.k, "misere": self.misere}

@@ -30,6 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tablebase.solve.search.base import INF, M, settle, shift, unshift
+
 _LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100)
 LINE = np.array([any(b & ln == ln for ln in _LINES) for b in range(512)], dtype=np.bool_)
 FREE = np.array([9 - bin(b).count("1") for b in range(512)], dtype=np.int64)
@@ -421,20 +423,8 @@ def _undo(xf: np.ndarray, of: np.ndarray, m: int, mover: int) -> None:
         of[m // 9] ^= 1 << (m % 9)
 
 
-@njit(cache=True, inline="always")
-def _settle(best: int, lo: int, hi: int, alpha0: int, beta: int) -> tuple[int, int, int]:
-    """The fail-soft result of a node searched with window ``(alpha0, beta)``: ``(value, new lo, new hi)``."""
-    if best < lo:
-        best = lo
-    elif best > hi:
-        best = hi
-    if best <= alpha0:
-        hi = best
-    elif best >= beta:
-        lo = best
-    else:
-        lo = hi = best
-    return best, lo, hi
+#: The fail-soft result of a node (:func:`tablebase.solve.search.base.settle`), compiled.
+_settle = njit(cache=True, inline="always")(settle)
 
 
 @njit(cache=True, inline="always")
@@ -612,9 +602,7 @@ def _search(
         mode = NEXT
 
 
-#: Distance scores as in :mod:`tablebase.solve.search`: ``M - d`` a win in ``d`` plies.
-M = 1 << 20
-INF = M + 1
+#: Distance scores as in :mod:`tablebase.solve.search` (:data:`~tablebase.solve.search.base.M`).
 DIST_ABORT = 1 << 40
 
 
@@ -626,22 +614,9 @@ def _dget(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> tupl
     return True, vals[at, 0], vals[at, 1], vals[at, 2]
 
 
-@njit(cache=True, inline="always")
-def _shift(score: int) -> int:
-    if score > 0:
-        return score - 1
-    if score < 0:
-        return score + 1
-    return 0
-
-
-@njit(cache=True, inline="always")
-def _unshift(bound: int) -> int:
-    if bound > 0:
-        return bound + 1
-    if bound < 0:
-        return bound - 1
-    return 0
+#: A child's score one ply earlier, and back (:func:`tablebase.solve.search.base.shift`), compiled.
+_shift = njit(cache=True, inline="always")(shift)
+_unshift = njit(cache=True, inline="always")(unshift)
 
 
 @njit(cache=True, inline="always")
@@ -679,7 +654,7 @@ def _dist(
     dvals: np.ndarray,
     counter: np.ndarray,
 ) -> int:
-    """The distance search of :meth:`tablebase.solve.search._Searcher.dist_search`, with an explicit stack."""
+    """The distance search of :meth:`tablebase.solve.search.distance._DistanceSearch.dist_search`, with an explicit stack."""
     two, newly, isknown, one = _frames()
     moves, order, known, c0, c1, c2 = two[0], two[1], two[2], two[3], two[4], two[5]
     key = np.empty(81, dtype=np.int64)
