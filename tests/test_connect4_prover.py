@@ -20,7 +20,7 @@ from tablebase.games.connect4.bits import has_four, to_bitboards  # noqa: E402
 from tablebase.games.connect4.prover import Prover, _dead, edge_masks  # noqa: E402
 from tablebase.games.connect4.search import Solver  # noqa: E402
 from test_connect4 import columns_of  # noqa: E402
-from test_connect4_jit import pons_score  # noqa: E402
+from test_connect4_jit import late_position, pons_score  # noqa: E402
 
 runner = CliRunner()
 
@@ -83,10 +83,10 @@ def test_scores_agree_with_the_single_threaded_scorer_on_7x6() -> None:
 
 def test_budgets_resume_and_threads_agree() -> None:
     game = get("connect4")
-    state = game.parse_position("4444")
+    state = game.parse_position(late_position(random.Random(4), 12))
     one, two = Prover(7, 6, 1 << 18, threads=1), Prover(7, 6, 1 << 18, threads=2)
     assert two.score(state, budget=100) is None
-    assert one.score(state) == two.score(state) == 1 == Solver(7, 6).score(state)
+    assert one.score(state) == two.score(state) == Solver(7, 6).score(state)
 
 
 def test_bad_arguments() -> None:
@@ -139,3 +139,21 @@ def test_empty_board_proved_and_probed(tmp_path: Path) -> None:
     assert probe.exit_code == 0, probe.output
     moves = {m["move"]: (m["outcome"], m["distance"]) for m in json.loads(probe.output)["moves"]}
     assert moves == EMPTY_7X6_COLUMNS
+
+
+def test_solve_stores_the_line_only_when_asked(tmp_path: Path) -> None:
+    """Without --line a solve stores the position and its children and no more; with it, each
+    position down the best line with its children too."""
+    game = get("connect4")
+    position = late_position(random.Random(21), 20)
+    moves = len(game.legal_moves(game.parse_position(position)))
+    stored: dict[bool, int] = {}
+    for line in (False, True):
+        db = tmp_path / f"line-{line}.db"
+        args = ["solve", "connect4", position, "--json", "--db", str(db)] + (["--line"] if line else [])
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        stored[line] = json.loads(result.output)["stored"]
+        probe = json.loads(runner.invoke(app, ["probe", "connect4", position, "--json", "--db", str(db)]).output)
+        assert len(probe["moves"]) == moves
+    assert 1 <= stored[False] <= 1 + moves < stored[True]
