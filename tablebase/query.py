@@ -242,7 +242,9 @@ class Tablebase:
         game = games.get(name)
         state = game.initial_state() if position is None else parse_position(game, position)
         _check_time_limit(time_limit)
-        return self._solve(name, game, state, time_limit, line=line)[0]
+        report, compiled = self._solve(name, game, state, time_limit, self._kept_table(name, game, state), line)
+        self._keep_table(name, compiled)
+        return report
 
     def _solve(
         self, name: str, game: Game, state: int, time_limit: float | None, compiled: Any = None, line: bool = False
@@ -297,10 +299,41 @@ class Tablebase:
         game = games.get(name)
         states = [parse_position(game, position) for position in positions]
         _check_time_limit(time_limit)
-        compiled = None
-        for state in states:
-            report, compiled = self._solve(name, game, state, time_limit, compiled, line)
-            yield report
+        compiled = self._kept_table(name, game, states[0]) if states else None
+        try:
+            for state in states:
+                report, compiled = self._solve(name, game, state, time_limit, compiled, line)
+                yield report
+        finally:
+            self._keep_table(name, compiled)
+
+    def kept_table_path(self, name: str) -> Path | None:
+        """The file beside this one that keeps the exact scores a compiled search of ``name`` proved
+        (for games whose search table can be kept), so later solves go on from them; ``None``
+        for a database that is not a file."""
+        if not self._owns_engine or str(self.path) == ":memory:":
+            return None
+        return self.path.with_name(f"{self.path.name}.{name}.search.npy")
+
+    def _kept_table(self, name: str, game: Game, state: int) -> Any:
+        """The compiled table of ``name`` with what earlier solves kept beside this file, if any."""
+        path = self.kept_table_path(name)
+        if path is None or not path.exists():
+            return None
+        table = game.outcome_table(state)
+        if table is None or not hasattr(table, "load"):
+            return None
+        try:
+            table.load(path)
+        except ValueError as err:
+            raise DatabaseError(f"{err}; delete it to solve without it") from None
+        return table
+
+    def _keep_table(self, name: str, table: Any) -> None:
+        """Write what ``table`` proved beside this file (:meth:`kept_table_path`), where it can be kept."""
+        path = self.kept_table_path(name)
+        if path is not None and table is not None and hasattr(table, "save"):
+            table.save(path)
 
     def _check_writable(self) -> None:
         if not self._owns_engine:

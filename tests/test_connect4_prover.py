@@ -157,3 +157,34 @@ def test_solve_stores_the_line_only_when_asked(tmp_path: Path) -> None:
         probe = json.loads(runner.invoke(app, ["probe", "connect4", position, "--json", "--db", str(db)]).output)
         assert len(probe["moves"]) == moves
     assert 1 <= stored[False] <= 1 + moves < stored[True]
+
+
+def test_a_later_solve_goes_on_from_the_kept_table(tmp_path: Path) -> None:
+    """What one solve proved is kept beside the file; a solve in a new process (here: a new
+    Tablebase) of a position below it goes on from there."""
+    import tablebase
+
+    start = late_position(random.Random(100), 8)
+    with tablebase.open(tmp_path / "kept.db") as tb:
+        assert tb.solve("connect4", start).proved
+        kept = tb.kept_table_path("connect4")
+        best = tb.variant("connect4").probe(start).best_move
+        assert best is not None
+        child = best.position
+    assert kept is not None and kept.exists()
+    assert Prover(7, 6, 1 << 20).load(kept) > 0
+    with tablebase.open(tmp_path / "kept.db") as tb:
+        again = tb.solve("connect4", child)
+    with tablebase.open(tmp_path / "fresh.db") as tb:
+        fresh = tb.solve("connect4", child)
+    assert (again.outcome, again.distance) == (fresh.outcome, fresh.distance)
+    assert again.nodes < fresh.nodes / 2
+
+
+def test_a_damaged_kept_table_is_named(tmp_path: Path) -> None:
+    db = tmp_path / "c4.db"
+    Path(f"{db}.connect4.search.npy").write_bytes(b"not a table")
+    result = runner.invoke(app, ["solve", "connect4", late_position(random.Random(3)), "--db", str(db)])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "cannot read the search table" in lines[0] and "delete it" in lines[0], result.output

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,10 @@ from tablebase.games.connect4.score import outcome_from_score
 DEFAULT_ENTRIES = 134_217_757
 #: The most entries a table may have (8 GiB).
 MAX_ENTRIES = (1 << 30) - 1
+#: The most entries :meth:`Prover.save` keeps (16 bytes each: 16 MiB), those with the most work beneath.
+KEPT_ENTRIES = 1 << 20
+#: Entries with fewer than 2^KEPT_WORK nodes beneath are not kept (they are quick to find again).
+KEPT_WORK = 10
 
 _KEY_BITS = 47
 _KEY_MASK = (1 << _KEY_BITS) - 1
@@ -66,6 +71,9 @@ _EXACT = 3
 ETC_LEFT = 15
 #: Move-order score of a jitter step (the scores of a move are in hundredths).
 _JITTER = 30
+
+#: First word of a kept table's file.
+_KEPT_FORMAT = 0x6334_7461_626C_6501
 
 # per-thread state: stats[0] nodes, [1] node budget, [2] aborted, [3] random state, [4] entries taken
 # shared: shared[0] stop flag
@@ -539,6 +547,39 @@ def _wins_now(cur: Any, mask: Any, h: int, bottom: Any, board: Any) -> bool:
     return bool(((mask + bottom) & board & _threats(cur, h) & ~mask) != 0)
 
 
+@njit(cache=True)
+def _kept_entries(table: np.ndarray, min_work: int, inverse: int) -> np.ndarray:
+    """``(key, entry)`` of every entry with at least ``min_work`` (log2 of nodes beneath): the
+    whole key back from its slot and low bits (``inverse``: of 2^47 modulo the slot count)."""
+    n = table.shape[0] - 1
+    count = 0
+    for i in range(n + 1):
+        e = table[i]
+        if e != 0 and _entry_work(e) >= min_work:
+            count += 1
+    out = np.empty((count, 2), np.uint64)
+    j = 0
+    top = np.uint64(64 - _KEY_BITS)
+    for i in range(n + 1):
+        e = table[i]
+        if e != 0 and _entry_work(e) >= min_work:
+            slot = np.uint64(i - int((e >> np.uint64(16)) & np.uint64(1)))
+            low = e >> top
+            nn = np.uint64(n)
+            t = ((slot + nn - low % nn) % nn) * np.uint64(inverse) % nn
+            out[j, 0] = low + (t << np.uint64(_KEY_BITS))
+            out[j, 1] = e
+            j += 1
+    return out
+
+
+@njit(cache=True)
+def _restore(table: np.ndarray, rows: np.ndarray) -> None:
+    for i in range(rows.shape[0]):
+        e = rows[i, 1]
+        _store(table, rows[i, 0], _entry_type(e), _entry_score(e), _entry_move(e), 1 << _entry_work(e))
+
+
 def cores() -> int:
     """The number of cores this process may run on."""
     try:
@@ -654,6 +695,34 @@ class Prover:
     def __len__(self) -> int:
         """Entries taken in the table (the count of threads racing for one slot may be off by a few)."""
         return sum(int(s[4]) for s in self._stats)
+
+    def save(self, path: str | os.PathLike[str], limit: int = KEPT_ENTRIES) -> int:
+        """Write the entries of the table with the most work beneath (exact scores and proved
+        bounds), at most ``limit`` of them, to ``path`` (``.npy``, replaced whole); returns how many."""
+        inverse = pow(1 << _KEY_BITS, -1, self.table.shape[0] - 1)
+        rows = _kept_entries(self.table, KEPT_WORK, inverse)
+        if rows.shape[0] > limit:
+            work = (rows[:, 1] >> np.uint64(12)) & np.uint64(15)
+            rows = rows[np.argsort(-work.astype(np.int64), kind="stable")[:limit]]
+        header = np.array([[_KEPT_FORMAT, self.columns * 16 + self.rows]], np.uint64)
+        target = Path(path)
+        part = target.with_name(target.name + ".part")
+        with open(part, "wb") as f:
+            np.save(f, np.concatenate([header, rows]))
+        os.replace(part, target)
+        return int(rows.shape[0])
+
+    def load(self, path: str | os.PathLike[str]) -> int:
+        """Add the entries :meth:`save` wrote to ``path`` to the table; returns how many."""
+        try:
+            rows = np.load(Path(path), allow_pickle=False)
+        except (OSError, ValueError) as err:
+            raise ValueError(f"cannot read the search table {str(path)!r}: {err}") from None
+        board = self.columns * 16 + self.rows
+        if rows.dtype != np.uint64 or rows.ndim != 2 or rows.shape[1] != 2 or len(rows) == 0 or list(rows[0]) != [_KEPT_FORMAT, board]:
+            raise ValueError(f"{str(path)!r} is not a search table of {self.columns}x{self.rows} Connect Four")
+        _restore(self.table, np.ascontiguousarray(rows[1:]))
+        return len(rows) - 1
 
     def search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:
         """Negamax value in -1..1 of a non-terminal state, ``None`` when ``budget`` nodes did not suffice."""
