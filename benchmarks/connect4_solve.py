@@ -21,6 +21,8 @@ Before the timed run the command solves one late position into a scratch
 file, so numba's compiled code is in its cache (``cache=True``) and the timed
 run loads it rather than compiling. ``--empty`` also times
 ``tablebase solve connect4`` of the empty board on its own (minutes).
+``--scaling POSITION`` only scores one position with one thread, then with
+one thread a core (both cores in one search).
 
     python benchmarks/connect4_solve.py --pons /tmp/pons/c4solver --empty
 """
@@ -38,6 +40,7 @@ from pathlib import Path
 
 import tablebase
 from tablebase.games.connect4 import connect4, to_bitboards
+from tablebase.games.connect4.prover import Prover, cores
 from tablebase.games.connect4.score import score_from_outcome
 from tablebase.games.connect4.search import Solver
 
@@ -126,6 +129,19 @@ def stored_scores(db: Path, batch: list[str]) -> list[tuple[int, list[int]]]:
     return out
 
 
+def scaling(position: str) -> None:
+    """Wall and CPU time of one score with 1 thread and with one thread a core, each with a fresh table."""
+    state = connect4().parse_position(position)
+    Prover(7, 6, 1 << 12, threads=1).score(connect4().parse_position("4444"), 1000)  # load the compiled code
+    for threads in sorted({1, cores()}):
+        prover = Prover(7, 6, 1 << 27, threads=threads)
+        wall, cpu = time.perf_counter(), time.process_time()
+        score = prover.score(state)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        print(f"{position}: score {score}, {threads} thread(s): {wall:.1f} s wall, {cpu:.1f} s CPU, {prover.nodes:,} nodes"
+              f" (load average {os.getloadavg()[0]:.2f})", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pons", type=Path, help="Pons' solver binary (built from PascalPons/connect4); skipped when absent")
@@ -136,7 +152,11 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=1_000_000, help="nodes per column score when choosing near-best moves")
     parser.add_argument("--time-limit", type=float, default=600, help="--time-limit of the command, per position")
     parser.add_argument("--empty", action="store_true", help="also time `tablebase solve connect4` of the empty board")
+    parser.add_argument("--scaling", metavar="POSITION", help="only score POSITION with 1 thread, then with one a core (fresh tables)")
     args = parser.parse_args()
+    if args.scaling:
+        scaling(args.scaling)
+        return
     rng = random.Random(args.seed)
     began = time.perf_counter()
     batch = positions(rng, args.random, 18, 36) + near_best(rng, args.hard, args.hard_min, 16, args.budget)
