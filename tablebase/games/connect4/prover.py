@@ -594,8 +594,10 @@ class Prover:
 
     The table takes 8 bytes an entry, taken from the system as entries are first written
     (the default, :data:`DEFAULT_ENTRIES`, is at most 1 GiB). Its entries are bounds on the
-    score of a position keyed by the whole position, true whichever search stored them,
-    so one prover may serve any number of positions (``reusable``).
+    score of a position (shared with its mirror image and with the positions that differ only
+    in dead discs, which have the same score), true whichever search stored them, so one
+    prover may serve any number of positions (``reusable``), and :meth:`save` can keep the
+    most valuable of them for a later prover to :meth:`load`.
     """
 
     #: What the table holds is exact for every position: a batch may share one prover.
