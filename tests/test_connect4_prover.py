@@ -47,8 +47,8 @@ def random_position(game: object, rng: random.Random, plies: tuple[int, int]) ->
 
 @pytest.mark.parametrize(
     ("name", "plies", "entries", "threads"),
-    [("connect4-4-4", (0, 12), 1 << 16, 2), ("connect4-5-4", (4, 14), 1 << 16, 2),
-     ("connect4-4-5", (4, 14), 1 << 16, 1), ("connect4-4-6", (8, 16), 1 << 16, 2),
+    [("connect4-4-4", (0, 12), 1 << 16, 2), ("connect4-5-4", (8, 14), 1 << 16, 2),
+     ("connect4-4-5", (7, 14), 1 << 16, 1), ("connect4-4-6", (10, 16), 1 << 16, 2),
      # the smallest table: entries replaced all the time, never a wrong hit
      ("connect4-4-4", (2, 10), 1, 2)],
 )
