@@ -1,58 +1,48 @@
-"""Connect Four 7x6: our compiled exact search against Pascal Pons' solver, same positions, same run.
+"""Connect Four 7x6: the `tablebase solve connect4` command against Pascal Pons' solver, same positions, same run.
 
-Builds Pons' solver (github PascalPons/connect4) with g++ into a temporary
-directory from ``--pons PATH`` (a checkout of its source, or its git
-directory), feeds it the batch on standard input (no opening book), solves the
-same batch with :class:`tablebase.games.connect4.search.Solver` in this process,
-prints both times and their ratio and checks every score against Pons'.
+Times the whole command a user types, ``tablebase solve connect4 --file F``
+(its own process: start-up, the search on every core, storing each position
+with every column's value and distance in a fresh file), on a batch of
+positions, then Pons' solver (a binary built from github PascalPons/connect4,
+given with ``--pons BINARY``; no opening book, one process) on the same
+positions alone and with every column (its ``-a``), and prints the times and
+the ratios. Every stored value (each position and each of its columns) is
+checked against Pons' scores. Without ``--pons`` (or when the binary is
+absent) the Pons part is skipped.
 
 Positions: ``--random`` positions with 18 to 36 discs from random play, and
 ``--hard`` positions with ``--hard-min`` to 16 discs from near-best play: each
-move is drawn among the best-scoring columns (our solver, a table of its own,
-not the timed one; each column's score searched within ``--budget`` nodes),
-or, while some column's score is out of that budget, drawn with weights that
-favour the centre. None is over or has an immediate win for the side to move.
-Numba's compile time is reported apart
-(``cache=True``: a second run loads the compiled code) and not counted in our
-time; our table (1 << 24 slots) is kept across the whole batch; Pons' solver runs
-once per set (random, hard), each process keeping its table across its set.
-Times are printed per set and for the whole batch.
+move is drawn among the best-scoring columns (scored by the compiled search
+within ``--budget`` nodes a column), or, while some column's score is out of
+that budget, drawn with weights that favour the centre. None is over or has
+an immediate win for the side to move.
 
-    python benchmarks/connect4_solve.py --pons ../connect4
+Before the timed run the command solves one late position into a scratch
+file, so numba's compiled code is in its cache (``cache=True``) and the timed
+run loads it rather than compiling. ``--empty`` also times
+``tablebase solve connect4`` of the empty board on its own (minutes).
+``--scaling POSITION`` only scores one position with one thread, then with
+one thread a core (both cores in one search).
+
+    python benchmarks/connect4_solve.py --pons /tmp/pons/c4solver --empty
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import tablebase
 from tablebase.games.connect4 import connect4, to_bitboards
+from tablebase.games.connect4.prover import Prover, cores
+from tablebase.games.connect4.score import score_from_outcome
 from tablebase.games.connect4.search import Solver
-
-
-def build_pons(source: Path, workdir: Path) -> Path:
-    """Pons' solver compiled with g++ -O3 in ``workdir``."""
-    src = workdir / "src"
-    src.mkdir()
-    if (source / "Solver.cpp").exists():
-        for f in source.iterdir():
-            if f.suffix in (".cpp", ".hpp"):
-                shutil.copy(f, src)
-    else:  # a git directory
-        archive = subprocess.run(["git", "--git-dir", str(source), "archive", "HEAD"], check=True, capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
-    binary = workdir / "c4solver"
-    subprocess.run(
-        ["g++", "-std=c++11", "-O3", "-march=native", "-DNDEBUG", "-o", str(binary), str(src / "main.cpp"), str(src / "Solver.cpp")],
-        check=True,
-    )
-    return binary
 
 
 def positions(rng: random.Random, count: int, low: int, high: int) -> list[str]:
@@ -109,59 +99,113 @@ def wins_now(state: int) -> bool:
     return any(game.outcome(child) is not None and game.outcome(child) != "draw" for _, child in game.children(state))
 
 
+def command() -> list[str]:
+    """The ``tablebase`` command of this environment."""
+    script = Path(sys.executable).with_name("tablebase")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "cli"]
+
+
+def timed(args: list[str], **kwargs: object) -> tuple[float, subprocess.CompletedProcess[str]]:
+    began = time.perf_counter()
+    run = subprocess.run(args, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
+    return time.perf_counter() - began, run
+
+
+def stored_scores(db: Path, batch: list[str]) -> list[tuple[int, list[int]]]:
+    """Pons' score of each stored position and of each of its columns (-1000: no such move),
+    read back from the file."""
+    out = []
+    with tablebase.open(db) as tb:
+        table = tb.variant("connect4")
+        for seq in batch:
+            probe = table.probe(seq, search=False)
+            discs = len(seq)
+            assert probe.outcome is not None and probe.distance is not None
+            columns = [-1000] * 7
+            for m in probe.moves:
+                assert m.outcome is not None and m.distance is not None
+                columns[int(m.move) - 1] = score_from_outcome(m.outcome, m.distance, discs, 7, 6)
+            out.append((score_from_outcome(probe.outcome, probe.distance, discs, 7, 6), columns))
+    return out
+
+
+def scaling(position: str) -> None:
+    """Wall and CPU time of one score with 1 thread and with one thread a core, each with a fresh table."""
+    state = connect4().parse_position(position)
+    Prover(7, 6, 1 << 12, threads=1).score(connect4().parse_position("4444"), 1000)  # load the compiled code
+    for threads in sorted({1, cores()}):
+        prover = Prover(7, 6, 1 << 27, threads=threads)
+        wall, cpu = time.perf_counter(), time.process_time()
+        score = prover.score(state)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        print(f"{position}: score {score}, {threads} thread(s): {wall:.1f} s wall, {cpu:.1f} s CPU, {prover.nodes:,} nodes"
+              f" (load average {os.getloadavg()[0]:.2f})", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--pons", type=Path, required=True, help="Pons' connect4 source (checkout or git directory)")
-    parser.add_argument("--random", type=int, default=60, help="positions with 18..36 discs")
-    parser.add_argument("--hard", type=int, default=8, help="positions with --hard-min..16 discs")
+    parser.add_argument("--pons", type=Path, help="Pons' solver binary (built from PascalPons/connect4); skipped when absent")
+    parser.add_argument("--random", type=int, default=80, help="positions with 18..36 discs")
+    parser.add_argument("--hard", type=int, default=16, help="positions with --hard-min..16 discs")
     parser.add_argument("--hard-min", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--budget", type=int, default=1_000_000, help="nodes per column score when choosing near-best moves")
+    parser.add_argument("--time-limit", type=float, default=600, help="--time-limit of the command, per position")
+    parser.add_argument("--empty", action="store_true", help="also time `tablebase solve connect4` of the empty board")
+    parser.add_argument("--scaling", metavar="POSITION", help="only score POSITION with 1 thread, then with one a core (fresh tables)")
     args = parser.parse_args()
+    if args.scaling:
+        scaling(args.scaling)
+        return
     rng = random.Random(args.seed)
     began = time.perf_counter()
     batch = positions(rng, args.random, 18, 36) + near_best(rng, args.hard, args.hard_min, 16, args.budget)
-    print(f"positions chosen in {time.perf_counter() - began:.1f} s: {' '.join(batch[args.random:])}", flush=True)
-    game = connect4()
-    sets = {"random": batch[: args.random], "hard": batch[args.random :]}
-    pons_times: dict[str, float] = {}
-    pons_scores: list[int] = []
+    discs = [to_bitboards(connect4().parse_position(s), 7, 6)[1].bit_count() for s in batch]
+    print(f"positions chosen in {time.perf_counter() - began:.1f} s: {len(batch)} ({args.random} with 18-36 discs,"
+          f" {args.hard} with {args.hard_min}-16; discs {min(discs)}..{max(discs)})", flush=True)
+    print(f"cores: {os.cpu_count()}, load average at the start: {os.getloadavg()[0]:.2f}", flush=True)
+    tb_command = command()
+    failed = False
     with tempfile.TemporaryDirectory() as tmp:
-        binary = build_pons(args.pons, Path(tmp))
-        for name, part in sets.items():  # one process per set
-            began = time.perf_counter()
-            run = subprocess.run([str(binary)], input="\n".join(part) + "\n", capture_output=True, text=True, check=True, cwd=tmp)
-            pons_times[name] = time.perf_counter() - began
-            pons_scores += [int(line.split()[1]) for line in run.stdout.splitlines()]
-            print(f"pons {name} done: {pons_times[name]:.2f} s", flush=True)
-    pons_seconds = sum(pons_times.values())
-    began = time.perf_counter()
-    solver = Solver(7, 6)
-    solver.score(game.parse_position(batch[0]))  # compile or load the cached code
-    compile_seconds = time.perf_counter() - began
-    solver = Solver(7, 6)  # one table for the whole batch
-    ours: list[int] = []
-    our_times: dict[str, float] = {}
-    for name, part in sets.items():
-        began = time.perf_counter()
-        for seq in part:
-            score = solver.score(game.parse_position(seq))
-            assert score is not None
-            ours.append(score)
-        our_times[name] = time.perf_counter() - began
-    our_seconds = sum(our_times.values())
-    wrong = [(seq, o, p) for seq, o, p in zip(batch, ours, pons_scores) if o != p]
-    discs = [to_bitboards(game.parse_position(s), 7, 6)[1].bit_count() for s in batch]
-    print(f"positions: {len(batch)} ({args.random} with 18-36 discs, {args.hard} with {args.hard_min}-16; discs {min(discs)}..{max(discs)})")
-    print(f"pons:  {pons_seconds:8.2f} s (whole process, g++ -O3 -march=native, no book)")
-    print(f"ours:  {our_seconds:8.2f} s (one process, {solver.nodes} nodes; numba load/compile {compile_seconds:.2f} s not counted)")
-    for name in sets:
-        print(f"  {name:6} pons {pons_times[name]:8.2f} s, ours {our_times[name]:8.2f} s, ratio {our_times[name] / pons_times[name]:.2f}")
-    print(f"ratio ours/pons: {our_seconds / pons_seconds:.2f}")
-    print(f"scores agree: {len(batch) - len(wrong)}/{len(batch)}")
-    for seq, o, p in wrong:
-        print(f"  MISMATCH {seq}: ours {o}, pons {p}")
-    sys.exit(1 if wrong else 0)
+        work = Path(tmp)
+        batch_file = work / "batch.txt"
+        batch_file.write_text("\n".join(batch) + "\n")
+        warm = subprocess.run([*tb_command, "solve", "connect4", batch[0], "--db", str(work / "warm.db")], capture_output=True, text=True)
+        if warm.returncode:
+            sys.exit(f"warm-up solve failed: {warm.stderr.strip()}")
+        db = work / "batch.db"
+        ours, run = timed([*tb_command, "solve", "connect4", "--file", str(batch_file), "--time-limit", str(args.time_limit), "--db", str(db)])
+        if run.returncode:
+            sys.exit(f"tablebase solve failed: {run.stderr.strip()[-400:]}")
+        print(f"ours:  {ours:8.2f} s  tablebase solve connect4 --file (whole process, every column stored)", flush=True)
+        if args.pons is not None and args.pons.exists():
+            pons_alone, alone = timed([str(args.pons)], input="\n".join(batch) + "\n", cwd=tmp)
+            pons_all, every = timed([str(args.pons), "-a"], input="\n".join(batch) + "\n", cwd=tmp)
+            print(f"pons:  {pons_alone:8.2f} s  the positions (one process, no book)")
+            print(f"pons:  {pons_all:8.2f} s  the positions and every column (-a, one process, no book)")
+            print(f"ratio ours/pons, positions and every column: {ours / pons_all:.2f}")
+            print(f"ratio ours/pons, positions alone:            {ours / pons_alone:.2f}")
+            expected_alone = [int(line.split()[1]) for line in alone.stdout.splitlines()]
+            expected_every = [[int(v) for v in line.split()[1:]] for line in every.stdout.splitlines()]
+            found = stored_scores(db, batch)
+            wrong = [
+                (seq, f, (a, e)) for seq, f, a, e in zip(batch, found, expected_alone, expected_every) if f != (a, e)
+            ]
+            print(f"stored values agree with Pons (position and every column): {len(batch) - len(wrong)}/{len(batch)}")
+            for seq, f, p in wrong:
+                print(f"  MISMATCH {seq}: ours {f}, pons {p}")
+            failed = bool(wrong) or len(expected_alone) != len(batch)
+        else:
+            print("pons: skipped (no --pons binary)")
+        if args.empty:
+            empty_db = work / "empty.db"
+            seconds, run = timed([*tb_command, "solve", "connect4", "--db", str(empty_db)])
+            print(f"empty board: {seconds:8.2f} s  tablebase solve connect4: {run.stdout.strip()}", flush=True)
+            probe = subprocess.run([*tb_command, "probe", "connect4", "--db", str(empty_db)], capture_output=True, text=True)
+            print(probe.stdout)
+            failed = failed or run.returncode != 0
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":

@@ -300,13 +300,16 @@ def solve(
     file: Annotated[
         Optional[Path], typer.Option("--file", help="Solve every position of this file, one a line (time limit per position).")
     ] = None,
+    line: Annotated[
+        bool, typer.Option("--line", help="Go on down the best line, storing each position on it with every move.")
+    ] = False,
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
     if file is not None:
-        solve_file(variant, position, file, time_limit, json_, db)
+        solve_file(variant, position, file, time_limit, json_, db, line)
         return
     with tablebase.open(db) as tb:
-        report = tb.solve(variant, position, time_limit=since_launch(time_limit))
+        report = tb.solve(variant, position, time_limit=since_launch(time_limit), line=line)
     if json_:
         emit_json(report.to_dict())
     elif report.proved:
@@ -327,7 +330,9 @@ def since_launch(seconds: float | None) -> float | None:
     return max(seconds - (time.perf_counter() - cli.LAUNCHED), 0.001)
 
 
-def solve_file(variant: str, position: str | None, file: Path, time_limit: float | None, json_: bool, db: str) -> None:
+def solve_file(
+    variant: str, position: str | None, file: Path, time_limit: float | None, json_: bool, db: str, line: bool = False
+) -> None:
     """``solve --file``: one report per line as each position is proved, progress on stderr."""
     if position is not None:
         fail(f"give a position or --file, not both (got {position[:80]!r})")
@@ -338,7 +343,7 @@ def solve_file(variant: str, position: str | None, file: Path, time_limit: float
     positions = [line for line in lines if line]
     missed = 0
     with tablebase.open(db) as tb:
-        for i, report in enumerate(tb.solve_many(variant, positions, time_limit=time_limit), 1):
+        for i, report in enumerate(tb.solve_many(variant, positions, time_limit=time_limit, line=line), 1):
             if json_:
                 typer.echo(json.dumps(report.to_dict()))
             elif report.proved:

@@ -230,18 +230,24 @@ class Tablebase:
             return out.variant(name).info
 
     @_writes
-    def solve(self, name: str, position: str | None = None, *, time_limit: float | None = None) -> SolveReport:
+    def solve(
+        self, name: str, position: str | None = None, *, time_limit: float | None = None, line: bool = False
+    ) -> SolveReport:
         """Prove the exact value of one position (and of each of its moves) by search, and
         store what was proved; for variants too large to build. Nothing unproved is stored,
-        and every position stored with moves has all its legal moves. ``time_limit`` bounds
-        the whole call: reading what the file knows, the search and the writing."""
+        and every position stored with moves has all its legal moves. With ``line``, the
+        search goes on down the best line, each position on it stored with every move, while
+        time allows. ``time_limit`` bounds the whole call: reading what the file knows, the
+        search and the writing."""
         game = games.get(name)
         state = game.initial_state() if position is None else parse_position(game, position)
         _check_time_limit(time_limit)
-        return self._solve(name, game, state, time_limit)[0]
+        report, compiled = self._solve(name, game, state, time_limit, self._kept_table(name, game, state), line)
+        self._keep_table(name, compiled)
+        return report
 
     def _solve(
-        self, name: str, game: Game, state: int, time_limit: float | None, compiled: Any = None
+        self, name: str, game: Game, state: int, time_limit: float | None, compiled: Any = None, line: bool = False
     ) -> tuple[SolveReport, Any]:
         """:meth:`solve` of ``state`` (already read), going on with the ``compiled`` table of an
         earlier solve; also gives the table this one used when a later solve may reuse it."""
@@ -260,7 +266,7 @@ class Tablebase:
         known = {} if table is None else table._stored_below(state, _share(deadline, SOLVE_READ_SHARE))
         self._drop_reader()
         result = prove(
-            game, state, _share(deadline, SOLVE_SEARCH_SHARE), children=True, line=True,
+            game, state, _share(deadline, SOLVE_SEARCH_SHARE), children=True, line=line,
             line_time_limit=_share(deadline, SOLVE_LINE_SHARE), known=known, processes=2, table=compiled,
         )
         write_by = None if deadline is None or time_limit is None else deadline - 0.05 * time_limit
@@ -284,19 +290,50 @@ class Tablebase:
         ), (result.table if getattr(result.table, "reusable", False) else None)
 
     def solve_many(
-        self, name: str, positions: list[str], *, time_limit: float | None = None
+        self, name: str, positions: list[str], *, time_limit: float | None = None, line: bool = False
     ) -> Iterator[SolveReport]:
-        """:meth:`solve` each of ``positions`` in turn (``time_limit`` per position), storing
+        """:meth:`solve` each of ``positions`` in turn (``time_limit`` per position, ``line`` as there), storing
         as it goes; every position is read first, so bad input stores nothing. The positions
         share one compiled table where the game's is reusable, so later ones go on from
         what earlier ones proved."""
         game = games.get(name)
         states = [parse_position(game, position) for position in positions]
         _check_time_limit(time_limit)
-        compiled = None
-        for state in states:
-            report, compiled = self._solve(name, game, state, time_limit, compiled)
-            yield report
+        compiled = self._kept_table(name, game, states[0]) if states else None
+        try:
+            for state in states:
+                report, compiled = self._solve(name, game, state, time_limit, compiled, line)
+                yield report
+        finally:
+            self._keep_table(name, compiled)
+
+    def kept_table_path(self, name: str) -> Path | None:
+        """The file beside this one that keeps the exact scores a compiled search of ``name`` proved
+        (for games whose search table can be kept), so later solves go on from them; ``None``
+        for a database that is not a file."""
+        if not self._owns_engine or str(self.path) == ":memory:":
+            return None
+        return self.path.with_name(f"{self.path.name}.{name}.search.npy")
+
+    def _kept_table(self, name: str, game: Game, state: int) -> Any:
+        """The compiled table of ``name`` with what earlier solves kept beside this file, if any."""
+        path = self.kept_table_path(name)
+        if path is None or not path.exists():
+            return None
+        table = game.outcome_table(state)
+        if table is None or not hasattr(table, "load"):
+            return None
+        try:
+            table.load(path)
+        except ValueError as err:
+            raise DatabaseError(f"{err}; delete it to solve without it") from None
+        return table
+
+    def _keep_table(self, name: str, table: Any) -> None:
+        """Write what ``table`` proved beside this file (:meth:`kept_table_path`), where it can be kept."""
+        path = self.kept_table_path(name)
+        if path is not None and table is not None and hasattr(table, "save"):
+            table.save(path)
 
     def _check_writable(self) -> None:
         if not self._owns_engine:

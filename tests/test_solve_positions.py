@@ -165,7 +165,8 @@ def test_issue_examples(tmp_path: Path) -> None:
     db = tmp_path / "u.db"
     memo: dict[int, tuple[str, int]] = {}
     for position in (WIN_BY_LAST_CELL, A1_LOSES, TWO_MOVES, PARTIAL_LISTS):
-        result = runner.invoke(app, ["solve", "ultimate-classic", position, "--db", str(db), "--json"])
+        # --line: the best line is stored too, so reading it below needs no search
+        result = runner.invoke(app, ["solve", "ultimate-classic", position, "--line", "--db", str(db), "--json"])
         assert result.exit_code == 0, result.output
         assert json.loads(result.stdout)["stored"] > 0
     with tablebase.open(db) as tb:
@@ -279,7 +280,7 @@ def test_verify_passes_after_solving_random_late_positions(tmp_path: Path, name:
             if game.outcome(state) is not None:
                 continue
             position = game.format_position(state)
-            report = tb.solve(name, position)
+            report = tb.solve(name, position, line=True)
             assert report.proved
             if k % 3 == 0 and game.max_plies(state) <= 10:
                 check_solved(tb, name, position, memo)

@@ -213,13 +213,15 @@ class Connect4Game(Game):
         return self._dense
 
     def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
-        """The exact score search compiled with numba (:mod:`tablebase.games.connect4.search`),
-        when it is installed; its ``label`` gives outcome and distance at once."""
+        """The exact score search compiled with numba (:mod:`tablebase.games.connect4.prover`,
+        on every core), when it is installed; its ``label`` gives outcome and distance at once.
+        Its table holds 2^27 entries (1 GiB) for a position with at most 8 discs, else 2^24 (128 MiB)."""
         try:
-            from tablebase.games.connect4.search import Solver
+            from tablebase.games.connect4.prover import Prover
         except ImportError:
             return None
-        return Solver(self.columns, self.rows)
+        discs = to_bitboards(state, self.columns, self.rows)[1].bit_count()
+        return Prover(self.columns, self.rows, 1 << 27 if discs <= 8 else 1 << 24)
 
     # -- symmetry ------------------------------------------------------------
 

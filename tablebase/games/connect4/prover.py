@@ -1,0 +1,736 @@
+"""Exact Connect Four search that proves the empty 7x6 board: Pons' score of a position, on every core.
+
+The search is a negamax over Pons' scores (:mod:`tablebase.games.connect4.score`)
+with null windows, on bitboards of the layout of
+:mod:`tablebase.games.connect4.rules` (``current``: the discs of the side to
+move, ``mask``: every disc). What it adds to the scorer of
+:mod:`tablebase.games.connect4.search`:
+
+- **Forced moves without a node.** A position whose mover must block a
+  threat, or has a single move that does not lose at once, is followed down
+  its forced moves before any node is made; positions that lose at once are
+  scored on the spot.
+- **Bounds from the next plies.** A searched position cannot be won or lost
+  within two plies (those are caught as forced), and once its children are
+  looked at, not won within four: the window is narrowed to what remains.
+  On boards with an even number of rows, the bound of the second player's
+  "claim even" strategy (Allis) narrows the first player's window.
+- **Threat-based move order.** Children are ranked by the threats the move
+  leaves that can be played next turn and the turn after, the threats in
+  all, the table's best move and the centre.
+- **Enhanced transposition cut-offs.** Early in the game, each child's entry
+  is read before any child is searched: a child known to be good enough
+  ends the node at once.
+- **Mirrored keys.** A position and its mirror image share one entry.
+- **One table, several threads.** The threads of :class:`Prover` search the
+  same window at once, sharing the table; all but the first jitter their
+  move order near the root, so they work on different parts of the tree and
+  leave what they proved for the others. The first answer stops the rest.
+
+Entries are one 64-bit word each (a bound or an exact score, the best move,
+the work below it, and the key's low 47 bits: with the slot number that
+identifies the position exactly), two slots a key, the one with less work
+beneath it replaced first. A word is written and read whole, so threads never
+see half an entry.
+
+Christophe Steininger's solver (github ChristopheSteininger/c4) showed these
+ideas prove the empty 7x6 board in seconds; this is a new implementation of
+them for the tablebase's board layout and generic board sizes.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from tablebase.games.connect4.bits import to_bitboards
+from tablebase.games.connect4.score import outcome_from_score
+
+#: Default number of table entries (8 bytes each: about 1 GiB; memory is taken as entries are written).
+DEFAULT_ENTRIES = 134_217_757
+#: The most entries a table may have (8 GiB).
+MAX_ENTRIES = (1 << 30) - 1
+#: The most entries :meth:`Prover.save` keeps (16 bytes each: 16 MiB), those with the most work beneath.
+KEPT_ENTRIES = 1 << 20
+#: Entries with fewer than 2^KEPT_WORK nodes beneath are not kept (they are quick to find again).
+KEPT_WORK = 10
+
+_KEY_BITS = 47
+_KEY_MASK = (1 << _KEY_BITS) - 1
+_INF = 1000
+#: Entry types (bits 7-8 of an entry).
+_UPPER = 1
+_LOWER = 2
+_EXACT = 3
+#: Positions with fewer discs than ``cells - ETC_LEFT`` read their children's entries first.
+ETC_LEFT = 15
+#: Move-order score of a jitter step (the scores of a move are in hundredths).
+_JITTER = 30
+
+#: First word of a kept table's file.
+_KEPT_FORMAT = 0x6334_7461_626C_6501
+
+# per-thread state: stats[0] nodes, [1] node budget, [2] aborted, [3] random state, [4] entries taken
+# shared: shared[0] stop flag
+
+
+@njit(cache=True, inline="always")
+def _popcount(x: Any) -> int:
+    n = 0
+    while x:
+        x &= x - np.uint64(1)
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _threats(p: Any, h: int) -> Any:
+    """Cells (anywhere) that would complete a four of the discs ``p``."""
+    one = np.uint64(1)
+    two = np.uint64(2)
+    three = np.uint64(3)
+    r = (p << one) & (p << two) & (p << three)
+    for step_ in (h + 1, h, h + 2):
+        s = np.uint64(step_)
+        q = (p << s) & (p << (two * s))
+        r |= q & (p << (three * s))
+        r |= q & (p >> s)
+        q = (p >> s) & (p >> (two * s))
+        r |= q & (p << s)
+        r |= q & (p >> (three * s))
+    return r
+
+
+@njit(cache=True, inline="always")
+def _four(b: Any, s: Any) -> Any:
+    """The top cell of each four of ``b`` in the direction of step ``s``."""
+    pairs = b & (b << (np.uint64(2) * s))
+    return pairs & (pairs << s)
+
+
+@njit(cache=True, inline="always")
+def _has_four(b: Any, h: int) -> bool:
+    return bool(
+        _four(b, np.uint64(1)) | _four(b, np.uint64(h + 1)) | _four(b, np.uint64(h)) | _four(b, np.uint64(h + 2))
+    )
+
+
+@njit(cache=True, inline="always")
+def _four_cells(b: Any, s: Any) -> Any:
+    """Every cell of each four of ``b`` in the direction of step ``s``."""
+    quads = _four(b, s)
+    pairs = quads | (quads >> s)
+    return pairs | (pairs >> (np.uint64(2) * s))
+
+
+@njit(cache=True, inline="always")
+def _win_score(cells: int, moves: int, k: int) -> int:
+    """Score of winning ``k`` plies (odd) from a position with ``moves`` discs."""
+    return (cells + 2 - moves - k) // 2
+
+
+@njit(cache=True)
+def _evens_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, evens: Any) -> int:
+    """An upper bound on the score of the first player to move (an even number of discs, an
+    even number of rows) from the second player claiming every even cell not playable now;
+    ``_INF`` when the strategy proves nothing."""
+    opp = cur ^ mask
+    playable = mask + bottom
+    theirs = opp | (evens & ~cur & ~playable)
+    mine = board & ~theirs
+    if _four(mine, np.uint64(1)):
+        return _INF
+    sh = np.uint64(h + 1)
+    sn = np.uint64(h)
+    sp = np.uint64(h + 2)
+    their_h = _four(theirs, sh)
+    their_n = _four(theirs, sn)
+    their_p = _four(theirs, sp)
+    my_h = _four(mine, sh)
+    my_n = _four(mine, sn)
+    my_p = _four(mine, sp)
+    headers = bottom << np.uint64(h)
+    below = headers + np.uint64(1)
+    if (my_h & (their_h - below)) or (my_n & (their_n - below)) or (my_p & (their_p - below)):
+        return _INF
+    if not (their_h or their_n or their_p):
+        return 0
+    if their_h:
+        row = h // 2
+        while row > 1:
+            if their_h & (headers >> np.uint64(2 * row - 1)):
+                return -row
+            row -= 1
+    else:
+        losses = ~mask & (_four_cells(theirs, sp) | _four_cells(theirs, sn))
+        for row in range(1, h // 2 + 1):
+            if losses & (headers >> np.uint64(2 * row - 1)):
+                return -row
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _dead_in(b0: Any, b1: Any, board: Any, s: Any, border: Any, short: Any) -> Any:
+    """Discs that can be part of no new four in the direction of step ``s``: covered on both sides
+    by discs that no four through them can use, pinned against the edge, or on too short a line."""
+    two = np.uint64(2)
+    played = b0 | b1
+    empty = board & ~played
+    uncovered = ((empty >> s) & played) | ((empty << s) & played)
+    covered_by_1 = ((uncovered >> s) & played) | ((uncovered << s) & played)
+    pairs = ((b0 >> s) & b0) | ((b1 >> s) & b1)
+    covered_by_pair = ((covered_by_1 >> s) & (pairs >> s)) | ((covered_by_1 << s) & (pairs << (two * s)))
+    covered = played & ~uncovered & ~covered_by_1 & ~covered_by_pair
+    between = ((b0 >> s) & (b1 << s)) | ((b1 >> s) & (b0 << s))
+    pinned = border & played & ((between >> (two * s)) | (between << (two * s)))
+    return covered | pinned | short
+
+
+@njit(cache=True, inline="always")
+def _dead(cur: Any, mask: Any, h: int, board: Any, edges: np.ndarray) -> Any:
+    """Discs that can be part of no new four in any direction: their colour changes nothing."""
+    opp = cur ^ mask
+    dead = _dead_in(cur, opp, board, np.uint64(1), edges[0], edges[4])
+    if dead:
+        dead &= _dead_in(cur, opp, board, np.uint64(h + 1), edges[1], edges[5])
+    if dead:
+        dead &= _dead_in(cur, opp, board, np.uint64(h), edges[2], edges[6])
+    if dead:
+        dead &= _dead_in(cur, opp, board, np.uint64(h + 2), edges[3], edges[7])
+    return dead
+
+
+def edge_masks(columns: int, rows: int) -> np.ndarray:
+    """For each direction (vertical, horizontal, the two diagonals): the cells outside the inside of
+    the board along it, then the cells on no line of four along it (what :func:`_dead` needs)."""
+    full = (1 << 64) - 1
+    bottom = sum(1 << c * (rows + 1) for c in range(columns))
+    board = bottom * ((1 << rows) - 1)
+    border, short = [], []
+    for s in (1, rows + 1, rows, rows + 2):
+        inside = ((board << s) & board) & ((board >> s) & board)
+        border.append(~inside & full)
+        pairs = (board >> s) & board
+        quads = (((pairs >> s) & board) >> s) & board
+        spread = quads | (quads << s)
+        short.append(board & ~((spread | (spread << 2 * s)) & full))
+    return np.array(border + short, np.uint64)
+
+
+@njit(cache=True, inline="always")
+def _key(cur: Any, mask: Any, w: int, h: int, bottom: Any, board: Any, edges: np.ndarray) -> tuple[Any, bool]:
+    """The key of a position and of its mirror image, the smaller of the two, and whether it is the
+    mirror's; dead discs count as the mover's, so positions that differ only in them share it."""
+    key = cur | _dead(cur, mask, h, board, edges) | (mask + bottom)
+    col = (np.uint64(1) << np.uint64(h + 1)) - np.uint64(1)
+    mirrored = np.uint64(0)
+    for c in range(w):
+        block = (key >> np.uint64(c * (h + 1))) & col
+        mirrored |= block << np.uint64((w - 1 - c) * (h + 1))
+    if mirrored < key:
+        return mirrored, True
+    return key, False
+
+
+@njit(cache=True, inline="always")
+def _lookup(table: np.ndarray, key: Any) -> Any:
+    """The entry of ``key`` (0: none)."""
+    n = np.uint64(table.shape[0] - 1)
+    slot = np.int64(key % n)
+    part = (key & np.uint64(_KEY_MASK)) << np.uint64(64 - _KEY_BITS)
+    top = np.uint64(_KEY_MASK) << np.uint64(64 - _KEY_BITS)
+    e = table[slot]
+    if e != 0 and (e & top) == part and not (e >> np.uint64(16)) & np.uint64(1):
+        return e
+    e = table[slot + 1]
+    if e != 0 and (e & top) == part and (e >> np.uint64(16)) & np.uint64(1):
+        return e
+    return np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def _entry_score(e: Any) -> int:
+    return int(e & np.uint64(127)) - 64
+
+
+@njit(cache=True, inline="always")
+def _entry_type(e: Any) -> int:
+    return int((e >> np.uint64(7)) & np.uint64(3))
+
+
+@njit(cache=True, inline="always")
+def _entry_move(e: Any) -> int:
+    return int((e >> np.uint64(9)) & np.uint64(7))
+
+
+@njit(cache=True, inline="always")
+def _entry_work(e: Any) -> int:
+    return int((e >> np.uint64(12)) & np.uint64(15))
+
+
+@njit(cache=True)
+def _store(table: np.ndarray, key: Any, kind: int, score: int, move: int, nodes: int) -> bool:
+    """Keep a bound or exact score of ``key``: in its own slot or the next, over the entry with less
+    work; whether it took an empty slot."""
+    n = np.uint64(table.shape[0] - 1)
+    slot = np.int64(key % n)
+    part = (key & np.uint64(_KEY_MASK)) << np.uint64(64 - _KEY_BITS)
+    top = np.uint64(_KEY_MASK) << np.uint64(64 - _KEY_BITS)
+    first = table[slot]
+    second = table[slot + 1]
+    mine_first = first != 0 and (first & top) == part and not (first >> np.uint64(16)) & np.uint64(1)
+    mine_second = second != 0 and (second & top) == part and (second >> np.uint64(16)) & np.uint64(1)
+    offset = 0
+    if not mine_first and (mine_second or _entry_work(second) < _entry_work(first)):
+        offset = 1
+    current = table[slot + offset]
+    if (mine_first or mine_second) and current != 0 and (current & top) == part and _entry_type(current) == _EXACT:
+        if (offset == 0 and mine_first) or (offset == 1 and mine_second):
+            return False
+    work = 0
+    while nodes > 1 and work < 15:
+        nodes >>= 1
+        work += 1
+    table[slot + offset] = (
+        part
+        | (np.uint64(offset) << np.uint64(16))
+        | (np.uint64(work) << np.uint64(12))
+        | (np.uint64(move) << np.uint64(9))
+        | (np.uint64(kind) << np.uint64(7))
+        | np.uint64(score + 64)
+    )
+    return bool(current == 0)
+
+
+@njit(cache=True)
+def _static(
+    cur: Any, mask: Any, moves: int, alpha: int, beta: int, w: int, h: int, bottom: Any, board: Any, evens: Any,
+    edges: np.ndarray, table: np.ndarray,
+) -> tuple[int, bool, Any, Any, int]:
+    """Follow a position (whose mover cannot win at once) down its forced moves: ``(score, True, ...)``
+    when that settles it within ``(alpha, beta)`` (the score for the position given), else
+    ``(bound, False, cur, mask, moves)`` of the first position with a choice, ``bound`` an upper
+    bound on the position given (``_INF``: none)."""
+    cells = w * h
+    sign = 1
+    while True:
+        empty = board & ~mask
+        if beta > 0 and not _has_four(cur | empty, h):
+            beta = 0
+            if alpha >= beta:
+                return sign * beta, True, cur, mask, moves
+        opp = cur ^ mask
+        opp_threats = _threats(opp, h) & empty
+        possible = (mask + bottom) & board
+        opp_wins = opp_threats & possible
+        nonlosing = possible & ~(opp_threats >> np.uint64(1))
+        if nonlosing == 0 or (opp_wins and ((opp_wins & (opp_wins - np.uint64(1))) or not (opp_wins & nonlosing))):
+            return sign * -_win_score(cells, moves, 2), True, cur, mask, moves
+        if moves >= cells - 2:
+            return 0, True, cur, mask, moves
+        lo = -_win_score(cells, moves, 4)
+        hi = _win_score(cells, moves, 3)
+        if alpha < lo:
+            alpha = lo
+        if beta > hi:
+            beta = hi
+        if alpha >= beta:
+            return sign * beta, True, cur, mask, moves
+        forced = opp_wins
+        if not forced and not (nonlosing & (nonlosing - np.uint64(1))):
+            forced = nonlosing
+        if forced:
+            cur, mask = opp, mask | forced
+            moves += 1
+            alpha, beta = -beta, -alpha
+            sign = -sign
+            continue
+        if h % 2 == 0 and moves % 2 == 0:
+            bound = _evens_bound(cur, mask, h, bottom, board, evens)
+            if bound < beta:
+                beta = bound
+                if alpha >= beta:
+                    return sign * beta, True, cur, mask, moves
+        if moves < cells - ETC_LEFT:
+            key, _ = _key(cur, mask, w, h, bottom, board, edges)
+            e = _lookup(table, key)
+            if e != 0:
+                kind = _entry_type(e)
+                s = _entry_score(e)
+                if kind == _EXACT:
+                    return sign * s, True, cur, mask, moves
+                if kind == _LOWER:
+                    if s > alpha:
+                        alpha = s
+                    if alpha >= beta:
+                        return sign * s, True, cur, mask, moves
+                else:
+                    if s < beta:
+                        beta = s
+                    if alpha >= beta:
+                        return sign * s, True, cur, mask, moves
+                    # an upper bound of this position, and of the one given unless the sign turned
+                    return (beta if sign > 0 else _INF), False, cur, mask, moves
+        return _INF, False, cur, mask, moves
+
+
+@njit(cache=True)
+def _negamax(
+    cur: Any, mask: Any, moves: int, alpha: int, beta: int, jitter: int, w: int, h: int, bottom: Any, board: Any,
+    evens: Any, edges: np.ndarray, table: np.ndarray, stats: np.ndarray, shared: np.ndarray, kids: np.ndarray,
+) -> int:
+    """Fail-soft score of a position with a choice of moves (no immediate win, no forced move)."""
+    stats[0] += 1
+    if stats[0] > stats[1] or shared[0]:
+        stats[2] = 1
+        return 0
+    cells = w * h
+    alpha0 = alpha
+    beta0 = beta
+    empty = board & ~mask
+    if not _has_four(cur | empty, h) and beta > 0:
+        beta = 0
+    lo = -_win_score(cells, moves, 4)
+    hi = _win_score(cells, moves, 3)
+    if alpha < lo:
+        alpha = lo
+    if beta > hi:
+        beta = hi
+    if alpha >= beta:
+        return beta
+    opp = cur ^ mask
+    opp_threats = _threats(opp, h) & empty
+    possible = (mask + bottom) & board
+    nonlosing = possible & ~(opp_threats >> np.uint64(1))
+    value = -_INF
+    column = (np.uint64(1) << np.uint64(h)) - np.uint64(1)
+    row = kids[moves]
+    n = 0
+    for c in range(w):
+        move = nonlosing & (column << np.uint64(c * (h + 1)))
+        if not move:
+            continue
+        s, settled, ccur, cmask, cmoves = _static(opp, mask | move, moves + 1, -beta, -alpha, w, h, bottom, board, evens, edges, table)
+        if s != _INF:
+            if -s > value:
+                value = -s
+            if -s > alpha:
+                alpha = -s
+        if alpha >= beta:
+            return alpha
+        if not settled:
+            row[n, 0] = np.int64(ccur)
+            row[n, 1] = np.int64(cmask)
+            row[n, 2] = cmoves
+            row[n, 3] = c
+            n += 1
+    hi = _win_score(cells, moves, 5)
+    if beta > hi:
+        beta = hi
+        if alpha >= beta:
+            return beta
+    if n == 0:
+        return value
+    key, mirrored = _key(cur, mask, w, h, bottom, board, edges)
+    e = _lookup(table, key)
+    table_move = -1
+    kind = 0
+    if e != 0:
+        kind = _entry_type(e)
+        s = _entry_score(e)
+        if kind == _EXACT:
+            return s
+        if kind == _LOWER:
+            if s > alpha:
+                alpha = s
+            table_move = _entry_move(e)
+            if mirrored:
+                table_move = w - 1 - table_move
+        else:
+            if s < beta:
+                beta = s
+        if alpha >= beta:
+            return s
+    nodes_before = stats[0]
+    # move order: threats playable next turn and the turn after, all threats, table move, centre
+    for i in range(n):
+        c = row[i, 3]
+        placed = (nonlosing & (column << np.uint64(c * (h + 1))))
+        mine = cur | placed
+        after = mask | placed
+        cempty = board & ~after
+        threats = _threats(mine, h) & cempty & ~(opp_threats << np.uint64(1))
+        valid = ((after + bottom) & board)
+        next_valid = (valid << np.uint64(1)) & board
+        score = 120 * _popcount(threats & next_valid) + 50 * _popcount(threats & ((next_valid << np.uint64(1)) & board))
+        score += 30 * _popcount(threats) + (100 * min(c, w - 1 - c)) // w
+        if c == table_move:
+            score += 50
+        if jitter > 0:
+            span = 1 + jitter % 10
+            x = np.uint64(stats[3])
+            x ^= x << np.uint64(13)
+            x ^= x >> np.uint64(7)
+            x ^= x << np.uint64(17)
+            stats[3] = np.int64(x & np.uint64(0x7FFFFFFFFFFFFFFF))
+            score += _JITTER * int(x % np.uint64(span))
+        row[i, 4] = score
+    for i in range(1, n):
+        j = i
+        while j > 0 and row[j - 1, 4] < row[j, 4]:
+            for f in range(5):
+                t = row[j - 1, f]
+                row[j - 1, f] = row[j, f]
+                row[j, f] = t
+            j -= 1
+    best = -_INF
+    best_col = int(row[0, 3])
+    for i in range(n):
+        if alpha >= beta:
+            break
+        child_jitter = jitter // 10
+        if (i == 0 or row[i - 1, 4] > row[i, 4] + _JITTER) and (i == n - 1 or row[i + 1, 4] < row[i, 4] - _JITTER):
+            child_jitter = jitter
+        ccur = np.uint64(row[i, 0])
+        cmask = np.uint64(row[i, 1])
+        cmoves = int(row[i, 2])
+        if (cmoves - moves) % 2 == 0:
+            r = _negamax(ccur, cmask, cmoves, alpha, beta, child_jitter, w, h, bottom, board, evens, edges, table, stats, shared, kids)
+        else:
+            r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, child_jitter, w, h, bottom, board, evens, edges, table, stats, shared, kids)
+        if stats[2]:
+            return 0
+        if r > best:
+            best = r
+            best_col = int(row[i, 3])
+            if r > value:
+                value = r
+            if r > alpha:
+                alpha = r
+    if value <= alpha0:
+        kind_out = _EXACT if kind == _LOWER and value == _entry_score(e) else _UPPER
+    elif value >= beta0:
+        kind_out = _EXACT if kind == _UPPER and value == _entry_score(e) else _LOWER
+    else:
+        kind_out = _EXACT
+    if _store(table, key, kind_out, value, (w - 1 - best_col) if mirrored else best_col, int(stats[0] - nodes_before)):
+        stats[4] += 1
+    return value
+
+
+@njit(cache=True, nogil=True)
+def _window(
+    cur: Any, mask: Any, moves: int, alpha: int, beta: int, jitter: int, w: int, h: int, bottom: Any, board: Any,
+    evens: Any, edges: np.ndarray, table: np.ndarray, stats: np.ndarray, shared: np.ndarray, kids: np.ndarray,
+) -> int:
+    """Fail-soft score within ``(alpha, beta)`` of a position whose mover cannot win at once;
+    sets ``shared[0]`` when done so the other threads stop."""
+    s, settled, ccur, cmask, cmoves = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, evens, edges, table)
+    if settled:
+        r = s
+    elif (cmoves - moves) % 2 == 0:
+        r = _negamax(ccur, cmask, cmoves, alpha, beta, jitter, w, h, bottom, board, evens, edges, table, stats, shared, kids)
+    else:
+        r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, jitter, w, h, bottom, board, evens, edges, table, stats, shared, kids)
+    if not stats[2]:
+        shared[0] = 1
+    return r
+
+
+@njit(cache=True)
+def _wins_now(cur: Any, mask: Any, h: int, bottom: Any, board: Any) -> bool:
+    return bool(((mask + bottom) & board & _threats(cur, h) & ~mask) != 0)
+
+
+@njit(cache=True)
+def _kept_entries(table: np.ndarray, min_work: int, inverse: int) -> np.ndarray:
+    """``(key, entry)`` of every entry with at least ``min_work`` (log2 of nodes beneath): the
+    whole key back from its slot and low bits (``inverse``: of 2^47 modulo the slot count)."""
+    n = table.shape[0] - 1
+    count = 0
+    for i in range(n + 1):
+        e = table[i]
+        if e != 0 and _entry_work(e) >= min_work:
+            count += 1
+    out = np.empty((count, 2), np.uint64)
+    j = 0
+    top = np.uint64(64 - _KEY_BITS)
+    for i in range(n + 1):
+        e = table[i]
+        if e != 0 and _entry_work(e) >= min_work:
+            slot = np.uint64(i - int((e >> np.uint64(16)) & np.uint64(1)))
+            low = e >> top
+            nn = np.uint64(n)
+            t = ((slot + nn - low % nn) % nn) * np.uint64(inverse) % nn
+            out[j, 0] = low + (t << np.uint64(_KEY_BITS))
+            out[j, 1] = e
+            j += 1
+    return out
+
+
+@njit(cache=True)
+def _restore(table: np.ndarray, rows: np.ndarray) -> None:
+    for i in range(rows.shape[0]):
+        e = rows[i, 1]
+        _store(table, rows[i, 0], _entry_type(e), _entry_score(e), _entry_move(e), 1 << _entry_work(e))
+
+
+def cores() -> int:
+    """The number of cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
+class Prover:
+    """Pons' score, outcome and distance of Connect Four positions on ``columns`` x ``rows``,
+    searched by ``threads`` threads sharing a table of ``entries`` entries kept between calls.
+
+    The table takes 8 bytes an entry, taken from the system as entries are first written
+    (the default, :data:`DEFAULT_ENTRIES`, is at most 1 GiB). Its entries are bounds on the
+    score of a position (shared with its mirror image and with the positions that differ only
+    in dead discs, which have the same score), true whichever search stored them, so one
+    prover may serve any number of positions (``reusable``), and :meth:`save` can keep the
+    most valuable of them for a later prover to :meth:`load`.
+    """
+
+    #: What the table holds is exact for every position: a batch may share one prover.
+    reusable = True
+
+    def __init__(self, columns: int, rows: int, entries: int = DEFAULT_ENTRIES, threads: int | None = None):
+        if columns * (rows + 1) > 64:
+            raise ValueError(f"board {columns}x{rows} does not fit 64-bit bitboards")
+        entries = min(max(entries, 1 << 12) | 1, MAX_ENTRIES)  # odd, and with the key's low bits enough to tell keys apart
+        if (entries << _KEY_BITS) <= 1 << (columns * (rows + 1)):
+            raise ValueError(f"a table of {entries} entries is too small for {columns}x{rows}")
+        if threads is None:
+            threads = cores()
+        if threads < 1:
+            raise ValueError(f"threads must be at least 1, got {threads}")
+        self.columns, self.rows, self.threads = columns, rows, threads
+        self.table = np.zeros(entries + 1, np.uint64)
+        bottom = sum(1 << c * (rows + 1) for c in range(columns))
+        self.bottom = np.uint64(bottom)
+        self.board = np.uint64(bottom * ((1 << rows) - 1))
+        self.evens = np.uint64(bottom * sum(1 << r for r in range(1, rows, 2)))
+        self.edges = edge_masks(columns, rows)
+        self.nodes = 0
+        self._stats = [np.array([0, 0, 0, 0x9E3779B97F4A7C15 >> 1 ^ i, 0], np.int64) for i in range(threads)]
+        self._kids = [np.zeros((columns * rows + 2, columns, 5), np.int64) for _ in range(threads)]
+
+    def _search(self, cur: Any, mask: Any, moves: int, alpha: int, beta: int, budget: int) -> int | None:
+        """One window with every thread; ``None`` when ``budget`` nodes (all threads) did not suffice."""
+        shared = np.zeros(1, np.int64)
+        results: list[int | None] = [None] * self.threads
+        per_thread = max(budget // self.threads, 1)
+        args = (self.columns, self.rows, self.bottom, self.board, self.evens, self.edges, self.table)
+
+        def run(i: int) -> None:
+            stats = self._stats[i]
+            stats[0], stats[1], stats[2] = 0, per_thread, 0
+            jitter = 0 if i == 0 else 111 * i
+            r = _window(cur, mask, moves, alpha, beta, jitter, *args, stats, shared, self._kids[i])
+            if not stats[2]:
+                results[i] = int(r)
+
+        if self.threads == 1:
+            run(0)
+        else:
+            workers = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(1, self.threads)]
+            for t in workers:
+                t.start()
+            run(0)
+            for t in workers:
+                t.join()
+        self.nodes += sum(int(s[0]) for s in self._stats)
+        return next((r for r in results if r is not None), None)
+
+    def score(self, state: int, budget: int | None = None) -> int | None:
+        """Pons' score of a non-terminal state, ``None`` when ``budget`` nodes did not suffice
+        (the table keeps what was proved, so asking again goes on from there)."""
+        x_bits, mask_int = to_bitboards(state, self.columns, self.rows)
+        moves = mask_int.bit_count()
+        cur_int = x_bits if moves % 2 == 0 else mask_int ^ x_bits
+        cur, mask = np.uint64(cur_int), np.uint64(mask_int)
+        cells = self.columns * self.rows
+        if _wins_now(cur, mask, self.rows, self.bottom, self.board):
+            return (cells + 1 - moves) // 2
+        lo, hi = -((cells - moves) // 2), (cells + 1 - moves) // 2
+        left = budget if budget is not None else 1 << 62
+        guess = 0 if lo <= 0 <= hi else int((lo + hi) / 2)
+        while lo < hi:
+            window = max(guess, lo + 1)
+            before = self.nodes
+            r = self._search(cur, mask, moves, window - 1, window, left)
+            left -= self.nodes - before
+            if r is None:
+                return None
+            if r < window:
+                hi = r
+            else:
+                lo = r
+            guess = r
+        return lo
+
+    def label(self, state: int, budget: int | None = None) -> tuple[str, int] | None:
+        """``(outcome, distance)`` of a non-terminal state for its side to move, ``None`` when
+        ``budget`` nodes did not suffice."""
+        score = self.score(state, budget)
+        if score is None:
+            return None
+        discs = to_bitboards(state, self.columns, self.rows)[1].bit_count()
+        return outcome_from_score(score, discs, self.columns, self.rows)
+
+    # what the generic search reads and writes of an outcome table: nothing is shared
+    def get(self, state: int) -> tuple[int, int, int] | None:
+        return None
+
+    def __setitem__(self, state: int, entry: Any) -> None:
+        return None
+
+    def __len__(self) -> int:
+        """Entries taken in the table (the count of threads racing for one slot may be off by a few)."""
+        return sum(int(s[4]) for s in self._stats)
+
+    def save(self, path: str | os.PathLike[str], limit: int = KEPT_ENTRIES) -> int:
+        """Write the entries of the table with the most work beneath (exact scores and proved
+        bounds), at most ``limit`` of them, to ``path`` (``.npy``, replaced whole); returns how many."""
+        inverse = pow(1 << _KEY_BITS, -1, self.table.shape[0] - 1)
+        rows = _kept_entries(self.table, KEPT_WORK, inverse)
+        if rows.shape[0] > limit:
+            work = (rows[:, 1] >> np.uint64(12)) & np.uint64(15)
+            rows = rows[np.argsort(-work.astype(np.int64), kind="stable")[:limit]]
+        header = np.array([[_KEPT_FORMAT, self.columns * 16 + self.rows]], np.uint64)
+        target = Path(path)
+        part = target.with_name(target.name + ".part")
+        with open(part, "wb") as f:
+            np.save(f, np.concatenate([header, rows]))
+        os.replace(part, target)
+        return int(rows.shape[0])
+
+    def load(self, path: str | os.PathLike[str]) -> int:
+        """Add the entries :meth:`save` wrote to ``path`` to the table; returns how many."""
+        try:
+            rows = np.load(Path(path), allow_pickle=False)
+        except (OSError, ValueError) as err:
+            raise ValueError(f"cannot read the search table {str(path)!r}: {err}") from None
+        board = self.columns * 16 + self.rows
+        if rows.dtype != np.uint64 or rows.ndim != 2 or rows.shape[1] != 2 or len(rows) == 0 or list(rows[0]) != [_KEPT_FORMAT, board]:
+            raise ValueError(f"{str(path)!r} is not a search table of {self.columns}x{self.rows} Connect Four")
+        _restore(self.table, np.ascontiguousarray(rows[1:]))
+        return len(rows) - 1
+
+    def search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:
+        """Negamax value in -1..1 of a non-terminal state, ``None`` when ``budget`` nodes did not suffice."""
+        before = self.nodes
+        score = self.score(state, budget)
+        nodes = self.nodes - before
+        if score is None:
+            return None, nodes
+        return (score > 0) - (score < 0), nodes

@@ -1,0 +1,190 @@
+"""The Connect Four prover on every core: Pons' scores against a plain minimax on small boards,
+against the single-threaded scorer of `tablebase.games.connect4.search` on 7x6, and the empty
+7x6 board's known column values."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+pytest.importorskip("numba")
+
+from cli.main import app  # noqa: E402
+from tablebase.games import get  # noqa: E402
+from tablebase.games.connect4.bits import has_four, to_bitboards  # noqa: E402
+from tablebase.games.connect4.prover import Prover, _dead, edge_masks  # noqa: E402
+from tablebase.games.connect4.search import Solver  # noqa: E402
+from test_connect4 import columns_of  # noqa: E402
+from test_connect4_jit import late_position, pons_score  # noqa: E402
+
+runner = CliRunner()
+
+#: The empty 7x6 board, each first move with its value for x (the player making it) and the ply
+#: the game ends on with best play. Outcomes: Allis (1988) and John Tromp's solution (x wins
+#: in the centre only, 3 and 5 draw, the others lose); the exact lengths are Pons' scores of
+#: the columns, -2 -1 0 1 0 -1 -2 (connect4.gamesolver.org), read as plies: 1 means x's last
+#: disc (the 41st), -1 o's last (the 42nd), -2 o's disc before it (the 40th).
+EMPTY_7X6_COLUMNS = {
+    "1": ("loss", 40), "2": ("loss", 42), "3": ("draw", 42), "4": ("win", 41),
+    "5": ("draw", 42), "6": ("loss", 42), "7": ("loss", 40),
+}
+
+
+def random_position(game: object, rng: random.Random, plies: tuple[int, int]) -> int | None:
+    """A position of a random game of ``plies`` discs, ``None`` when that game ended first."""
+    state = game.initial_state()  # type: ignore[attr-defined]
+    for _ in range(rng.randint(*plies)):
+        if game.outcome(state) is not None:  # type: ignore[attr-defined]
+            return None
+        state = game.apply(state, rng.choice(game.legal_moves(state)))  # type: ignore[attr-defined]
+    return None if game.outcome(state) is not None else state  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("name", "plies", "entries", "threads"),
+    [("connect4-4-4", (0, 12), 1 << 16, 2), ("connect4-5-4", (8, 14), 1 << 16, 2),
+     ("connect4-4-5", (7, 14), 1 << 16, 1), ("connect4-4-6", (10, 16), 1 << 16, 2),
+     # the smallest table: entries replaced all the time, never a wrong hit
+     ("connect4-4-4", (2, 10), 1, 2)],
+)
+def test_scores_agree_with_plain_minimax(name: str, plies: tuple[int, int], entries: int, threads: int) -> None:
+    game = get(name)
+    prover = Prover(game.columns, game.rows, entries, threads=threads)
+    rng = random.Random(11)
+    checked = 0
+    while checked < 20:
+        state = random_position(game, rng, plies)
+        if state is None:
+            continue
+        expected = pons_score(columns_of(game.format_position(state)), game.rows)
+        assert prover.score(state) == expected, game.format_position(state)
+        checked += 1
+
+
+def test_scores_agree_with_the_single_threaded_scorer_on_7x6() -> None:
+    game = get("connect4")
+    prover, solver = Prover(7, 6, 1 << 20, threads=2), Solver(7, 6, 1 << 20)
+    rng = random.Random(12)
+    checked = 0
+    while checked < 40:
+        state = random_position(game, rng, (16, 36))
+        if state is None:
+            continue
+        assert prover.score(state) == solver.score(state), game.format_position(state)
+        assert prover.label(state) == solver.label(state)
+        checked += 1
+    assert len(prover) > 0 and prover.nodes > 0
+
+
+def test_budgets_resume_and_threads_agree() -> None:
+    game = get("connect4")
+    state = game.parse_position(late_position(random.Random(4), 12))
+    one, two = Prover(7, 6, 1 << 18, threads=1), Prover(7, 6, 1 << 18, threads=2)
+    assert two.score(state, budget=100) is None
+    assert one.score(state) == two.score(state) == Solver(7, 6).score(state)
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="threads"):
+        Prover(7, 6, 1 << 12, threads=0)
+    with pytest.raises(ValueError, match="64-bit"):
+        Prover(8, 8)
+
+
+def test_dead_discs_change_no_score() -> None:
+    """Discs the key treats as dead can change colour without changing the score (what makes
+    positions that differ only in them share an entry)."""
+    game = get("connect4")
+    w, h = 7, 6
+    bottom = sum(1 << c * (h + 1) for c in range(w))
+    board = bottom * ((1 << h) - 1)
+    edges = edge_masks(w, h)
+    solver = Solver(w, h, 1 << 20)
+    rng = random.Random(13)
+    flipped = 0
+    for _ in range(400):
+        state = random_position(game, rng, (20, 34))
+        if state is None:
+            continue
+        x_bits, mask = to_bitboards(state, w, h)
+        moves = mask.bit_count()
+        cur = x_bits if moves % 2 == 0 else mask ^ x_bits
+        dead = int(_dead(np.uint64(cur), np.uint64(mask), h, np.uint64(board), edges))
+        if not dead:
+            continue
+        other_x = x_bits ^ dead
+        if has_four(other_x, h) or has_four(mask ^ other_x, h):
+            continue
+        other = other_x + mask + bottom
+        assert game.outcome(other) is None
+        assert solver.score(other) == solver.score(state), (game.format_position(state), game.format_position(other))
+        flipped += 1
+    assert flipped >= 20
+
+
+@pytest.mark.slow
+def test_empty_board_proved_and_probed(tmp_path: Path) -> None:
+    """`tablebase solve connect4` proves the empty 7x6 board by its own search and stores it."""
+    db = tmp_path / "c4.db"
+    result = runner.invoke(app, ["solve", "connect4", "--json", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert (report["outcome"], report["distance"], report["proved"]) == ("win", 41, True)
+    probe = runner.invoke(app, ["probe", "connect4", "--json", "--db", str(db)])
+    assert probe.exit_code == 0, probe.output
+    moves = {m["move"]: (m["outcome"], m["distance"]) for m in json.loads(probe.output)["moves"]}
+    assert moves == EMPTY_7X6_COLUMNS
+
+
+def test_solve_stores_the_line_only_when_asked(tmp_path: Path) -> None:
+    """Without --line a solve stores the position and its children and no more; with it, each
+    position down the best line with its children too."""
+    game = get("connect4")
+    position = late_position(random.Random(21), 20)
+    moves = len(game.legal_moves(game.parse_position(position)))
+    stored: dict[bool, int] = {}
+    for line in (False, True):
+        db = tmp_path / f"line-{line}.db"
+        args = ["solve", "connect4", position, "--json", "--db", str(db)] + (["--line"] if line else [])
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        stored[line] = json.loads(result.output)["stored"]
+        probe = json.loads(runner.invoke(app, ["probe", "connect4", position, "--json", "--db", str(db)]).output)
+        assert len(probe["moves"]) == moves
+    assert 1 <= stored[False] <= 1 + moves < stored[True]
+
+
+def test_a_later_solve_goes_on_from_the_kept_table(tmp_path: Path) -> None:
+    """What one solve proved is kept beside the file; a solve in a new process (here: a new
+    Tablebase) of a position below it goes on from there."""
+    import tablebase
+
+    start = late_position(random.Random(100), 8)
+    with tablebase.open(tmp_path / "kept.db") as tb:
+        assert tb.solve("connect4", start).proved
+        kept = tb.kept_table_path("connect4")
+        best = tb.variant("connect4").probe(start).best_move
+        assert best is not None
+        child = best.position
+    assert kept is not None and kept.exists()
+    assert Prover(7, 6, 1 << 20).load(kept) > 0
+    with tablebase.open(tmp_path / "kept.db") as tb:
+        again = tb.solve("connect4", child)
+    with tablebase.open(tmp_path / "fresh.db") as tb:
+        fresh = tb.solve("connect4", child)
+    assert (again.outcome, again.distance) == (fresh.outcome, fresh.distance)
+    assert again.nodes < fresh.nodes / 2
+
+
+def test_a_damaged_kept_table_is_named(tmp_path: Path) -> None:
+    db = tmp_path / "c4.db"
+    Path(f"{db}.connect4.search.npy").write_bytes(b"not a table")
+    result = runner.invoke(app, ["solve", "connect4", late_position(random.Random(3)), "--db", str(db)])
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "cannot read the search table" in lines[0] and "delete it" in lines[0], result.output
