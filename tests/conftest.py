@@ -1,4 +1,18 @@
-"""Shared fixtures: tiny built databases, on disk and through an engine."""
+"""Shared fixtures (tiny built databases, on disk and through an engine) and the quick/slow split.
+
+``pytest`` runs the quick set: pyproject.toml's ``addopts`` leave out the tests marked
+``@pytest.mark.slow``; ``pytest -m slow`` runs those alone (a later ``-m`` replaces the one in
+``addopts``), and CI runs both. A test that takes more than about 3 s on a 2-core machine is
+marked slow (see ``pytest --durations=20``); the quick set keeps at least one test of every
+family's rules, command, endpoint and storage layout, on the smallest board that shows the
+behaviour. Tests that use a headless browser or a Dask cluster are marked slow here
+(:data:`SLOW_FIXTURES`). The quick set compiles no numba kernel it can do without: only the m,n,k
+dense passes (the dense layout) and the small Connect Four solver; a quick test must not import
+``tablebase.games.ultimate.search`` (once imported, every later Ultimate search of the session
+is compiled) nor search Ultimate positions of ``COMPILED_MIN_SPOTS`` open spots or more. A run in
+which ``-m`` leaves no test (a file whose tests are all slow, say) passes and says so, rather
+than ending with pytest's exit code 5.
+"""
 
 from __future__ import annotations
 
@@ -21,6 +35,12 @@ def built_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with tablebase.open(path) as tb:
         tb.build("mnk-3-3-3", symmetry=False)
     return path
+
+
+@pytest.fixture(scope="session")
+def tictactoe_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database holding tic-tac-toe alone, built once per test session (treat as read-only)."""
+    return build_database(tmp_path_factory.mktemp("tictactoe") / "tablebase.db", ["tictactoe"])
 
 
 @pytest.fixture
@@ -57,3 +77,35 @@ class Solutions(dict[str, tuple[Any, Any]]):
 def solved() -> Solutions:
     """``solved[name]`` is ``(reduced, full)``, the solutions of a small variant (treat as read-only)."""
     return Solutions()
+
+
+#: Fixtures whose tests are slow whatever they check: a headless browser, a local Dask cluster.
+SLOW_FIXTURES = frozenset({"browser", "cluster"})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that use one of :data:`SLOW_FIXTURES` slow (before ``-m`` selects)."""
+    for item in items:
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
+
+
+_DESELECTED = pytest.StashKey[int]()
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    if items:
+        stash = items[0].config.stash
+        stash[_DESELECTED] = stash.get(_DESELECTED, 0) + len(items)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A run whose tests were all left out by ``-m`` (not by ``-k``) passes, and says so."""
+    config = session.config
+    deselected = config.stash.get(_DESELECTED, 0)
+    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and deselected and not config.option.keyword:
+        session.exitstatus = pytest.ExitCode.OK
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(f"no test here matches -m {config.option.markexpr!r}: {deselected} left out, none run")
