@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -37,6 +38,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -73,23 +75,36 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(db: Path, port: int, solvers: int | None = None) -> subprocess.Popen[bytes]:
-    """``tablebase serve`` in a subprocess; returns once it answers."""
+@contextlib.contextmanager
+def running_server(db: Path, solvers: int | None = None) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """``tablebase serve`` in a subprocess on a free loopback port, once it answers; stopped on leaving."""
+    port = free_port()
     cmd = [sys.executable, "-m", "cli.main", "serve", "--db", str(db), "--host", HOST, "--port", str(port)]
     if solvers is not None:
         cmd += ["--solvers", str(solvers)]
     server = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"the server exited: {server.stderr.read().decode() if server.stderr else ''}")
-        try:
-            with urllib.request.urlopen(f"http://{HOST}:{port}/api/variants", timeout=1):
-                return server
-        except OSError:
-            time.sleep(0.1)
-    server.terminate()
-    raise SystemExit("the server did not answer within 30 s")
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if server.poll() is not None:
+                raise SystemExit(f"the server exited: {server.stderr.read().decode() if server.stderr else ''}")
+            try:
+                with urllib.request.urlopen(f"http://{HOST}:{port}/api/variants", timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise SystemExit("the server did not answer within 30 s") from None
+                time.sleep(0.1)
+        yield server, port
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def print_json(rows: list[dict[str, object]]) -> None:
+    """One JSON object a line, for ``--json``."""
+    for row in rows:
+        print(json.dumps(row))
 
 
 async def load(port: int, paths: list[str], total: int, concurrency: int) -> tuple[list[float], float]:
@@ -207,10 +222,8 @@ def bench_searches(db: Path, args: argparse.Namespace) -> None:
     paths = [f"/api/{variant}?position={quote(p, safe='')}" for p in sample_positions(variant, 1000)]
     game = games.get("ultimate-classic")
     openings = [game.format_position(game.apply(game.initial_state(), m)) for m in game.legal_moves(game.initial_state())]
-    port = free_port()
-    server = start_server(db, port, args.solvers)
-    rows = []
-    try:
+    rows: list[dict[str, object]] = []
+    with running_server(db, args.solvers) as (server, port):
         asyncio.run(load(port, paths, 500, 2))  # warm-up
         before = memory(server.pid)
         idle = asyncio.run(timed_probes(port, paths, args.search_seconds - 1.0, args.clients, 20_000))
@@ -229,12 +242,8 @@ def bench_searches(db: Path, args: argparse.Namespace) -> None:
         time.sleep(1.0)
         after = asyncio.run(timed_probes(port, paths, 2.0, args.clients, 20_000))
         rows.append({"phase": "after", **summary(after), **memory(server.pid)})
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     if args.json:
-        for row in rows:
-            print(json.dumps(row))
+        print_json(rows)
         return
     print(
         f"# {platform.python_version()}, {os.cpu_count()} CPUs; probes of {variant} by {args.clients} clients; "
@@ -317,19 +326,13 @@ def main() -> None:
     missing = [v for v in variants if v not in built]
     if missing:
         parser.error(f"not built in {args.db}: {', '.join(missing)}")
-    port = free_port()
-    server = start_server(args.db, port)
     rows = []
-    try:
+    with running_server(args.db) as (server, port):
         for variant in variants:
             for concurrency in args.concurrency or [1, 8]:
                 rows.append(bench_variant(args.db, server, port, variant, args.requests, concurrency))
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     if args.json:
-        for row in rows:
-            print(json.dumps(row))
+        print_json(rows)
         return
     print(f"# {platform.python_version()}, {os.cpu_count()} CPUs, {platform.platform()}; server: tablebase serve")
     print(
