@@ -52,7 +52,9 @@ def test_census_terminal_tictactoe() -> None:
     assert (rows[-1].terminal_positions, rows[-1].terminal_classes) == (78, 15)
 
 
-@pytest.mark.parametrize("name", ["mnk-3-3-2", "mnk-4-3-3", "mnk-3-4-3", "mnk-5-3-3", "mnk-4-4-3", "mnk-4-2-2"])
+@pytest.mark.parametrize(
+    "name", ["mnk-3-3-2", "mnk-4-3-3", "mnk-3-4-3", "mnk-5-3-3", pytest.param("mnk-4-4-3", marks=pytest.mark.slow), "mnk-4-2-2"]
+)
 def test_builder_counts_match_census(name: str) -> None:
     game = games.get(name)
     board = game.parameters()

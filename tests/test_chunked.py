@@ -59,7 +59,8 @@ def test_chunked_workers(tmp_path: Path) -> None:
     assert_same("mnk-4-3-3", tmp_path, chunk=500, bucket=2000, workers=2)
 
 
-@pytest.mark.parametrize("name", ["mnk-4-4-3", "mnk-5-3-3", pytest.param("mnk-4-4-4", marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["mnk-4-4-3", "mnk-5-3-3", "mnk-4-4-4"])
 def test_chunked_mid_boards(name: str, tmp_path: Path) -> None:
     # up to 1.2 million classes, about 240 thousand in the largest layer: chunks of 4,096
     # parents and buckets of 65,536 children cut every large layer into many pieces

@@ -263,6 +263,7 @@ def test_build(built: Path) -> None:
         assert table.play("4432", "1") == "..../..../...o/xoxx"
 
 
+@pytest.mark.slow
 def test_built_values_agree_with_plain_search(built: Path) -> None:
     game = get("connect4-4-4")
     rng = random.Random(11)

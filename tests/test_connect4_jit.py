@@ -17,6 +17,7 @@ from cli.main import app  # noqa: E402
 from tablebase.games import get  # noqa: E402
 from tablebase.games.connect4.search import Solver  # noqa: E402
 from tablebase.games.connect4.score import score_from_outcome  # noqa: E402
+from playouts import random_position  # noqa: E402
 from test_connect4 import columns_of, four_in_a_row, makes_four  # noqa: E402
 
 runner = CliRunner()
@@ -51,7 +52,8 @@ def _search(columns: tuple[str, ...], rows: int) -> int:
 
 @pytest.mark.parametrize(
     ("name", "plies", "slots"),
-    [("connect4-4-4", (0, 12), 1 << 16), ("connect4-5-4", (6, 14), 1 << 16), ("connect4", (30, 36), 1 << 16),
+    [pytest.param("connect4-4-4", (0, 12), 1 << 16, marks=pytest.mark.slow),
+     pytest.param("connect4-5-4", (6, 14), 1 << 16, marks=pytest.mark.slow), ("connect4", (30, 36), 1 << 16),
      # a tiny table shared by the batch: entries replaced all the time, never a wrong hit
      ("connect4-4-4", (4, 10), 1 << 6)],
 )
@@ -93,14 +95,7 @@ def test_immediate_win_scores() -> None:
 def late_position(rng: random.Random, discs: int = 30) -> str:
     """Grid text of a 7x6 position with ``discs`` discs from random play, the game not over."""
     game = get("connect4")
-    while True:
-        state = game.initial_state()
-        for _ in range(discs):
-            if game.outcome(state) is not None:
-                break
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
-        if game.plies_played(state) == discs and game.outcome(state) is None:
-            return game.format_position(state)
+    return game.format_position(random_position(game, discs, rng))
 
 
 def test_cli_solve_then_probe_without_search(tmp_path: Path) -> None:

@@ -108,6 +108,7 @@ def check_packed_builds(path: Path, names: list[str]) -> None:
             assert tb.verify(name).ok
 
 
+@pytest.mark.slow
 def test_packed_builds_agree_with_tromp(tmp_path: Path) -> None:
     check_packed_builds(tmp_path / "c4.db", ["connect4-4-4", "connect4-4-5"])
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dense_support import build_both, change_a_stored_value, check_dense_is_packed
+from playouts import walk
 
 import tablebase
 from tablebase import build
@@ -36,17 +38,9 @@ TROMP = {
 }
 
 
-def walk(game: Connect4Game, rng: random.Random) -> list[int]:
-    """The states of one random game from the start, the last one over."""
-    state = game.initial_state()
-    states = [state]
-    while game.outcome(state) is None:
-        state = game.apply(state, rng.choice(game.legal_moves(state)))
-        states.append(state)
-    return states
-
-
-@pytest.mark.parametrize("name", ["connect4-4-4", "connect4-6-5", "connect4-7-4", "connect4"])
+@pytest.mark.parametrize(
+    "name", ["connect4-4-4", "connect4-6-5", "connect4-7-4", pytest.param("connect4", marks=pytest.mark.slow)]
+)
 def test_slot_and_state_are_inverse_on_random_games(name: str) -> None:
     game = get(name)
     assert isinstance(game, Connect4Game)
@@ -91,37 +85,14 @@ def test_derived_values_are_the_rules() -> None:
                 assert value is None
 
 
-def build_both(path: Path, name: str) -> tuple[tablebase.Tablebase, tablebase.Tablebase]:
-    dense, packed = tablebase.open(path / "dense.db"), tablebase.open(path / "packed.db")
-    dense.build(name, storage="dense")
-    packed.build(name, storage="packed")
-    return dense, packed
-
-
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["connect4-4-4", "connect4-4-5"])
 def test_dense_stores_what_packed_stores(tmp_path: Path, name: str) -> None:
-    dense, packed = build_both(tmp_path, name)
-    a, b = dense.variant(name), packed.variant(name)
-    assert a.info.storage == "dense" and b.info.storage == "packed"
-    with a.snapshot() as ca, b.snapshot() as cb:
-        layers_a = {p: arrays for p, *arrays in a.storage.sorted_layers(ca, pytest.fail)}
-        layers_b = {p: arrays for p, *arrays in b.storage.sorted_layers(cb, pytest.fail)}
-    assert layers_a.keys() == layers_b.keys()
-    for ply in layers_a:
-        for x, y in zip(layers_a[ply], layers_b[ply]):
-            assert np.array_equal(x, y), ply
-    assert a.stats().to_dict() == b.stats().to_dict()
-    game = a.game
-    assert isinstance(game, Connect4Game)
-    rng = random.Random(7)
-    for _ in range(20):
-        for state in walk(game, rng):
-            position = game.format_position(state)
-            assert a.probe(position).to_dict() == b.probe(position).to_dict()
-            assert a.predecessors(position).to_dict() == b.predecessors(position).to_dict()
-    assert a.line().to_dict() == b.line().to_dict()
+    dense, packed = build_both(tmp_path, [name])
+    check_dense_is_packed(dense.variant(name), packed.variant(name), games=20)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["connect4-6-4", "connect4-5-5"])
 def test_dense_builds_agree_with_tromp(tmp_path: Path, name: str) -> None:
     positions, start = TROMP[name]
@@ -157,37 +128,29 @@ def test_dense_builds_agree_with_tromp(tmp_path: Path, name: str) -> None:
         assert checked > 100
 
 
+@pytest.mark.slow
 def test_verify_finds_a_label_changed_in_the_file(tmp_path: Path) -> None:
     path = tmp_path / "c4.db"
     with tablebase.open(path) as tb:
         tb.build("connect4-4-4", storage="dense")
         assert tb.verify("connect4-4-4").ok
-    conn = sqlite3.connect(path)
     ply = 8
-    first, count, data = conn.execute(
-        "SELECT first_state, count, data FROM blocks WHERE ply = ? ORDER BY first_state LIMIT 1", (ply,)
-    ).fetchone()
-    values = decode_block(data, ply, first, count).copy()
     index = Connect4Index(4, 4)
     game = get("connect4-4-4")
-    # a stored slot: a canonical position that can arise, whose value the rules do not give
-    slot = next(
-        s for s in range(count)
-        if values[s] and game.canonical(index.state(ply, first + s))[0] == index.state(ply, first + s)
-        and game.can_arise(index.state(ply, first + s)) and index.derived(index.state(ply, first + s)) is None
-    )  # fmt: skip
-    values[slot] = 1 | 30 << 2
-    conn.execute(
-        "UPDATE blocks SET data = ? WHERE ply = ? AND first_state = ?", (encode_block(values, ply, first), ply, first)
-    )
-    conn.commit()
-    conn.close()
+
+    def stored(slot: int) -> bool:
+        """A canonical position that can arise, whose value the rules do not give."""
+        state = index.state(ply, slot)
+        return game.canonical(state)[0] == state and game.can_arise(state) and index.derived(state) is None
+
+    slot = change_a_stored_value(path, ply, stored)
     with tablebase.open(path) as tb:
         report = tb.verify("connect4-4-4")
         assert not report.ok
-        assert any(game.format_position(index.state(ply, first + slot)) in e for e in report.errors)
+        assert any(game.format_position(index.state(ply, slot)) in e for e in report.errors)
 
 
+@pytest.mark.slow
 def test_a_corrupt_block_is_named(tmp_path: Path) -> None:
     path = tmp_path / "c4.db"
     with tablebase.open(path) as tb:
@@ -247,6 +210,7 @@ def test_positions_no_game_reaches_are_refused() -> None:
     assert game.can_arise(game.parse_position("o.../x.../o.../x..."))
 
 
+@pytest.mark.slow
 def test_can_arise_agrees_with_a_walk_from_the_start() -> None:
     game = get("connect4-4-4")
     index = Connect4Index(4, 4)
@@ -261,8 +225,9 @@ def test_can_arise_agrees_with_a_walk_from_the_start() -> None:
         frontier = {child for s in frontier for _, child in game.children(s)}
 
 
+@pytest.mark.slow
 def test_export_reads_dense(tmp_path: Path) -> None:
-    dense, packed = build_both(tmp_path, "connect4-4-4")
+    dense, packed = build_both(tmp_path, ["connect4-4-4"])
     dense.export("connect4-4-4", tmp_path / "a.db", plies=(0, 5))
     packed.export("connect4-4-4", tmp_path / "b.db", plies=(0, 5))
     rows = [
@@ -283,6 +248,7 @@ def _format_2(values: np.ndarray, ply: int, first: int) -> bytes:
     return struct.pack("<BBBxI", 2, 0, 1, crc) + zlib.compress(raw, 9)
 
 
+@pytest.mark.slow
 def test_blocks_read_alike_with_and_without_libdeflate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("deflate")
     assert dense._inflate_exact is not None
@@ -310,6 +276,7 @@ def _format_3(values: np.ndarray, ply: int, first: int) -> bytes:
     return struct.pack("<BBBxI", 3, len(streams), 0, crc) + body
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", [2, 3])
 def test_blocks_of_earlier_formats_still_read(tmp_path: Path, version: int) -> None:
     path = tmp_path / "c4.db"

@@ -58,11 +58,11 @@ def kill_build(
 @pytest.mark.parametrize(
     "name, phase, at",
     [
-        ("mnk-4-3-3", "enumerate", 8000),
+        pytest.param("mnk-4-3-3", "enumerate", 8000, marks=pytest.mark.slow),
         ("mnk-4-3-3", "label", 3),
-        ("mnk-4-3-3", "write", 1),
+        pytest.param("mnk-4-3-3", "write", 1, marks=pytest.mark.slow),
         ("tictactoe", "write", 1),
-        ("tictactoe", "write", 800),
+        pytest.param("tictactoe", "write", 800, marks=pytest.mark.slow),
     ],
 )
 def test_sigkill_loses_nothing(db_copy: Path, name: str, phase: str, at: int) -> None:
@@ -77,6 +77,7 @@ def test_sigkill_loses_nothing(db_copy: Path, name: str, phase: str, at: int) ->
             assert tb.verify(info.name).ok
 
 
+@pytest.mark.slow
 def test_killed_then_rebuilt_is_complete(db_copy: Path) -> None:
     kill_build(db_copy, "mnk-4-3-3", "write", 1)
     with tablebase.open(db_copy) as tb:
@@ -88,7 +89,12 @@ def test_killed_then_rebuilt_is_complete(db_copy: Path) -> None:
 
 @pytest.mark.parametrize(
     "storage, phase",
-    [("states", "layer 6 label"), ("states", "write"), ("packed", "layer 6 label"), ("packed", "pack")],
+    [
+        ("states", "layer 6 label"),
+        pytest.param("states", "write", marks=pytest.mark.slow),
+        pytest.param("packed", "layer 6 label", marks=pytest.mark.slow),
+        pytest.param("packed", "pack", marks=pytest.mark.slow),
+    ],
 )
 def test_layered_build_killed_then_resumed(db_copy: Path, storage: str, phase: str) -> None:
     before = snapshot(db_copy)
@@ -110,6 +116,7 @@ def test_layered_build_killed_then_resumed(db_copy: Path, storage: str, phase: s
     assert {k: v for k, v in after.items() if k != "mnk-4-3-3"} == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("storage, phase", [("states", "write"), ("packed", "pack")])
 def test_file_of_one_variant_killed_in_the_write_keeps_the_old_file(tmp_path: Path, storage: str, phase: str) -> None:
     path = tmp_path / "alone.db"
@@ -150,6 +157,7 @@ main.main()
 """
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_cleanly_with_one_line(db_copy: Path) -> None:
     before = snapshot(db_copy)
     proc = subprocess.Popen(

@@ -36,6 +36,8 @@ SMALL = [
     "wild",
     "wild-misere",
 ]
+#: Variants that change a family's rules a little: their tables are compared in the slow set.
+RULE_VARIANTS = {"roman-adjacent", "roman-lines", "rota-circle", "wild-misere"}
 #: Lines (which probe every position along them) are compared on this many positions per variant.
 LINES = 400
 #: Without symmetry, probes and predecessors are compared on about this many positions spread over
@@ -176,7 +178,9 @@ def _answers(table: tablebase.VariantTable, keys: list[str], lines: set[str]) ->
 @pytest.mark.parametrize(
     "symmetry", [True, pytest.param(False, marks=pytest.mark.slow)], ids=["sym", "nosym"]
 )
-@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in RULE_VARIANTS else n for n in SMALL]
+)
 def test_packed_answers_like_moves(tmp_path: Path, name: str, symmetry: bool) -> None:
     moves, packed = tmp_path / "moves.db", tmp_path / "packed.db"
     with tablebase.open(moves) as tm, tablebase.open(packed) as tp:
@@ -374,6 +378,7 @@ def test_export_refuses_row_layouts_and_bad_plies(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "invalid plies '5-2'" in result.output
 
 
+@pytest.mark.slow
 def test_http_answers_like_moves(tmp_path: Path) -> None:
     pytest.importorskip("fastapi", reason="the serve extra is not installed")
     from fastapi.testclient import TestClient

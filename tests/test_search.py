@@ -46,6 +46,7 @@ def test_every_position_of_small_games(variant: str) -> None:
             assert {m for s, m, _ in result.edges if s == result.root} == set(game.legal_moves(state))
 
 
+@pytest.mark.slow
 def test_positions_of_mnk_4_3_3() -> None:
     game = get("mnk-4-3-3")
     solution, index, edges = _table(game)
@@ -67,7 +68,7 @@ def test_retrograde_method_agrees() -> None:
         _check_against_table(result, solution, index, edges)
 
 
-@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("compiled", [pytest.param(True, marks=pytest.mark.slow), False])
 @pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
 def test_ultimate_endgames_agree_with_retrograde(variant: str, compiled: bool) -> None:
     """Late positions: the search's labels equal those of the reachable subgraph labelled by the builder's pass."""
@@ -220,7 +221,8 @@ def _out_of_time_in_the_distance_of(monkeypatch: pytest.MonkeyPatch, child: int,
 
 
 def _compiled(variant: str) -> tuple[Game, Any]:
-    """The game and an empty compiled outcome table (loading the compiled code); skips without numba."""
+    """The game and an empty compiled outcome table (loading the compiled code); skips without numba.
+    Only for slow tests: once it is loaded, every later Ultimate search of the session is compiled."""
     game = get(variant)
     table = game.outcome_table(game.initial_state())
     if table is None:
@@ -228,6 +230,7 @@ def _compiled(variant: str) -> tuple[Game, Any]:
     return game, table
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
 def test_compiled_outcome_search_agrees_with_python(variant: str) -> None:
     """Positions of 12 to 20 open spots: the compiled negamax gives the Python one's value."""
@@ -255,6 +258,7 @@ def _ultimate_state(x: dict[int, list[int]], o: dict[int, list[int]], won_x: int
     return bits | (won_x << 162) | (active << 180)
 
 
+@pytest.mark.slow
 def test_settled_fields_share_table_keys() -> None:
     """Marks inside a won field, or one neither side can win, change the key only by where they are."""
     ultimate_jit = pytest.importorskip("tablebase.games.ultimate.search")
@@ -273,6 +277,7 @@ def test_settled_fields_share_table_keys() -> None:
     assert (w2 >> 36) & 511 == 0b101 and (w2 >> 45) & 511 == 0b100  # field 2 drawn: both its won bits
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
 def test_two_processes_agree_with_one(variant: str) -> None:
     """The outcome raced by a second process in the rival move order: same labels, every child included."""
@@ -296,6 +301,7 @@ def test_two_processes_agree_with_one(variant: str) -> None:
     assert entry is not None and entry[0] == entry[1] == value == {"win": 1, "draw": 0, "loss": -1}[prove(game, state).outcome]
 
 
+@pytest.mark.slow
 def test_the_rival_process_finishing_first_gives_its_table(monkeypatch: pytest.MonkeyPatch) -> None:
     """The start's search waits for the rival, then goes on with the rival's table: same label."""
     from tablebase.solve.search import driver as search
@@ -322,6 +328,7 @@ def test_the_rival_process_finishing_first_gives_its_table(monkeypatch: pytest.M
     assert won >= 1
 
 
+@pytest.mark.slow
 def test_distance_tests_shared_by_children_agree_with_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """The distance tests of a won or lost start shared by children with a second process: the same
     labels as one process."""
@@ -348,6 +355,7 @@ def test_distance_tests_shared_by_children_agree_with_one_process(monkeypatch: p
     assert len(tests) >= 3 and len(outcomes) >= 2
 
 
+@pytest.mark.slow
 def test_children_proved_by_two_processes_agree_with_one(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every child of the start (and of the best line) proved by two processes, one from each
     end, the last one left like a start: the same labels and stored positions as one process,
@@ -386,6 +394,7 @@ def test_children_proved_by_two_processes_agree_with_one(monkeypatch: pytest.Mon
     assert not helpers
 
 
+@pytest.mark.slow
 def test_the_moves_are_proved_when_their_helper_process_is_gone(monkeypatch: pytest.MonkeyPatch) -> None:
     """A helper that exits at once (as one out of time does): this process proves every move alone,
     each once, and gives the labels of one process."""
@@ -403,6 +412,7 @@ def test_the_moves_are_proved_when_their_helper_process_is_gone(monkeypatch: pyt
     assert len(calls) <= game.move_count(state) + 1
 
 
+@pytest.mark.slow
 def test_the_moves_proved_before_the_time_runs_out_are_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     """A proof with ``children=True`` that runs out of time while proving the moves keeps the
     labels of the moves it proved, and gives no label for the start when they do not settle it
@@ -427,6 +437,7 @@ def test_the_moves_proved_before_the_time_runs_out_are_kept(monkeypatch: pytest.
     assert full.complete and len(full.moves) == game.move_count(state) > len(cut.moves)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("outcome", ["win", "draw"])
 def test_a_timeout_keeps_the_start_label_its_proved_moves_settle(outcome: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """With ``children=True``, a timeout in the distance proof of the last move, a win for the other
@@ -456,6 +467,7 @@ def test_a_timeout_keeps_the_start_label_its_proved_moves_settle(outcome: str, m
     assert game.canonical(last_child)[0] not in stored
 
 
+@pytest.mark.slow
 def test_a_timeout_gives_no_start_label_where_an_unproved_move_may_win_faster(monkeypatch: pytest.MonkeyPatch) -> None:
     """A won start whose last move also wins (its child is lost for its mover): a timeout in that
     move's distance proof leaves the start's label open, even with another winning move proved."""
@@ -473,6 +485,7 @@ def test_a_timeout_gives_no_start_label_where_an_unproved_move_may_win_faster(mo
     assert len(cut.moves) == len(labels) - 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("orders", [(0, 1), (1,)])
 def test_draw_lengths_searched_by_turns_agree_with_retrograde(orders: tuple[int, ...], monkeypatch: pytest.MonkeyPatch) -> None:
     """The draw length from the long side (the classic rules, whose drawn lines may end before

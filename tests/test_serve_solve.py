@@ -47,16 +47,8 @@ def _negamax(name: str, state: int) -> tuple[str, int]:
 
 
 @pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("solve") / "tablebase.db"
-    with tablebase.open(path) as tb:
-        tb.build("tictactoe")
-    return path
-
-
-@pytest.fixture(scope="module")
-def client(db: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(db)) as test_client:
+def client(tictactoe_db: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(tictactoe_db)) as test_client:
         yield test_client
 
 
@@ -110,8 +102,8 @@ def test_board_marks_won_fields_with_their_owner(client: TestClient) -> None:
     assert reply["owners"] == {"0": "x", "1": "o"} and reply["active"] == ["2"]
 
 
-def test_solve_proves_a_late_position_as_plain_minimax_does(client: TestClient, db: Path) -> None:
-    before = hashlib.sha256(db.read_bytes()).hexdigest()
+def test_solve_proves_a_late_position_as_plain_minimax_does(client: TestClient, tictactoe_db: Path) -> None:
+    before = hashlib.sha256(tictactoe_db.read_bytes()).hexdigest()
     reply = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20})
     assert reply.status_code == 200, reply.text
     probe = reply.json()
@@ -125,7 +117,7 @@ def test_solve_proves_a_late_position_as_plain_minimax_does(client: TestClient, 
     # proved once, known afterwards without a search; the served file is unchanged
     again = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 0})
     assert again.status_code == 200 and again.json() == probe
-    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert hashlib.sha256(tictactoe_db.read_bytes()).hexdigest() == before
 
 
 def test_an_unproved_position_is_a_clear_503(client: TestClient) -> None:
@@ -157,7 +149,7 @@ def test_solve_answers_from_the_database_first(tmp_path: Path) -> None:
         assert listed["ultimate"]["states"] > 0 and listed["ultimate"]["complete"] is False
 
 
-def test_one_search_at_a_time_and_the_time_limit_is_capped(db: Path) -> None:
+def test_one_search_at_a_time_and_the_time_limit_is_capped(tictactoe_db: Path) -> None:
     started, release = threading.Event(), threading.Event()
     limits: list[float] = []
 
@@ -168,7 +160,7 @@ def test_one_search_at_a_time_and_the_time_limit_is_capped(db: Path) -> None:
         return False, {}
 
     game = games.get("ultimate")
-    with tablebase.open(db) as tb:
+    with tablebase.open(tictactoe_db) as tb:
         analysis = Analysis(tb, max_seconds=30, prover=slow)
         assert analysis.limit(100) == 30 and analysis.limit(2.5) == 2.5
         errors: list[Exception] = []
@@ -189,10 +181,10 @@ def test_one_search_at_a_time_and_the_time_limit_is_capped(db: Path) -> None:
     assert limits == [30] and len(errors) == 1 and "not proved within 30 s" in str(errors[0])
 
 
-def test_memory_is_emptied_when_full(db: Path) -> None:
+def test_memory_is_emptied_when_full(tictactoe_db: Path) -> None:
     game = games.get("ultimate")
     late = game.parse_position(LATE)
-    with tablebase.open(db) as tb:
+    with tablebase.open(tictactoe_db) as tb:
         # room for the start and its children, which is what a search that proves them keeps
         analysis = Analysis(tb, max_positions=game.move_count(late) + 1)
         probe = analysis.solve(game, late, 20)

@@ -27,14 +27,6 @@ LATE = ".xo.xxoo./o..oo.xoo/xxoo.oox./x.x.xox.x/xxooxo.x./ooo.oo.xo/.xxoo.x.x/x.
 HARD = "/api/ultimate-classic/solve?time_limit=30"
 
 
-@pytest.fixture(scope="module")
-def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("workers") / "tablebase.db"
-    with tablebase.open(path) as tb:
-        tb.build("tictactoe")
-    return path
-
-
 def wait_for(condition: object, seconds: float) -> float:
     """Seconds until ``condition()`` held (fails after ``seconds``)."""
     began = time.monotonic()
@@ -50,8 +42,8 @@ def open_request(port: int, target: str) -> socket.socket:
     return sock
 
 
-def test_a_search_runs_in_a_worker_and_the_answer_is_kept(db: Path) -> None:
-    app = create_app(db, solvers=1)
+def test_a_search_runs_in_a_worker_and_the_answer_is_kept(tictactoe_db: Path) -> None:
+    app = create_app(tictactoe_db, solvers=1)
     with TestClient(app) as client:
         reply = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20})
         assert reply.status_code == 200, reply.text
@@ -64,9 +56,10 @@ def test_a_search_runs_in_a_worker_and_the_answer_is_kept(db: Path) -> None:
         assert worker.jobs == 1
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="Linux scheduling calls")
-def test_workers_give_way_to_the_server(db: Path) -> None:
-    app = create_app(db, solvers=1)
+def test_workers_give_way_to_the_server(tictactoe_db: Path) -> None:
+    app = create_app(tictactoe_db, solvers=1)
     with TestClient(app) as client:
         assert client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20}).status_code == 200
         (worker,) = app.state.solvers.workers()
@@ -79,8 +72,8 @@ def test_workers_give_way_to_the_server(db: Path) -> None:
         assert sorted(os.sched_getaffinity(pid)) == (cores[1:] if len(cores) >= 2 else cores)
 
 
-def test_busy_is_refused_at_once_with_retry_after_and_a_closed_request_frees_its_worker(db: Path) -> None:
-    app = create_app(db, solvers=1)
+def test_busy_is_refused_at_once_with_retry_after_and_a_closed_request_frees_its_worker(tictactoe_db: Path) -> None:
+    app = create_app(tictactoe_db, solvers=1)
     pool: Solvers = app.state.solvers
     for port in serving(app):
         first = open_request(port, HARD)
@@ -104,8 +97,8 @@ def test_busy_is_refused_at_once_with_retry_after_and_a_closed_request_frees_its
         assert pool.recycled == 1
 
 
-def test_a_lookup_without_search_while_every_worker_is_busy_answers_from_what_is_proved(db: Path) -> None:
-    app = create_app(db, solvers=1)
+def test_a_lookup_without_search_while_every_worker_is_busy_answers_from_what_is_proved(tictactoe_db: Path) -> None:
+    app = create_app(tictactoe_db, solvers=1)
     pool: Solvers = app.state.solvers
     for port in serving(app):
         client = TestClient(app)  # without its lifespan, which would stop the pool on leaving
@@ -121,8 +114,8 @@ def test_a_lookup_without_search_while_every_worker_is_busy_answers_from_what_is
         first.close()
 
 
-def test_positions_a_worker_proved_on_the_way_are_answered_by_the_server_itself(db: Path) -> None:
-    app = create_app(db, solvers=1)
+def test_positions_a_worker_proved_on_the_way_are_answered_by_the_server_itself(tictactoe_db: Path) -> None:
+    app = create_app(tictactoe_db, solvers=1)
     pool: Solvers = app.state.solvers
     game = games.get("ultimate")
     for port in serving(app):
@@ -148,16 +141,16 @@ def test_positions_a_worker_proved_on_the_way_are_answered_by_the_server_itself(
         first.close()
 
 
-def test_the_schema_documents_every_error_status(db: Path) -> None:
-    with TestClient(create_app(db, solvers=1)) as client:
+def test_the_schema_documents_every_error_status(tictactoe_db: Path) -> None:
+    with TestClient(create_app(tictactoe_db, solvers=1)) as client:
         paths = client.get("/openapi.json").json()["paths"]
     for path in ("/api/{variant}", "/api/{variant}/solve", "/api/{variant}/line"):
         assert {"400", "404", "414"} <= set(paths[path]["get"]["responses"]), path
     assert "503" in paths["/api/{variant}/solve"]["get"]["responses"]
 
 
-def test_a_worker_past_its_memory_cap_is_replaced(db: Path) -> None:
-    app = create_app(db, solvers=1, memory_cap=1 << 20)
+def test_a_worker_past_its_memory_cap_is_replaced(tictactoe_db: Path) -> None:
+    app = create_app(tictactoe_db, solvers=1, memory_cap=1 << 20)
     with TestClient(app) as client:
         reply = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20})
         assert reply.status_code == 200, reply.text
@@ -165,8 +158,8 @@ def test_a_worker_past_its_memory_cap_is_replaced(db: Path) -> None:
         assert pool.recycled == 1 and pool.workers() == []
 
 
-def test_error_codes_say_what_happened(db: Path) -> None:
-    with TestClient(create_app(db, solvers=1)) as client:
+def test_error_codes_say_what_happened(tictactoe_db: Path) -> None:
+    with TestClient(create_app(tictactoe_db, solvers=1)) as client:
         unsolved = client.get("/api/ultimate", params={"position": LATE})
         assert unsolved.status_code == 404 and unsolved.json()["error"] == "not_solved"
         assert "/solve" in unsolved.json()["detail"]
@@ -178,8 +171,8 @@ def test_error_codes_say_what_happened(db: Path) -> None:
             assert bad.status_code == 400 and "time_limit" in bad.json()["detail"], (limit, bad.text)
 
 
-def test_an_address_over_64_kb_gets_a_json_error(db: Path) -> None:
-    for port in serving(create_app(db, solvers=1)):
+def test_an_address_over_64_kb_gets_a_json_error(tictactoe_db: Path) -> None:
+    for port in serving(create_app(tictactoe_db, solvers=1)):
         with open_request(port, "/api/tictactoe?position=" + "x" * 70_000) as sock:
             sock.settimeout(10)
             reply = b""
@@ -194,19 +187,20 @@ def test_an_address_over_64_kb_gets_a_json_error(db: Path) -> None:
         assert json.loads(body)["error"] in ("uri_too_long", "bad_request")
 
 
+@pytest.mark.slow
 def test_http_solve_agrees_with_the_library_and_value_only_positions_are_probed_in_a_worker(
-    db: Path, tmp_path: Path
+    tictactoe_db: Path, tmp_path: Path
 ) -> None:
     game = games.get("ultimate")
     late = game.parse_position(LATE)
     positions = [LATE] + [game.format_position(c) for _, c in game.children(late) if game.outcome(c) is None][:2]
-    library = tmp_path / "library.db"
+    library = tmp_path / "library.tictactoe_db"
     expected = {}
     with tablebase.open(library) as tb:
         for position in positions:
             assert tb.solve("ultimate", position).proved
             expected[position] = tb.variant("ultimate").probe(position).to_dict()
-    app = create_app(db, solvers=1)
+    app = create_app(tictactoe_db, solvers=1)
     with TestClient(app) as client:
         for position in positions:
             reply = client.get("/api/ultimate/solve", params={"position": position, "time_limit": 20})
@@ -239,9 +233,9 @@ def shape(probe: dict[str, object]) -> tuple[object, ...]:
     return probe["outcome"], probe["distance"], sorted((m["move"], m["outcome"], m["distance"]) for m in moves)
 
 
-def test_a_writing_server_stores_what_its_workers_prove(db: Path, tmp_path: Path) -> None:
-    path = tmp_path / "written.db"
-    path.write_bytes(db.read_bytes())
+def test_a_writing_server_stores_what_its_workers_prove(tictactoe_db: Path, tmp_path: Path) -> None:
+    path = tmp_path / "written.tictactoe_db"
+    path.write_bytes(tictactoe_db.read_bytes())
     app = create_app(path, solvers=1, write=True)
     with TestClient(app) as client:
         reply = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20})
@@ -251,8 +245,8 @@ def test_a_writing_server_stores_what_its_workers_prove(db: Path, tmp_path: Path
     assert shape(stored) == shape(reply.json()) and reply.json()["stored"] is True
 
 
-def test_a_child_proved_by_an_earlier_search_is_known_without_a_search(db: Path) -> None:
-    app = create_app(db, solvers=1)
+def test_a_child_proved_by_an_earlier_search_is_known_without_a_search(tictactoe_db: Path) -> None:
+    app = create_app(tictactoe_db, solvers=1)
     with TestClient(app) as client:
         first = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 20}).json()
         # the best line of the first search proved the best child with all its moves, in the worker

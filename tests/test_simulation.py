@@ -30,7 +30,9 @@ def test_registry_is_not_empty() -> None:
     assert {"tictactoe", "roman", "rota", "wild"} <= set(VARIANTS)
 
 
-@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "ultimate-strategy" else n for n in VARIANTS]
+)
 def test_random_playouts(every_variant: Path, name: str) -> None:
     with tablebase.open(every_variant) as tb:
         assert tb.verify(name).ok

@@ -99,6 +99,7 @@ def hammer(
     return sum(done), problems
 
 
+@pytest.mark.slow
 def test_one_object_shared_by_threads_answers_as_one_thread(shared_db: Path, reference: dict) -> None:
     with tablebase.open(shared_db) as tb:
         count, problems = hammer(tb, reference, rounds=2)

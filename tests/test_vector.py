@@ -40,6 +40,8 @@ SMALL = [
     "mnk-4-3-4",
     "mnk-4-3-3-misere",
 ]
+#: The largest of :data:`SMALL` (1 to 4 s each): their scalar and vector tables are compared in the slow set.
+LARGEST = {"mnk-4-3-3", "mnk-3-4-3", "mnk-4-3-4", "mnk-4-3-3-misere"}
 
 
 def random_states(game: Game, count: int, seed: int = 0) -> list[int]:
@@ -130,7 +132,9 @@ def test_bitboard_symmetry_kernels_follow_the_game(name: str) -> None:
 
 
 @pytest.mark.parametrize("symmetry", [True, False], ids=["symmetry", "full"])
-@pytest.mark.parametrize("name", SMALL)
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in LARGEST else n for n in SMALL]
+)
 def test_vector_and_scalar_paths_give_identical_tables(name: str, symmetry: bool) -> None:
     game = games.get(name)
     scalar = solve(game, symmetry=symmetry, vector=False)
@@ -142,7 +146,7 @@ def test_vector_and_scalar_paths_give_identical_tables(name: str, symmetry: bool
     assert np.all(np.diff(vector.src) >= 0)
 
 
-@pytest.mark.parametrize("name", ["tictactoe", "mnk-4-3-3", "mnk-3-3-2-misere"])
+@pytest.mark.parametrize("name", ["tictactoe", pytest.param("mnk-4-3-3", marks=pytest.mark.slow), "mnk-3-3-2-misere"])
 def test_unlayered_enumeration_gives_the_same_table(name: str) -> None:
     # the generic walk (one index of every state seen) on a game that could use the layered one
     reference = games.get(name)
@@ -203,6 +207,7 @@ def test_cyclic_game_on_both_paths(seed: int) -> None:
     assert table_of(vector) == table_of(scalar)
 
 
+@pytest.mark.slow
 def test_mnk_4_4_4_is_a_draw_to_the_full_board() -> None:
     solution = solve(games.get("mnk-4-4-4"))
     assert solution.num_states == 1_217_977

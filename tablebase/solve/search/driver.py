@@ -81,7 +81,7 @@ def prove(
     searcher = _Searcher(game, time_limit, table)
     if line_time_limit is not None:
         searcher.line_deadline = started + line_time_limit
-    searcher.share_labels = processes > 1
+    searcher.share_labels = processes > 1 and getattr(table, "threads", 1) == 1  # a table on every core needs no helper
     if known:
         searcher.seed(known)
     if processes > 1 and not children and table is not None and hasattr(table, "rival") and game.outcome(state) is None:
