@@ -36,7 +36,7 @@ from tablebase.errors import TablebaseError
 from tablebase.games.base import Game
 from tablebase.results import Probe
 from tablebase.serve.analysis import BusyError, NotProvedError
-from tablebase.serve.workers import KEPT_POSITIONS, MEMORY_CAP, Solvers
+from tablebase.serve.workers import KEPT_POSITIONS, MEMORY_CAP, SolverPool, Solvers
 
 _LENGTH = struct.Struct("!I")
 #: How often a waiting HTTP process checks that its client is still there, in seconds.
@@ -149,15 +149,15 @@ class SolverHub:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-class RemoteSolvers:
+class RemoteSolvers(SolverPool):
     """The pool of a :class:`SolverHub` at ``address``, as an HTTP process sees it: the methods of
-    :class:`~tablebase.serve.workers.Solvers` a server calls."""
+    :class:`~tablebase.serve.workers.Solvers` a server calls, each search run by the hub's pool."""
 
     def __init__(self, address: str):
         self.address = address
         self.closed = False
 
-    async def _ask(
+    async def _request(
         self, kind: str, game: Game, state: int, seconds: float, gone: Callable[[], Awaitable[bool]] | None
     ) -> Any:
         reader, writer = await asyncio.open_unix_connection(self.address)
@@ -186,20 +186,8 @@ class RemoteSolvers:
 
     async def lookup(self, game: Game, state: int) -> Probe | None:
         """What the hub's searches proved of ``state``, without a search (``None``: nothing)."""
-        found: Probe | None = await self._ask("known", game, state, 0, None)
+        found: Probe | None = await self._request("known", game, state, 0, None)
         return found
-
-    async def solve(
-        self,
-        game: Game,
-        state: int,
-        seconds: float,
-        gone: Callable[[], Awaitable[bool]] | None = None,
-        kind: str = "solve",
-    ) -> Probe:
-        """:meth:`tablebase.serve.workers.Solvers.solve`, run by the hub's pool."""
-        probe: Probe = await self._ask(kind, game, state, seconds, gone)
-        return probe
 
     def retry_after(self) -> int:
         """Seconds a busy reply without the hub's own figure asks the client to wait."""
