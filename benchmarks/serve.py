@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
@@ -55,6 +56,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -110,6 +112,23 @@ def start_server(db: Path, port: int, solvers: int | None = None, workers: int =
             time.sleep(0.1)
     server.terminate()
     raise SystemExit("the server did not answer within 30 s")
+
+
+@contextlib.contextmanager
+def serving(db: Path, port: int, solvers: int | None = None, workers: int = 1) -> Iterator[subprocess.Popen[bytes]]:
+    """:func:`start_server` for the ``with`` block; stops it after."""
+    server = start_server(db, port, solvers, workers)
+    try:
+        yield server
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def print_json(rows: list[dict[str, Any]]) -> None:
+    """Each row as a line of JSON."""
+    for row in rows:
+        print(json.dumps(row))
 
 
 async def load(port: int, paths: list[str], total: int, concurrency: int) -> tuple[list[float], float]:
@@ -235,9 +254,8 @@ def bench_searches(db: Path, args: argparse.Namespace) -> None:
     game = games.get("ultimate-classic")
     openings = [game.format_position(game.apply(game.initial_state(), m)) for m in game.legal_moves(game.initial_state())]
     port = free_port()
-    server = start_server(db, port, args.solvers, args.workers or 1)
     rows = []
-    try:
+    with serving(db, port, args.solvers, args.workers or 1) as server:
         asyncio.run(load(port, paths, 500, 2))  # warm-up
         before = memory(server.pid)
         idle = asyncio.run(timed_probes(port, paths, args.search_seconds - 1.0, args.clients, 20_000))
@@ -263,12 +281,8 @@ def bench_searches(db: Path, args: argparse.Namespace) -> None:
             time.sleep(max(0.0, ended + mark - time.monotonic()))
             rows.append({"phase": f"{mark:g} s after the last search", "probes": 0, "p50_ms": "-", "p99_ms": "-",
                          "max_ms": "-", **memory(server.pid)})
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     if args.json:
-        for row in rows:
-            print(json.dumps(row))
+        print_json(rows)
         return
     print(
         f"# {platform.python_version()}, {os.cpu_count()} CPUs; probes of {variant} by {args.clients} clients; "
@@ -416,8 +430,7 @@ def bench_wrk(db: Path, args: argparse.Namespace) -> None:
         runs = [workers for _ in range(args.repeat) for workers in counts]  # alternating: 1, 2, 1, 2, ...
         for workers in runs:
             port = free_port()
-            server = start_server(db, port, workers=workers)
-            try:
+            with serving(db, port, workers=workers) as server:
                 run_wrk(port, script, args.connections, args.threads, 2)  # warm-up: every process, every cache
                 cpu = tree_cpu(server.pid)
                 each = {p: cpu_seconds(p) or 0.0 for p in [server.pid, *children(server.pid)]}
@@ -427,9 +440,6 @@ def bench_wrk(db: Path, args: argparse.Namespace) -> None:
                 row["cpu_split"] = "/".join(f"{u:.1f}" for u in used[:workers])
                 row["workers"] = workers
                 rows.append(row)
-            finally:
-                server.terminate()
-                server.wait(timeout=30)
     best: dict[int, dict[str, Any]] = {}
     for row in rows:  # the best run of each --workers: other work on the machine only slows runs down
         kept = best.get(int(row["workers"]))
@@ -438,9 +448,7 @@ def bench_wrk(db: Path, args: argparse.Namespace) -> None:
     rows = [best[workers] for workers in counts]
     cost = breakdown(db, variant, positions[:500])
     if args.json:
-        for row in rows:
-            print(json.dumps(row))
-        print(json.dumps({"breakdown_us": cost}))
+        print_json([*rows, {"breakdown_us": cost}])
         return
     print(
         f"# {platform.python_version()}, {os.cpu_count()} CPUs (shared with other work: figures are noisy); "
@@ -556,18 +564,13 @@ def main() -> None:
     if missing:
         parser.error(f"not built in {args.db}: {', '.join(missing)}")
     port = free_port()
-    server = start_server(args.db, port)
     rows = []
-    try:
+    with serving(args.db, port) as server:
         for variant in variants:
             for concurrency in args.concurrency or [1, 8]:
                 rows.append(bench_variant(args.db, server, port, variant, args.requests, concurrency))
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
     if args.json:
-        for row in rows:
-            print(json.dumps(row))
+        print_json(rows)
         return
     print(f"# {platform.python_version()}, {os.cpu_count()} CPUs, {platform.platform()}; server: tablebase serve")
     print(

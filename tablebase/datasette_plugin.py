@@ -20,6 +20,7 @@ from typing import Any, Awaitable, Callable
 
 from pluggy import HookimplMarker
 
+from tablebase.reader import table_names
 from tablebase.sql import register
 
 hookimpl = HookimplMarker("datasette")
@@ -81,11 +82,7 @@ def is_tablebase(path: str | Path | None) -> bool:
 
 def _has_schema(path: str | Path) -> bool:
     try:
-        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        finally:
-            conn.close()
+        tables = table_names(path)
     except sqlite3.Error:
         return False
     return {"alembic_version", "variants"} <= tables

@@ -438,6 +438,15 @@ class StoredVariant(Protocol):
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
+def table_names(path: str | Path) -> set[str]:
+    """The names of the tables of the SQLite file ``path``, read without writing; raises :class:`sqlite3.Error`."""
+    conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    finally:
+        conn.close()
+
+
 def check_file(path: Path) -> None:
     """Raise :class:`DatabaseError` when ``path`` is a folder, or an existing file that is not a
     tablebase (not SQLite, or SQLite tables without the tablebase schema); a missing or empty file passes."""
@@ -448,11 +457,7 @@ def check_file(path: Path) -> None:
         if f.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
             raise DatabaseError(f"{str(path)!r} is not a SQLite database file")
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-        try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        finally:
-            conn.close()
+        tables = table_names(path)
     except sqlite3.Error as exc:
         raise DatabaseError(f"cannot read database {str(path)!r}: {one_line(exc)}") from exc
     if tables and "alembic_version" not in tables:
@@ -479,4 +484,5 @@ __all__ = [
     "one_line",
     "read_variant",
     "read_variants",
+    "table_names",
 ]

@@ -50,7 +50,7 @@ import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from tablebase.errors import DatabaseError, MalformedPositionError, TablebaseError, UnknownVariantError, error_dict
 from tablebase.query import DEFAULT_DB, Tablebase
@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from tablebase.variant import VariantTable
+
+T = TypeVar("T")
 
 #: The SQL functions every registration adds, each with one and two arguments.
 FUNCTIONS = ("tb_outcome", "tb_distance", "tb_best", "tb_probe", "tb_predecessors")
@@ -79,6 +81,16 @@ def _text(value: object, what: str) -> str:
 def _dumps(data: Any) -> str:
     """JSON text as the HTTP API writes it (compact, UTF-8)."""
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _null(exc: TablebaseError) -> None:
+    """A wrong variant or position as SQL NULL."""
+    return None
+
+
+def _best_move(table: VariantTable, position: str | None) -> str | None:
+    best = table.probe(position).best_move
+    return None if best is None else best.move
 
 
 class Functions:
@@ -106,41 +118,38 @@ class Functions:
 
     # -- the functions: (variant, position) with position None for the start ---------------------
 
-    def outcome(self, variant: object, position: object) -> str | None:
+    def _answer(
+        self,
+        variant: object,
+        position: object,
+        answer: Callable[[VariantTable, str | None], T],
+        failed: Callable[[TablebaseError], T],
+    ) -> T:
+        """``answer`` of the built variant and the position (``None``: the start); ``failed`` of
+        the error when either is wrong."""
         try:
             table = self.table(variant)
-            return table.value(None if position is None else _text(position, "position"))[0]
-        except TablebaseError:
-            return None
+            return answer(table, None if position is None else _text(position, "position"))
+        except TablebaseError as exc:
+            return failed(exc)
+
+    def _error(self, exc: TablebaseError) -> str:
+        return _dumps(error_dict(exc, self.path))
+
+    def outcome(self, variant: object, position: object) -> str | None:
+        return self._answer(variant, position, lambda table, at: table.value(at)[0], _null)
 
     def distance(self, variant: object, position: object) -> int | None:
-        try:
-            table = self.table(variant)
-            return table.value(None if position is None else _text(position, "position"))[1]
-        except TablebaseError:
-            return None
+        return self._answer(variant, position, lambda table, at: table.value(at)[1], _null)
 
     def best(self, variant: object, position: object) -> str | None:
-        try:
-            table = self.table(variant)
-            best = table.probe(None if position is None else _text(position, "position")).best_move
-        except TablebaseError:
-            return None
-        return None if best is None else best.move
+        return self._answer(variant, position, _best_move, _null)
 
     def probe(self, variant: object, position: object) -> str:
-        try:
-            table = self.table(variant)
-            return _dumps(table.probe(None if position is None else _text(position, "position")).to_dict())
-        except TablebaseError as exc:
-            return _dumps(error_dict(exc, self.path))
+        return self._answer(variant, position, lambda table, at: _dumps(table.probe(at).to_dict()), self._error)
 
     def predecessors(self, variant: object, position: object) -> str:
-        try:
-            table = self.table(variant)
-            return _dumps(table.predecessors(None if position is None else _text(position, "position")).to_dict())
-        except TablebaseError as exc:
-            return _dumps(error_dict(exc, self.path))
+        return self._answer(variant, position, lambda table, at: _dumps(table.predecessors(at).to_dict()), self._error)
 
     def sql(self) -> dict[str, Callable[[object, object], Any]]:
         """Each SQL function's name and its body of two arguments."""

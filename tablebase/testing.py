@@ -18,8 +18,9 @@ This module imports no test framework.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from tablebase.games import get
 from tablebase.games.base import DRAW, Game, board_cells, split_move
@@ -27,6 +28,8 @@ from tablebase.query import Tablebase
 
 if TYPE_CHECKING:
     from tablebase.query import VariantTable
+
+Node = TypeVar("Node", bound=Hashable)
 
 
 def _expect(condition: bool, *context: object) -> None:
@@ -214,6 +217,30 @@ def check_built(name: str, path: str | Path, playouts: int = 30, seed: int = 0) 
         check_probes(tb.variant(name), playouts=playouts, seed=seed)
 
 
+def winners(
+    graph: Mapping[Node, Sequence[Node]], over: Mapping[Node, str], sides: Callable[[Node], tuple[str, str]]
+) -> dict[Node, str]:
+    """The winner of each position of a game graph (``position -> the positions its moves reach``), for
+    a reference solver written in a test from the game's own rules: ``over`` names the winner of the
+    positions where the game is over and ``sides(position)`` is ``(to move, opponent)``. A position is
+    won by the side to move when one move reaches a position it wins, and by the opponent when every
+    move reaches one the opponent wins; positions neither of these ever decides (draws, and finished
+positions ``over`` leaves out) are left out."""
+    winner = dict(over)
+    changed = True
+    while changed:
+        changed = False
+        for node, kids in graph.items():
+            if node in winner:
+                continue
+            me, other = sides(node)
+            if any(winner.get(k) == me for k in kids):
+                winner[node], changed = me, True
+            elif kids and all(winner.get(k) == other for k in kids):
+                winner[node], changed = other, True
+    return winner
+
+
 __all__ = [
     "check_built",
     "check_game",
@@ -225,4 +252,5 @@ __all__ = [
     "check_symmetries",
     "check_unmoves",
     "random_states",
+    "winners",
 ]

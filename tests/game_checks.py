@@ -17,7 +17,14 @@ from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games import get
 from tablebase.games.base import Game
 from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, Solution
-from tablebase.testing import check_random_play, check_random_symmetries, check_state, check_symmetries, random_states
+from tablebase.testing import (
+    check_random_play,
+    check_random_symmetries,
+    check_state,
+    check_symmetries,
+    random_states,
+    winners,
+)
 
 CODES = {"win": WIN, "loss": LOSS, "draw": DRAW}
 
@@ -124,21 +131,8 @@ def string_colouring(successors: Callable[[str, str], list[str]], line: Callable
     when the game is over there, when a move reaches a position the mover wins, or when every move
     reaches one the opponent wins; repeat to a fixpoint. ``"-"``: never coloured (a draw)."""
     graph = string_graph(successors, line)
-    colour = {n: ("o" if n[1] == "x" else "x") for n, kids in graph.items() if not kids}
-    changed = True
-    while changed:
-        changed = False
-        for node, kids in graph.items():
-            if node in colour:
-                continue
-            side = node[1]
-            other = "o" if side == "x" else "x"
-            if any(colour.get(k) == side for k in kids):
-                colour[node] = side
-                changed = True
-            elif all(colour.get(k) == other for k in kids):
-                colour[node] = other
-                changed = True
+    over = {n: ("o" if n[1] == "x" else "x") for n, kids in graph.items() if not kids}
+    colour = winners(graph, over, lambda n: (n[1], "o" if n[1] == "x" else "x"))
     return {node: colour.get(node, "-") for node in graph}
 
 

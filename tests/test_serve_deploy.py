@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from serve_support import build_database
 
 pytest.importorskip("fastapi", reason="the serve extra is not installed: pip install -e '.[dev]'")
 psutil = pytest.importorskip("psutil")
@@ -36,10 +37,7 @@ POSITION = "x.o/.x./..."
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("deploy") / "tablebase.db"
-    with tablebase.open(path) as tb:
-        tb.build("tictactoe")
-    return path
+    return build_database(tmp_path_factory.mktemp("deploy") / "tablebase.db", ["tictactoe"])
 
 
 @pytest.fixture(scope="module")
@@ -121,9 +119,7 @@ def test_probes_answered_without_the_framework_are_the_routes_answers(client: Te
 
 
 def test_the_variant_list_is_revalidated_each_time(tmp_path: Path) -> None:
-    path = tmp_path / "tablebase.db"
-    with tablebase.open(path) as tb:
-        tb.build("tictactoe")
+    path = build_database(tmp_path / "tablebase.db", ["tictactoe"])
     with TestClient(create_app(path, solvers=0)) as client:
         listed = client.get("/api/variants")
         assert listed.headers["Cache-Control"] == "no-cache"
@@ -143,9 +139,7 @@ def test_errors_are_not_stored(client: TestClient) -> None:
 
 
 def test_a_rebuild_changes_the_etag(tmp_path: Path) -> None:
-    path = tmp_path / "tablebase.db"
-    with tablebase.open(path) as tb:
-        tb.build("tictactoe")
+    path = build_database(tmp_path / "tablebase.db", ["tictactoe"])
     with TestClient(create_app(path, solvers=0)) as client:
         before = client.get("/api/tictactoe", params={"position": POSITION})
         tag = before.headers["ETag"]
@@ -159,9 +153,7 @@ def test_a_rebuild_changes_the_etag(tmp_path: Path) -> None:
 
 
 def test_solve_answers_say_whether_stored_and_are_cached_only_when_proved(tmp_path: Path) -> None:
-    path = tmp_path / "tablebase.db"
-    with tablebase.open(path) as tb:
-        tb.build("tictactoe")
+    path = build_database(tmp_path / "tablebase.db", ["tictactoe"])
     with TestClient(create_app(path, solvers=0)) as client:
         unproved = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 0})
         assert unproved.status_code == 503 and unproved.headers["Cache-Control"] == "no-store"
@@ -238,9 +230,7 @@ def test_the_app_factory_reads_its_settings_from_the_environment(db: Path, monke
 
 
 def test_health_is_200_while_the_file_reads_and_503_when_it_does_not(tmp_path: Path) -> None:
-    path = tmp_path / "tablebase.db"
-    with tablebase.open(path) as tb:
-        tb.build("tictactoe")
+    path = build_database(tmp_path / "tablebase.db", ["tictactoe"])
     with TestClient(create_app(path, solvers=0)) as client:
         healthy = client.get("/health")
         assert healthy.status_code == 200 and healthy.headers["Cache-Control"] == "no-store"

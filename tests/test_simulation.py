@@ -135,3 +135,32 @@ def test_a_symmetry_that_exchanges_the_players_is_refused_with_the_reason() -> N
 def test_check_game_passes_every_registered_family() -> None:
     for name in ("tictactoe", "rota", "wild"):
         testing.check_game(name, playouts=10)
+
+
+def test_winners_decides_what_a_fixpoint_can_and_leaves_cycles_out() -> None:
+    # a to move at "a": one move reaches "won", which b (to move there) has lost; "c" and "d" chase each other
+    graph = {"a": ["won", "c"], "won": [], "c": ["d"], "d": ["c", "lost"], "lost": []}
+    sides = {"a": ("a", "b"), "won": ("b", "a"), "c": ("b", "a"), "d": ("a", "b"), "lost": ("b", "a")}
+    found = testing.winners(graph, {"won": "a", "lost": "b"}, lambda node: sides[node])
+    assert found == {"a": "a", "won": "a", "lost": "b"}  # d's moves: one to c, one to a loss; c: never decided
+
+
+def test_winners_agrees_with_the_built_tictactoe(tmp_path: Path) -> None:
+    game = games.get("tictactoe")
+    graph: dict[int, list[int]] = {}
+    todo = [game.initial_state()]
+    while todo:
+        state = todo.pop()
+        if state not in graph:
+            graph[state] = [] if game.outcome(state) is not None else [child for _, child in game.children(state)]
+            todo.extend(graph[state])
+    over = {s: ("o" if game.to_move(s) == "x" else "x") for s, kids in graph.items() if game.outcome(s) == "loss"}
+    found = testing.winners(graph, over, lambda s: (game.to_move(s), "o" if game.to_move(s) == "x" else "x"))
+    assert len(graph) == 5478 and game.initial_state() not in found  # every reachable position; the start draws
+    with tablebase.open(build_database(tmp_path / "t.db", ["tictactoe"])) as tb:
+        table = tb.variant("tictactoe")
+        for state in graph:
+            outcome = table.probe(game.format_position(state)).outcome
+            winner = found.get(state)
+            want = "draw" if winner is None else "win" if winner == game.to_move(state) else "loss"
+            assert outcome == want, game.format_position(state)

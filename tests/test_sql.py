@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import shutil
 import socket
 import sqlite3
@@ -28,6 +27,7 @@ import tablebase.sql
 from tablebase import games
 from tablebase.errors import DatabaseError, SchemaVersionError
 from tablebase.store import schema
+from tablebase.testing import random_states
 
 #: One variant of each storage layout, all in one file.
 LAYOUTS = {"tictactoe": "moves", "tictactoe-misere": "states", "mnk-4-3-3": "packed", "connect4-4-4": "dense"}
@@ -53,15 +53,7 @@ def conn(layouts: Path) -> Iterator[tablebase.sql.Connection]:
 def sample_positions(name: str, count: int, seed: int = 7) -> list[str]:
     """``count`` positions of ``name`` from random games (start, middles and ends, every orientation)."""
     game = games.get(name)
-    rng = random.Random(seed)
-    found: list[str] = []
-    while len(found) < count:
-        state = game.initial_state()
-        found.append(game.format_position(state))
-        while game.outcome(state) is None and len(found) < count:
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
-            found.append(game.format_position(state))
-    return found
+    return [game.format_position(state) for state in random_states(game, count, seed)[:count]]
 
 
 def digest(path: Path) -> str:

@@ -905,7 +905,7 @@ def _run_processes(
     from tablebase.serve.hub import SolverHub
     from tablebase.serve.running import Supervisor
 
-    hub = SolverHub(db, solvers, memory_cap, write).start() if solvers != 0 else None
+    hub = SolverHub(Solvers(db, solvers, memory_cap, write=write)).start() if solvers != 0 else None
     settings = {
         "TABLEBASE_DB": str(Path(db).absolute()),
         "TABLEBASE_SOLVERS": "0" if hub is None else "",

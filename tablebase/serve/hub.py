@@ -22,7 +22,6 @@ folder only its owner may enter.
 from __future__ import annotations
 
 import asyncio
-import os
 import pickle
 import shutil
 import struct
@@ -36,7 +35,7 @@ from tablebase.errors import TablebaseError
 from tablebase.games.base import Game
 from tablebase.results import Probe
 from tablebase.serve.analysis import BusyError, NotProvedError
-from tablebase.serve.workers import KEPT_POSITIONS, MEMORY_CAP, Solvers
+from tablebase.serve.workers import KEPT_POSITIONS, SolverPool, Solvers
 
 _LENGTH = struct.Struct("!I")
 #: How often a waiting HTTP process checks that its client is still there, in seconds.
@@ -55,22 +54,17 @@ async def _receive(reader: asyncio.StreamReader) -> Any:
 
 
 class SolverHub:
-    """The search workers of the tablebase file ``path``, served on a Unix socket (:attr:`address`)
-    from a thread of this process; see :class:`~tablebase.serve.workers.Solvers` for the arguments."""
+    """The search workers of ``pool``, served on a Unix socket (:attr:`address`) from a thread of
+    this process; what they prove is kept here, for every HTTP process to ask."""
 
-    def __init__(
-        self,
-        path: str | os.PathLike[str],
-        size: int | None = None,
-        memory_cap: int = MEMORY_CAP,
-        write: bool = False,
-    ):
+    def __init__(self, pool: Solvers):
         import tablebase
         from tablebase.serve.analysis import Analysis
 
-        self.tb = tablebase.open(path)
+        self.tb = tablebase.open(pool.path)
         self.analysis = Analysis(self.tb, max_positions=KEPT_POSITIONS)
-        self.pool = Solvers(path, size, memory_cap, write=write, learn=self.analysis.remember)
+        pool.learn = self.analysis.remember
+        self.pool = pool
         self.folder = Path(tempfile.mkdtemp(prefix="tablebase-solvers-"))
         self.address = str(self.folder / "socket")
         self._loop = asyncio.new_event_loop()
@@ -149,15 +143,15 @@ class SolverHub:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-class RemoteSolvers:
+class RemoteSolvers(SolverPool):
     """The pool of a :class:`SolverHub` at ``address``, as an HTTP process sees it: the methods of
-    :class:`~tablebase.serve.workers.Solvers` a server calls."""
+    :class:`~tablebase.serve.workers.Solvers` a server calls, each search run by the hub's pool."""
 
     def __init__(self, address: str):
         self.address = address
         self.closed = False
 
-    async def _ask(
+    async def _request(
         self, kind: str, game: Game, state: int, seconds: float, gone: Callable[[], Awaitable[bool]] | None
     ) -> Any:
         reader, writer = await asyncio.open_unix_connection(self.address)
@@ -186,20 +180,8 @@ class RemoteSolvers:
 
     async def lookup(self, game: Game, state: int) -> Probe | None:
         """What the hub's searches proved of ``state``, without a search (``None``: nothing)."""
-        found: Probe | None = await self._ask("known", game, state, 0, None)
+        found: Probe | None = await self._request("known", game, state, 0, None)
         return found
-
-    async def solve(
-        self,
-        game: Game,
-        state: int,
-        seconds: float,
-        gone: Callable[[], Awaitable[bool]] | None = None,
-        kind: str = "solve",
-    ) -> Probe:
-        """:meth:`tablebase.serve.workers.Solvers.solve`, run by the hub's pool."""
-        probe: Probe = await self._ask(kind, game, state, seconds, gone)
-        return probe
 
     def retry_after(self) -> int:
         """Seconds a busy reply without the hub's own figure asks the client to wait."""

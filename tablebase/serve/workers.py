@@ -25,6 +25,7 @@ for a position a search proved on the way, costs no search.
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import math
 import multiprocessing
@@ -174,7 +175,36 @@ class Worker:
         self.conn.close()
 
 
-class Solvers:
+class SolverPool(abc.ABC):
+    """What a server asks of its searches, whether their workers are its own (:class:`Solvers`)
+    or a hub's that several HTTP processes share (:class:`~tablebase.serve.hub.RemoteSolvers`)."""
+
+    async def solve(
+        self,
+        game: Game,
+        state: int,
+        seconds: float,
+        gone: Callable[[], Awaitable[bool]] | None = None,
+        kind: str = "solve",
+    ) -> Probe:
+        """The probe of ``state`` proved by a worker within ``seconds``; raises what the search raised.
+
+        ``gone()`` tells whether the client has left; then the worker is killed
+        and :class:`NotProvedError` raised (nobody reads it). ``seconds=0``
+        asks an idle worker for what it proved earlier, without a search. ``kind="probe"``:
+        the file's probe of ``state``, its unstored moves proved by the worker.
+        """
+        probe: Probe = await self._request(kind, game, state, seconds, gone)
+        return probe
+
+    @abc.abstractmethod
+    async def _request(
+        self, kind: str, game: Game, state: int, seconds: float, gone: Callable[[], Awaitable[bool]] | None
+    ) -> Any:
+        """The reply to one request of ``kind`` (``solve``, ``probe`` or ``known``) for ``state``."""
+
+
+class Solvers(SolverPool):
     """A pool of at most ``size`` search workers over the tablebase file ``path``; with ``write``
     they store what they prove in the file, as ``tablebase solve`` does, so later probes read it."""
 
@@ -267,21 +297,9 @@ class Solvers:
         self.recycled += 1
         worker.stop()
 
-    async def solve(
-        self,
-        game: Game,
-        state: int,
-        seconds: float,
-        gone: Callable[[], Awaitable[bool]] | None = None,
-        kind: str = "solve",
+    async def _request(
+        self, kind: str, game: Game, state: int, seconds: float, gone: Callable[[], Awaitable[bool]] | None
     ) -> Probe:
-        """The probe of ``state`` proved by a worker within ``seconds``; raises what the search raised.
-
-        ``gone()`` tells whether the client has left; then the worker is killed
-        and :class:`NotProvedError` raised (nobody reads it). ``seconds=0``
-        asks an idle worker for what it proved earlier, without a search. ``kind="probe"``:
-        the file's probe of ``state``, its unstored moves proved by the worker.
-        """
         shown = game.format_position(state)
         if seconds <= 0 and kind == "solve":
             if not self.idle:
@@ -373,4 +391,4 @@ class Solvers:
         self.busy.clear()
 
 
-__all__ = ["GRACE", "IDLE_SECONDS", "MEMORY_CAP", "Solvers", "default_size", "rss"]
+__all__ = ["GRACE", "IDLE_SECONDS", "MEMORY_CAP", "SolverPool", "Solvers", "default_size", "rss"]

@@ -32,6 +32,7 @@ database for a probe must stay fast.
 from __future__ import annotations
 
 import sqlite3
+from functools import cached_property
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, NamedTuple, Protocol, Sequence
 
 from tablebase.errors import BuildError, DatabaseError
@@ -597,18 +598,12 @@ class Packed(StatesOnly):
     name = "packed"
     label = "packed blocks"
 
-    def __init__(self, game: Game, variant_id: int, symmetry: bool):
-        super().__init__(game, variant_id, symmetry)
-        self._reader: PackedReader | None = None
-
-    @property
+    @cached_property
     def reader(self) -> PackedReader:
         """The block reader, with its cache of decoded blocks."""
-        if self._reader is None:
-            from tablebase.store.packed import PackedReader
+        from tablebase.store.packed import PackedReader
 
-            self._reader = PackedReader(self.game, self.variant_id)
-        return self._reader
+        return PackedReader(self.game, self.variant_id)
 
     @classmethod
     def check_game(cls, game: Game) -> None:
@@ -708,21 +703,15 @@ class Dense(Packed):
     solves = True
     any_orientation = True
 
-    def __init__(self, game: Game, variant_id: int, symmetry: bool):
-        super().__init__(game, variant_id, symmetry)
-        self._dense: DenseReader | None = None
-
-    @property
+    @cached_property
     def dense(self) -> DenseReader:
         """The block reader, with its cache of decoded blocks."""
-        if self._dense is None:
-            from tablebase.store.dense import DenseReader
+        from tablebase.store.dense import DenseReader
 
-            index = self.game.dense_index()
-            if index is None:
-                raise DatabaseError(f"variant {self.game.name!r} is stored with a dense index its rules do not give")
-            self._dense = DenseReader(self.game, index, self.variant_id)
-        return self._dense
+        index = self.game.dense_index()
+        if index is None:
+            raise DatabaseError(f"variant {self.game.name!r} is stored with a dense index its rules do not give")
+        return DenseReader(self.game, index, self.variant_id)
 
     @classmethod
     def check_game(cls, game: Game) -> None:

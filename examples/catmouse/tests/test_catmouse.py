@@ -57,7 +57,7 @@ def reference(edges: list[tuple[int, int]], mouse: int, cat: int) -> dict[tuple[
     """The puzzle solved as it is usually stated, by a fixpoint over (mouse, cat, turn), turn 0 the
     mouse's: the mouse may step onto the cat (and is caught), the cat may not enter the hole 0, a
     player without a move loses. Each position reachable from the start, with who wins it: "mouse",
-    "cat", or "-" for a draw. Shares no code with the plugin."""
+    "cat", or "-" for a draw. Shares no code with the plugin or the solver."""
     around: dict[int, list[int]] = {}
     for a, b in edges:
         around.setdefault(a, []).append(b)
@@ -79,26 +79,16 @@ def reference(edges: list[tuple[int, int]], mouse: int, cat: int) -> dict[tuple[
             graph[node] = children(node)
             todo.extend(graph[node])
     mover = ("mouse", "cat")
-    winner: dict[tuple[int, int, int], str] = {}
+    over: dict[tuple[int, int, int], str] = {}
     for node, kids in graph.items():
         m, c, turn = node
         if m == c:
-            winner[node] = "cat"
+            over[node] = "cat"
         elif m == 0:
-            winner[node] = "mouse"
+            over[node] = "mouse"
         elif not kids:
-            winner[node] = mover[1 - turn]
-    changed = True
-    while changed:
-        changed = False
-        for node, kids in graph.items():
-            if node in winner:
-                continue
-            me, other = mover[node[2]], mover[1 - node[2]]
-            if any(winner.get(k) == me for k in kids):
-                winner[node], changed = me, True
-            elif all(winner.get(k) == other for k in kids):
-                winner[node], changed = other, True
+            over[node] = mover[1 - turn]
+    winner = testing.winners(graph, over, lambda node: (mover[node[2]], mover[1 - node[2]]))
     return {node: winner.get(node, "-") for node in graph}
 
 
