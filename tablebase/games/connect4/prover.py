@@ -49,7 +49,7 @@ import numpy as np
 from numba import njit
 
 from tablebase.games.connect4.bits import to_bitboards
-from tablebase.games.connect4.score import outcome_from_score
+from tablebase.games.connect4.score import ScoreSearch
 
 #: Default number of table entries (8 bytes each: about 1 GiB; memory is taken as entries are written).
 DEFAULT_ENTRIES = 134_217_757
@@ -132,6 +132,13 @@ def _four_cells(b: Any, s: Any) -> Any:
 def _win_score(cells: int, moves: int, k: int) -> int:
     """Score of winning ``k`` plies (odd) from a position with ``moves`` discs."""
     return (cells + 2 - moves - k) // 2
+
+
+@njit(cache=True, inline="always")
+def _narrow(alpha: int, beta: int, cells: int, moves: int) -> tuple[int, int]:
+    """The window ``(alpha, beta)`` of a position with ``moves`` discs whose mover cannot win at
+    once: no better than a win in 3 plies, no worse than a loss in 4."""
+    return max(alpha, -_win_score(cells, moves, 4)), min(beta, _win_score(cells, moves, 3))
 
 
 @njit(cache=True)
@@ -333,12 +340,7 @@ def _static(
             return sign * -_win_score(cells, moves, 2), True, cur, mask, moves
         if moves >= cells - 2:
             return 0, True, cur, mask, moves
-        lo = -_win_score(cells, moves, 4)
-        hi = _win_score(cells, moves, 3)
-        if alpha < lo:
-            alpha = lo
-        if beta > hi:
-            beta = hi
+        alpha, beta = _narrow(alpha, beta, cells, moves)
         if alpha >= beta:
             return sign * beta, True, cur, mask, moves
         forced = opp_wins
@@ -395,12 +397,7 @@ def _negamax(
     empty = board & ~mask
     if not _has_four(cur | empty, h) and beta > 0:
         beta = 0
-    lo = -_win_score(cells, moves, 4)
-    hi = _win_score(cells, moves, 3)
-    if alpha < lo:
-        alpha = lo
-    if beta > hi:
-        beta = hi
+    alpha, beta = _narrow(alpha, beta, cells, moves)
     if alpha >= beta:
         return beta
     opp = cur ^ mask
@@ -588,7 +585,7 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-class Prover:
+class Prover(ScoreSearch):
     """Pons' score, outcome and distance of Connect Four positions on ``columns`` x ``rows``,
     searched by ``threads`` threads sharing a table of ``entries`` entries kept between calls.
 
@@ -678,22 +675,6 @@ class Prover:
             guess = r
         return lo
 
-    def label(self, state: int, budget: int | None = None) -> tuple[str, int] | None:
-        """``(outcome, distance)`` of a non-terminal state for its side to move, ``None`` when
-        ``budget`` nodes did not suffice."""
-        score = self.score(state, budget)
-        if score is None:
-            return None
-        discs = to_bitboards(state, self.columns, self.rows)[1].bit_count()
-        return outcome_from_score(score, discs, self.columns, self.rows)
-
-    # what the generic search reads and writes of an outcome table: nothing is shared
-    def get(self, state: int) -> tuple[int, int, int] | None:
-        return None
-
-    def __setitem__(self, state: int, entry: Any) -> None:
-        return None
-
     def __len__(self) -> int:
         """Entries taken in the table (the count of threads racing for one slot may be off by a few)."""
         return sum(int(s[4]) for s in self._stats)
@@ -725,12 +706,3 @@ class Prover:
             raise ValueError(f"{str(path)!r} is not a search table of {self.columns}x{self.rows} Connect Four")
         _restore(self.table, np.ascontiguousarray(rows[1:]))
         return len(rows) - 1
-
-    def search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:
-        """Negamax value in -1..1 of a non-terminal state, ``None`` when ``budget`` nodes did not suffice."""
-        before = self.nodes
-        score = self.score(state, budget)
-        nodes = self.nodes - before
-        if score is None:
-            return None, nodes
-        return (score > 0) - (score < 0), nodes

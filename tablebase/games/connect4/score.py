@@ -11,6 +11,10 @@ mapping one-to-one.
 
 from __future__ import annotations
 
+from typing import Any
+
+from tablebase.games.connect4.bits import to_bitboards
+
 
 def score_from_outcome(outcome: str, distance: int, discs: int, width: int, height: int) -> int:
     """Pons' score of a position with ``discs`` discs, given its outcome and distance."""
@@ -42,3 +46,41 @@ def outcome_from_score(score: int, discs: int, width: int, height: int) -> tuple
                 break
             return ("win" if score > 0 else "loss"), distance
     raise ValueError(f"score {score} impossible with {discs} discs on {width}x{height}")
+
+
+class ScoreSearch:
+    """What a Connect Four search gives the generic search of :mod:`tablebase.solve.search` beyond
+    :meth:`score`: labels and negamax values from scores, and no outcome entries of its own."""
+
+    columns: int
+    rows: int
+    nodes: int
+
+    def score(self, state: int, budget: int | None = None) -> int | None:
+        """Pons' score of a non-terminal state, ``None`` when ``budget`` nodes did not suffice."""
+        raise NotImplementedError
+
+    def label(self, state: int, budget: int | None = None) -> tuple[str, int] | None:
+        """``(outcome, distance)`` of a non-terminal state for its side to move, ``None`` when
+        ``budget`` nodes did not suffice."""
+        score = self.score(state, budget)
+        if score is None:
+            return None
+        discs = to_bitboards(state, self.columns, self.rows)[1].bit_count()
+        return outcome_from_score(score, discs, self.columns, self.rows)
+
+    # what the generic search reads and writes of an outcome table: nothing is shared
+    def get(self, state: int) -> tuple[int, int, int] | None:
+        return None
+
+    def __setitem__(self, state: int, entry: Any) -> None:
+        return None
+
+    def search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:
+        """Negamax value in -1..1 of a non-terminal state, ``None`` when ``budget`` nodes did not suffice."""
+        before = self.nodes
+        score = self.score(state, budget)
+        nodes = self.nodes - before
+        if score is None:
+            return None, nodes
+        return (score > 0) - (score < 0), nodes

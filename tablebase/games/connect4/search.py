@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from tablebase.games.connect4.bits import to_bitboards
-from tablebase.games.connect4.score import outcome_from_score
+from tablebase.games.connect4.score import ScoreSearch
 
 #: Default number of table slots (9 bytes each: about 150 MB).
 DEFAULT_SLOTS = 1 << 24
@@ -184,7 +184,7 @@ def _score(
     return lo
 
 
-class Solver:
+class Solver(ScoreSearch):
     """Pons' score, outcome and distance of Connect Four positions on ``columns`` x ``rows``,
     with a table of ``slots`` entries kept between calls.
 
@@ -227,30 +227,5 @@ class Solver:
         self.nodes += int(stats[0])
         return None if stats[2] else int(found)
 
-    def label(self, state: int, budget: int | None = None) -> tuple[str, int] | None:
-        """``(outcome, distance)`` of a non-terminal state for its side to move, ``None`` when
-        ``budget`` nodes did not suffice."""
-        score = self.score(state, budget)
-        if score is None:
-            return None
-        discs = to_bitboards(state, self.columns, self.rows)[1].bit_count()
-        return outcome_from_score(score, discs, self.columns, self.rows)
-
-    # what the generic search reads and writes of an outcome table: nothing is shared
-    def get(self, state: int) -> tuple[int, int, int] | None:
-        return None
-
-    def __setitem__(self, state: int, entry: Any) -> None:
-        return None
-
     def __len__(self) -> int:
         return int(np.count_nonzero(self.keys))
-
-    def search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:
-        """Negamax value in -1..1 of a non-terminal state, ``None`` when ``budget`` nodes did not suffice."""
-        before = self.nodes
-        score = self.score(state, budget)
-        nodes = self.nodes - before
-        if score is None:
-            return None, nodes
-        return (score > 0) - (score < 0), nodes
