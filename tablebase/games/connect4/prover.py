@@ -48,8 +48,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from tablebase.games.connect4.bits import to_bitboards
 from tablebase.games.connect4.score import ScoreSearch
+from tablebase.games.connect4.search import four_spots, popcount
 
 #: Default number of table entries (8 bytes each: about 1 GiB; memory is taken as entries are written).
 DEFAULT_ENTRIES = 134_217_757
@@ -77,33 +77,6 @@ _KEPT_FORMAT = 0x6334_7461_626C_6501
 
 # per-thread state: stats[0] nodes, [1] node budget, [2] aborted, [3] random state, [4] entries taken
 # shared: shared[0] stop flag
-
-
-@njit(cache=True, inline="always")
-def _popcount(x: Any) -> int:
-    n = 0
-    while x:
-        x &= x - np.uint64(1)
-        n += 1
-    return n
-
-
-@njit(cache=True, inline="always")
-def _threats(p: Any, h: int) -> Any:
-    """Cells (anywhere) that would complete a four of the discs ``p``."""
-    one = np.uint64(1)
-    two = np.uint64(2)
-    three = np.uint64(3)
-    r = (p << one) & (p << two) & (p << three)
-    for step_ in (h + 1, h, h + 2):
-        s = np.uint64(step_)
-        q = (p << s) & (p << (two * s))
-        r |= q & (p << (three * s))
-        r |= q & (p >> s)
-        q = (p >> s) & (p >> (two * s))
-        r |= q & (p << s)
-        r |= q & (p >> (three * s))
-    return r
 
 
 @njit(cache=True, inline="always")
@@ -332,7 +305,7 @@ def _static(
             if alpha >= beta:
                 return sign * beta, True, cur, mask, moves
         opp = cur ^ mask
-        opp_threats = _threats(opp, h) & empty
+        opp_threats = four_spots(opp, h) & empty
         possible = (mask + bottom) & board
         opp_wins = opp_threats & possible
         nonlosing = possible & ~(opp_threats >> np.uint64(1))
@@ -401,7 +374,7 @@ def _negamax(
     if alpha >= beta:
         return beta
     opp = cur ^ mask
-    opp_threats = _threats(opp, h) & empty
+    opp_threats = four_spots(opp, h) & empty
     possible = (mask + bottom) & board
     nonlosing = possible & ~(opp_threats >> np.uint64(1))
     value = -_INF
@@ -461,11 +434,11 @@ def _negamax(
         mine = cur | placed
         after = mask | placed
         cempty = board & ~after
-        threats = _threats(mine, h) & cempty & ~(opp_threats << np.uint64(1))
+        threats = four_spots(mine, h) & cempty & ~(opp_threats << np.uint64(1))
         valid = ((after + bottom) & board)
         next_valid = (valid << np.uint64(1)) & board
-        score = 120 * _popcount(threats & next_valid) + 50 * _popcount(threats & ((next_valid << np.uint64(1)) & board))
-        score += 30 * _popcount(threats) + (100 * min(c, w - 1 - c)) // w
+        score = 120 * popcount(threats & next_valid) + 50 * popcount(threats & ((next_valid << np.uint64(1)) & board))
+        score += 30 * popcount(threats) + (100 * min(c, w - 1 - c)) // w
         if c == table_move:
             score += 50
         if jitter > 0:
@@ -541,7 +514,7 @@ def _window(
 
 @njit(cache=True)
 def _wins_now(cur: Any, mask: Any, h: int, bottom: Any, board: Any) -> bool:
-    return bool(((mask + bottom) & board & _threats(cur, h) & ~mask) != 0)
+    return bool(((mask + bottom) & board & four_spots(cur, h) & ~mask) != 0)
 
 
 @njit(cache=True)
@@ -651,9 +624,7 @@ class Prover(ScoreSearch):
     def score(self, state: int, budget: int | None = None) -> int | None:
         """Pons' score of a non-terminal state, ``None`` when ``budget`` nodes did not suffice
         (the table keeps what was proved, so asking again goes on from there)."""
-        x_bits, mask_int = to_bitboards(state, self.columns, self.rows)
-        moves = mask_int.bit_count()
-        cur_int = x_bits if moves % 2 == 0 else mask_int ^ x_bits
+        cur_int, mask_int, moves = self.mover(state)
         cur, mask = np.uint64(cur_int), np.uint64(mask_int)
         cells = self.columns * self.rows
         if _wins_now(cur, mask, self.rows, self.bottom, self.board):

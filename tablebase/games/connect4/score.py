@@ -60,6 +60,12 @@ class ScoreSearch:
         """Pons' score of a non-terminal state, ``None`` when ``budget`` nodes did not suffice."""
         raise NotImplementedError
 
+    def mover(self, state: int) -> tuple[int, int, int]:
+        """``(discs of the side to move, every disc, number of discs)`` of ``state`` as bitboards."""
+        x_bits, mask = to_bitboards(state, self.columns, self.rows)
+        moves = mask.bit_count()
+        return (x_bits if moves % 2 == 0 else mask ^ x_bits), mask, moves
+
     def label(self, state: int, budget: int | None = None) -> tuple[str, int] | None:
         """``(outcome, distance)`` of a non-terminal state for its side to move, ``None`` when
         ``budget`` nodes did not suffice."""

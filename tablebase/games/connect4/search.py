@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from tablebase.games.connect4.bits import to_bitboards
 from tablebase.games.connect4.score import ScoreSearch
 
 #: Default number of table slots (9 bytes each: about 150 MB).
@@ -33,7 +32,8 @@ CHUNK = 2_000_000
 
 
 @njit(cache=True, inline="always")
-def _popcount(x: Any) -> int:
+def popcount(x: Any) -> int:
+    """The number of bits set in a 64-bit word."""
     n = 0
     while x:
         x &= x - np.uint64(1)
@@ -42,21 +42,27 @@ def _popcount(x: Any) -> int:
 
 
 @njit(cache=True, inline="always")
-def _winning_spots(position: Any, mask: Any, h: int, board: Any) -> Any:
-    """Empty cells (on the board, not necessarily playable) that would complete a four of ``position``."""
+def four_spots(p: Any, h: int) -> Any:
+    """Cells (anywhere) that would complete a four of the discs ``p``."""
     one = np.uint64(1)
     two = np.uint64(2)
     three = np.uint64(3)
-    r = (position << one) & (position << two) & (position << three)
+    r = (p << one) & (p << two) & (p << three)
     for step_ in (h + 1, h, h + 2):
         s = np.uint64(step_)
-        p = (position << s) & (position << (two * s))
-        r |= p & (position << (three * s))
-        r |= p & (position >> s)
-        p = (position >> s) & (position >> (two * s))
-        r |= p & (position << s)
-        r |= p & (position >> (three * s))
-    return r & (board ^ mask)
+        q = (p << s) & (p << (two * s))
+        r |= q & (p << (three * s))
+        r |= q & (p >> s)
+        q = (p >> s) & (p >> (two * s))
+        r |= q & (p << s)
+        r |= q & (p >> (three * s))
+    return r
+
+
+@njit(cache=True, inline="always")
+def _winning_spots(position: Any, mask: Any, h: int, board: Any) -> Any:
+    """Empty cells (on the board, not necessarily playable) that would complete a four of ``position``."""
+    return four_spots(position, h) & (board ^ mask)
 
 
 @njit(cache=True)
@@ -127,7 +133,7 @@ def _negamax(
         c = order[i]
         move = nonlosing & (column_bits << np.uint64(c * (h + 1)))
         if move:
-            s = _popcount(_winning_spots(current | move, mask, h, board))
+            s = popcount(_winning_spots(current | move, mask, h, board))
             j = n
             while j > 0 and score[j - 1] < s:
                 cand[j] = cand[j - 1]
@@ -213,9 +219,7 @@ class Solver(ScoreSearch):
     def score(self, state: int, budget: int | None = None) -> int | None:
         """Pons' score of a non-terminal state, ``None`` when ``budget`` nodes did not suffice
         (the table keeps what was proved, so asking again goes on from there)."""
-        x_bits, mask_int = to_bitboards(state, self.columns, self.rows)
-        moves = mask_int.bit_count()
-        current_int = x_bits if moves % 2 == 0 else mask_int ^ x_bits
+        current_int, mask_int, moves = self.mover(state)
         current, mask = np.uint64(current_int), np.uint64(mask_int)
         cells = self.columns * self.rows
         h = self.rows
