@@ -30,7 +30,7 @@ from tablebase.store import schema
 from tablebase.testing import random_states
 
 #: One variant of each storage layout, all in one file.
-LAYOUTS = {"tictactoe": "moves", "tictactoe-misere": "states", "mnk-4-3-3": "packed", "connect4-4-4": "dense"}
+LAYOUTS = {"tictactoe": "moves", "tictactoe-misere": "states", "mnk-4-3-3": "dense", "connect4-4-4": "packed"}
 
 
 @pytest.fixture(scope="module")
