@@ -517,3 +517,34 @@ def test_draw_lengths_searched_by_turns_agree_with_retrograde(orders: tuple[int,
         draws += searched.outcome == "draw"
     assert draws >= 5
     assert set(rounds) == set(orders)  # every order ran out of a budget at least once
+
+
+def _prove_with_helpers(game_name: str, state: int, conn: Any) -> None:
+    """In a daemonic process: prove ``state`` asking for two processes, helpers from the start."""
+    from tablebase.solve.search import base
+
+    base.HELPER_AFTER = 0.0
+    try:
+        result = prove(get(game_name), state, time_limit=60, children=True, processes=2)
+        conn.send(("ok", result.outcome, result.distance, result.moves))
+    except BaseException as exc:  # the test reports what went wrong in the child
+        conn.send(("error", repr(exc), None, None))
+
+
+def test_a_daemonic_process_proves_alone_when_asked_for_helpers() -> None:
+    """A server's search worker is daemonic and may not start processes: asked for two, its
+    proof runs in the one process and gives the answer one process gives."""
+    import multiprocessing
+
+    game = get("ultimate-classic")
+    state = random_live_position(game, 30, random.Random(5))
+    one = prove(game, state, time_limit=60, children=True)
+    context = multiprocessing.get_context("fork")
+    mine, theirs = context.Pipe()
+    child = context.Process(target=_prove_with_helpers, args=(game.name, state, theirs), daemon=True)
+    child.start()
+    assert mine.poll(120), "the daemonic proof did not answer"
+    status, *answer = mine.recv()
+    child.join(10)
+    assert status == "ok", answer[0]
+    assert tuple(answer) == (one.outcome, one.distance, one.moves)

@@ -3,6 +3,7 @@ unwind a search, its tunable budgets, and the tables and counters of one search.
 
 from __future__ import annotations
 
+import multiprocessing
 import time
 from typing import Any, Callable
 
@@ -175,3 +176,15 @@ def settle(best: int, lo: int, hi: int, alpha0: int, beta: int) -> tuple[int, in
     else:
         lo = hi = best
     return best, lo, hi
+
+
+def fork_context() -> Any:
+    """The ``fork`` context a search starts its helper processes from, or ``None`` where it cannot
+    start one: no fork on this platform, or this process is daemonic (a server's search worker),
+    which may not have children. The search then runs in this process alone."""
+    if multiprocessing.current_process().daemon:
+        return None
+    try:
+        return multiprocessing.get_context("fork")
+    except ValueError:
+        return None

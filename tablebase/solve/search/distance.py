@@ -3,13 +3,12 @@ distance tests, and the helper process that shares the start's tests by children
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from typing import Any
 
 from tablebase.games.base import Game
 from tablebase.solve.search import base
-from tablebase.solve.search.base import _VALUE, INF, M, _Abandoned, _Timeout, settle, shift, unshift
+from tablebase.solve.search.base import _VALUE, fork_context, INF, M, _Abandoned, _Timeout, settle, shift, unshift
 from tablebase.solve.search.outcome import _OutcomeSearch
 
 
@@ -214,9 +213,8 @@ class _DistanceSearch(_OutcomeSearch):
 
     def _start_helper(self, state: int) -> bool:
         """Fork the process that takes half of the children of ``state`` in its distance tests."""
-        try:
-            context = multiprocessing.get_context("fork")
-        except ValueError:
+        context = fork_context()
+        if context is None:
             return False
         mine, theirs = context.Pipe()
         self.split_kids = _split_children(self.game, state)

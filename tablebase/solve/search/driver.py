@@ -3,7 +3,6 @@ all its moves (shared with a helper process), the best line, and what is stored.
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 import time
 from collections import deque
@@ -13,7 +12,7 @@ from tablebase.games.base import DRAW, LOSS, WIN, Game
 from tablebase.solve import enumerate_states
 from tablebase.solve.retrograde import NO_DISTANCE, OUTCOME_NAMES, UNKNOWN, label
 from tablebase.solve.search import base
-from tablebase.solve.search.base import _VALUE, COMPILED_CHUNK, M, _Abandoned, _flip, _rank, _Timeout
+from tablebase.solve.search.base import _VALUE, fork_context, COMPILED_CHUNK, M, _Abandoned, _flip, _rank, _Timeout
 from tablebase.solve.search.draws import _DrawSearch
 from tablebase.solve.search.result import _Collected, SearchResult
 
@@ -275,9 +274,8 @@ class _Searcher(_DrawSearch):
     def _start_labels_helper(self, states: list[int], done: set[int]) -> tuple[Any, Any]:
         """Fork the process that proves ``states`` from the last (:func:`_labels_helper`);
         ``(None, None)`` where fork is not available."""
-        try:
-            context = multiprocessing.get_context("fork")
-        except ValueError:
+        context = fork_context()
+        if context is None:
             return None, None
         mine, theirs = context.Pipe()
         helper = context.Process(target=_labels_helper, args=(self, states, done, theirs), daemon=True)

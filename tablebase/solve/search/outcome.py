@@ -3,12 +3,11 @@ or by the game's compiled search run in node budgets, and the rival process that
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 from typing import Any, Callable
 
 from tablebase.games.base import Game
-from tablebase.solve.search.base import _VALUE, COMPILED_BUDGET, COMPILED_CHUNK, _Abandoned, _SearchState, _Timeout, settle
+from tablebase.solve.search.base import _VALUE, fork_context, COMPILED_BUDGET, COMPILED_CHUNK, _Abandoned, _SearchState, _Timeout, settle
 
 
 def _rival(
@@ -178,10 +177,9 @@ class _OutcomeSearch(_SearchState):
     def race(self, state: int, known: dict[int, tuple[str, int | None]] | None) -> None:
         """Start a second process proving the outcome of ``state`` with the table's rival move order."""
         self.racing = None
-        try:
-            context = multiprocessing.get_context("fork")
-        except ValueError:
-            return  # no fork on this platform: one process
+        context = fork_context()
+        if context is None:
+            return  # one process
         receive, send = context.Pipe(duplex=False)
         rival = self.wdl.rival()  # type: ignore[attr-defined]
         self.rival_state = state
