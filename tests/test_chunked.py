@@ -120,7 +120,13 @@ def both(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return moves, states
 
 
-@pytest.mark.parametrize("name", STORAGE_VARIANTS + ["mnk-3-3-3"])
+#: One variant a family in the quick set; the family's other variants in the slow set.
+REPEATS = ("tictactoe-misere", "mnk-3-2-2", "roman-adjacent", "roman-lines", "rota-circle", "wild-misere", "mnk-3-3-3")
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in REPEATS else n for n in STORAGE_VARIANTS + ["mnk-3-3-3"]]
+)
 def test_storage_modes_answer_alike(both: tuple[Path, Path], name: str) -> None:
     moves, states = both
     with tablebase.open(moves) as a, tablebase.open(states) as b:

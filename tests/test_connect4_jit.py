@@ -13,6 +13,9 @@ from typer.testing import CliRunner
 
 pytest.importorskip("numba")
 
+#: The slow set: each test compiles a Connect Four search (the scorer, the prover) or runs one.
+pytestmark = pytest.mark.slow
+
 from cli.main import app  # noqa: E402
 from tablebase.games import get  # noqa: E402
 from tablebase.games.connect4.search import Solver  # noqa: E402

@@ -14,6 +14,9 @@ from typer.testing import CliRunner
 
 pytest.importorskip("numba")
 
+#: The slow set: each test compiles the prover (about 7 s of a fresh clone) or searches 7x6 positions.
+pytestmark = pytest.mark.slow
+
 from cli.main import app  # noqa: E402
 from tablebase.games import get  # noqa: E402
 from tablebase.games.connect4.bits import has_four, to_bitboards  # noqa: E402

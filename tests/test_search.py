@@ -525,12 +525,13 @@ def _prove_with_helpers(game_name: str, state: int, conn: Any) -> None:
 
     base.HELPER_AFTER = 0.0
     try:
-        result = prove(get(game_name), state, time_limit=60, children=True, processes=2)
+        result = prove(get(game_name), state, time_limit=60, children=True, processes=2, compiled=False)
         conn.send(("ok", result.outcome, result.distance, result.moves))
     except BaseException as exc:  # the test reports what went wrong in the child
         conn.send(("error", repr(exc), None, None))
 
 
+@pytest.mark.slow
 def test_a_daemonic_process_proves_alone_when_asked_for_helpers() -> None:
     """A server's search worker is daemonic and may not start processes: asked for two, its
     proof runs in the one process and gives the answer one process gives."""
@@ -538,7 +539,7 @@ def test_a_daemonic_process_proves_alone_when_asked_for_helpers() -> None:
 
     game = get("ultimate-classic")
     state = random_live_position(game, 30, random.Random(5))
-    one = prove(game, state, time_limit=60, children=True)
+    one = prove(game, state, time_limit=60, children=True, compiled=False)
     context = multiprocessing.get_context("fork")
     mine, theirs = context.Pipe()
     child = context.Process(target=_prove_with_helpers, args=(game.name, state, theirs), daemon=True)
