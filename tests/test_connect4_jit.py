@@ -67,13 +67,7 @@ def test_scores_agree_with_plain_minimax(name: str, plies: tuple[int, int], slot
     rng = random.Random(7)
     checked = 0
     while checked < 25:
-        state = game.initial_state()
-        for _ in range(rng.randint(*plies)):
-            if game.outcome(state) is not None:
-                break
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
-        if game.outcome(state) is not None:
-            continue
+        state = random_position(game, rng.randint(*plies), rng)
         expected = pons_score(columns_of(game.format_position(state)), game.rows)
         assert solver.score(state) == expected, game.format_position(state)
         checked += 1
