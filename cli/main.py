@@ -250,6 +250,10 @@ def build(
             help="Dask scheduler address (tcp://host:8786), or local:N for N local dask workers: out-of-core build there.",
         ),
     ] = None,
+    worker_memory: Annotated[
+        Optional[str],
+        typer.Option("--worker-memory", help="Memory limit of each worker of --scheduler local:N (e.g. 1GB)."),
+    ] = None,
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
     if moves is not None:
@@ -274,6 +278,7 @@ def build(
                     build_dir=build_dir,
                     workers=workers,
                     scheduler=scheduler,
+                    worker_memory=worker_memory,
                 )
             finally:
                 if progress is not None:

@@ -68,14 +68,21 @@ class Plan:
     out_of_core: bool
     #: The Dask scheduler the out-of-core build runs on (an address or ``local:N``); ``None``: local processes.
     scheduler: str | None = None
+    #: The memory limit of each worker of a ``local:N`` scheduler (Dask's notation: ``"1GB"``).
+    worker_memory: str | None = None
 
 
-def plan(name: str, *, symmetry: bool, storage: str | None, path_known: bool, scheduler: str | None = None) -> Plan:
+def plan(
+    name: str, *, symmetry: bool, storage: str | None, path_known: bool, scheduler: str | None = None,
+    worker_memory: str | None = None,
+) -> Plan:
     """The plan of a build of the variant ``name``; raises when it cannot be built so.
 
     ``path_known`` is false when the tablebase wraps an engine it was given
     (out-of-core builds write next to a database path). ``scheduler`` asks
-    for the out-of-core build on that Dask cluster.
+    for the out-of-core build on that Dask cluster (the dense one for a
+    variant stored dense), ``worker_memory`` the memory of each worker of a
+    ``local:N`` one.
     """
     from tablebase import games
 
@@ -85,20 +92,20 @@ def plan(name: str, *, symmetry: bool, storage: str | None, path_known: bool, sc
         raise BuildError(
             f"variant {game.name!r} is too large to enumerate; solve positions with: tablebase solve {game.name} POSITION"
         )
-    if chosen is None and scheduler:
-        chosen = layout(LARGE_STORAGE)
+    if worker_memory is not None and not (scheduler or "").startswith("local:"):
+        raise BuildError("--worker-memory sets the workers of --scheduler local:N; a cluster's workers take dask worker --memory-limit")
     if chosen is None and symmetry and _dense_by_default(game, symmetry):
         chosen = layout(DENSE_STORAGE)
+    if chosen is None and scheduler:
+        chosen = layout(LARGE_STORAGE)
     if chosen is not None:
         chosen.check_game(game)
     if chosen is not None and chosen.solves:
-        if scheduler:
-            raise BuildError(f"storage {chosen.name!r} solves {game.name!r} itself, on this machine; drop the scheduler")
         if not symmetry:
             raise BuildError(f"storage {chosen.name!r} keeps one position of each symmetry class; build with symmetry")
         if not path_known:
             raise BuildError(f"storage {chosen.name!r} builds need a database path, not an engine")
-        return Plan(game, symmetry, chosen, False)
+        return Plan(game, symmetry, chosen, False, scheduler or None, worker_memory)
     kernels = game.vector
     if chosen is not None:
         wanted = chosen.out_of_core
@@ -111,7 +118,7 @@ def plan(name: str, *, symmetry: bool, storage: str | None, path_known: bool, sc
             f"variant {game.name!r} cannot be built on a cluster: that takes a layered game,"
             " a database file and a layout stored from layer files"
         )
-    return Plan(game, symmetry, chosen, out_of_core, scheduler or None)
+    return Plan(game, symmetry, chosen, out_of_core, scheduler or None, worker_memory)
 
 
 def run(
@@ -136,7 +143,18 @@ def run(
     game = build.game
     chosen = build.storage
     if chosen is not None and chosen.solves and path is not None:
-        chosen.build(game, path=path, progress=progress)
+        if build.scheduler is None:
+            chosen.build(game, path=path, progress=progress)
+            return
+        from tablebase.solve.executor import executor_for
+
+        folder = build_dir if build_dir is not None else path.with_name(f"{path.name}.build-{game.name}")
+        with executor_for(build.scheduler, memory_limit=build.worker_memory) as executor:
+            if progress is not None:
+                progress(f"on {executor.description}", 0, None)
+            chosen.build(game, path=path, progress=progress, executor=executor, build_dir=folder)
+        if build_dir is None:
+            shutil.rmtree(folder, ignore_errors=True)
         return
     start = time.perf_counter()
     if build.out_of_core and path is not None:
@@ -146,7 +164,8 @@ def run(
         if workers is None:
             workers = os.cpu_count() or 1
         layered = solve_chunked(
-            game, folder, symmetry=build.symmetry, progress=progress, workers=workers, scheduler=build.scheduler
+            game, folder, symmetry=build.symmetry, progress=progress, workers=workers, scheduler=build.scheduler,
+            memory_limit=build.worker_memory,
         )
         if chosen is None and layered.num_states > LARGE_ABOVE:
             chosen = layout(LARGE_STORAGE)

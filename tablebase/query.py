@@ -177,6 +177,7 @@ class Tablebase:
         build_dir: str | os.PathLike[str] | None = None,
         workers: int | None = None,
         scheduler: str | None = None,
+        worker_memory: str | None = None,
     ) -> VariantInfo:
         """Solve ``name`` and store it, replacing an earlier build atomically.
 
@@ -186,13 +187,16 @@ class Tablebase:
         :func:`tablebase.build.plan` choose by size. Out-of-core builds keep
         their layer files in ``build_dir`` (a folder, or an fsspec URL) and run
         ``workers`` processes, or their tasks on the Dask cluster ``scheduler``
-        (an address such as ``tcp://host:8786``, or ``local:N``) whatever the
-        size (:func:`tablebase.build.run`).
+        (an address such as ``tcp://host:8786``, or ``local:N`` whose workers
+        each get ``worker_memory``, as ``"1GB"``) whatever the size; a
+        variant stored dense is then built in tasks over ranges of its plies
+        (:func:`tablebase.build.run`).
         """
         from tablebase import build
 
         planned = build.plan(
-            name, symmetry=symmetry, storage=storage, path_known=self._owns_engine, scheduler=scheduler
+            name, symmetry=symmetry, storage=storage, path_known=self._owns_engine, scheduler=scheduler,
+            worker_memory=worker_memory,
         )
         self._check_writable()
         self._drop_reader()

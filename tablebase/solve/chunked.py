@@ -583,6 +583,7 @@ def solve_chunked(
     bucket: int = BUCKET,
     workers: int = 1,
     scheduler: str | None = None,
+    memory_limit: str | None = None,
 ) -> LayeredSolution:
     """Solve ``game`` layer by layer on disk (see the module notes): enumerate and label every
     layer into ``build_dir``, resuming an interrupted build from its finished part.
@@ -592,13 +593,14 @@ def solve_chunked(
     the memory of a task. The tasks run in ``workers`` local processes, or on
     the Dask cluster at ``scheduler`` (an address such as ``tcp://host:8786``,
     or ``local:N`` for ``N`` worker processes started here); cluster workers
-    must all reach ``build_dir`` (a shared folder or an fsspec URL).
+    must all reach ``build_dir`` (a shared folder or an fsspec URL); ``memory_limit`` is that of
+    each worker of ``local:N``.
     """
     kernels = game.vector
     if kernels is None or not kernels.layered:
         raise ValueError(f"{game.name} is not a layered game with array kernels")
     bdir = BuildDir(build_dir)
-    with executor_for(scheduler, workers, _remember, (game.name, kernels)) as executor:
+    with executor_for(scheduler, workers, _remember, (game.name, kernels), memory_limit) as executor:
         bdir.makedirs()
         manifest = bdir.load_manifest()
         if manifest is not None and (

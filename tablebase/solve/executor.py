@@ -87,9 +87,9 @@ class ProcessPool(Executor):
 class DaskExecutor(Executor):
     """The workers of a Dask scheduler: ``tcp://host:8786``, or ``local:N`` for a
     :class:`~dask.distributed.LocalCluster` of ``N`` single-threaded worker processes
-    started (and stopped) here."""
+    started (and stopped) here, each with ``memory_limit`` (Dask's notation: ``"1GB"``; ``local:N`` only)."""
 
-    def __init__(self, scheduler: str):
+    def __init__(self, scheduler: str, memory_limit: str | None = None):
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError as exc:
@@ -97,13 +97,22 @@ class DaskExecutor(Executor):
                 f"scheduler {scheduler[:80]!r} needs dask.distributed: pip install 'tablebase[cluster]'"
             ) from exc
         self.cluster: Any = None
+        if memory_limit is not None and not scheduler.startswith("local:"):
+            raise BuildError(
+                f"a worker memory limit sets the workers of local:N; give the workers of {scheduler[:80]!r}"
+                " their own (dask worker --memory-limit)"
+            )
         if scheduler.startswith("local:"):
             count = scheduler[len("local:") :]
             if not count.isdigit() or int(count) < 1:
                 raise BuildError(f"invalid scheduler {scheduler[:80]!r}: use local:N (N workers) or an address like tcp://host:8786")
-            self.cluster = LocalCluster(  # type: ignore[no-untyped-call]
-                n_workers=int(count), threads_per_worker=1, processes=True
-            )
+            limit: dict[str, Any] = {} if memory_limit is None else {"memory_limit": memory_limit}
+            try:
+                self.cluster = LocalCluster(  # type: ignore[no-untyped-call]
+                    n_workers=int(count), threads_per_worker=1, processes=True, **limit
+                )
+            except ValueError as exc:
+                raise BuildError(f"invalid worker memory {memory_limit!r}: {exc}") from exc
             target: Any = self.cluster
         else:
             target = scheduler
@@ -147,10 +156,11 @@ def executor_for(
     workers: int = 1,
     initializer: Callable[..., None] | None = None,
     initargs: tuple[Any, ...] = (),
+    memory_limit: str | None = None,
 ) -> Executor:
-    """A :class:`DaskExecutor` for ``scheduler`` (an address or ``local:N``), else a
-    :class:`ProcessPool` of ``workers`` processes started with ``initializer``."""
+    """A :class:`DaskExecutor` for ``scheduler`` (an address or ``local:N``, its workers with
+    ``memory_limit``), else a :class:`ProcessPool` of ``workers`` processes started with ``initializer``."""
     if scheduler:
-        return DaskExecutor(scheduler)
+        return DaskExecutor(scheduler, memory_limit)
     return ProcessPool(workers, initializer, initargs)
 

@@ -37,7 +37,7 @@ import zlib
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from tablebase.games.base import Game
     from tablebase.games.common.dense import DenseIndex, PlyCounts
     from tablebase.solve import Progress
+    from tablebase.solve.dense_tasks import DenseBuild
     from tablebase.store.writer import PlyTally
 
 #: Slots per block.
@@ -403,31 +404,56 @@ _INSERT = "INSERT INTO blocks (variant_id, ply, first_state, first_key, count, d
 _NAMES = {1: "win", 2: "loss", 3: "draw"}
 
 
-def write_dense(path: str | os.PathLike[str], game: Game, index: DenseIndex, progress: Progress | None = None) -> None:
-    """Solve ``game`` over its dense index and store it in the SQLite file ``path`` with
-    ``storage = 'dense'``, replacing an earlier build; the file is written only once the solve is done."""
+def write_dense(
+    path: str | os.PathLike[str], game: Game, index: DenseIndex, progress: Progress | None = None,
+    built: DenseBuild | None = None,
+) -> None:
+    """Store ``game`` in the SQLite file ``path`` with ``storage = 'dense'``, replacing an earlier
+    build: solved here over its dense index, or the blocks of a build in tasks (``built``); the
+    file is written only once the solve is done."""
     import time
 
     from tablebase.store.states import Summary, replace_variant_data
 
     started = time.perf_counter()
-    rows, counts = dense_rows(game, index, 0, progress)
     root = game.canonical(game.initial_state())[0]
     ply, slot = index.slot(root)
     packed = index.derived(root)
-    if packed is None:
-        first = slot - slot % BLOCK
-        row = next(r for r in rows if r[1] == ply and r[2] == first)
-        packed = int(DenseReader(game, index, 0).decode(ply, first, row[4], row[5]).expand()[slot - first])
+    if built is None:
+        rows, counts = dense_rows(game, index, 0, progress)
+        if packed is None:
+            first = slot - slot % BLOCK
+            row = next(r for r in rows if r[1] == ply and r[2] == first)
+            packed = int(decode_block(row[5], ply, first, row[4])[slot - first])
+    else:
+        counts = built.counts()
+        if packed is None:
+            first, count, data = built.block(ply, slot)
+            packed = int(decode_block(data, ply, first, count)[slot - first])
     result = (_NAMES[packed & 3], None if (packed >> 2) == 0 else (packed >> 2) - 1)
-    built = Summary(game, True, result, sum(c.classes for c in counts.values()))
-    seconds = time.perf_counter() - started
+    summary = Summary(game, True, result, sum(c.classes for c in counts.values()))
+    seconds = time.perf_counter() - started if built is None else sum(built.manifest.seconds.values())
 
     def fill(cur: sqlite3.Cursor, variant_id: int) -> PlyTally:
-        for lo in range(0, len(rows), 256):
-            cur.executemany(_INSERT, [(variant_id, *r[1:]) for r in rows[lo : lo + 256]])
+        written = 0
+        source = rows if built is None else _keyed(game, index, built)
+        batch: list[tuple[int, int, int, str, int, bytes]] = []
+        for row in source:
+            batch.append((variant_id, *row[1:]))
+            if len(batch) == 256:
+                cur.executemany(_INSERT, batch)
+                written += len(batch)
+                batch = []
+        cur.executemany(_INSERT, batch)
+        written += len(batch)
         if progress is not None:
-            progress("write", len(rows), len(rows))
+            progress("write", written, written)
         return ply_tally(counts)
 
-    replace_variant_data(Path(path), built, "dense", seconds, fill, progress, page_size=PAGE_SIZE)
+    replace_variant_data(Path(path), summary, "dense", seconds, fill, progress, page_size=PAGE_SIZE)
+
+
+def _keyed(game: Game, index: DenseIndex, built: DenseBuild) -> Iterator[tuple[int, int, int, str, int, bytes]]:
+    """The ``blocks`` rows of a build in tasks, each with the position of its first slot as text."""
+    for ply, first, count, data in built.blocks():
+        yield 0, ply, first, game.format_position(index.state(ply, first)), count, data

@@ -39,6 +39,7 @@ from tablebase.errors import BuildError, DatabaseError
 from tablebase.outcome import CODES, NAMES, NO_DISTANCE, Outcome
 
 if TYPE_CHECKING:
+    import os
     from pathlib import Path
 
     import numpy as np
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 
     from tablebase.games.base import Game
     from tablebase.solve import Progress, Solution
+    from tablebase.solve.executor import Executor
     from tablebase.store.dense import DenseReader
     from tablebase.store.packed import PackedReader
     from tablebase.store.states import Layers
@@ -212,8 +214,13 @@ class Storage(Protocol):
         ...
 
     @classmethod
-    def build(cls, game: Game, *, path: Path, progress: Progress | None) -> None:
-        """Solve and store ``game`` (layouts that :attr:`solve` only), replacing an earlier build atomically."""
+    def build(
+        cls, game: Game, *, path: Path, progress: Progress | None, executor: Executor | None = None,
+        build_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        """Solve and store ``game`` (layouts that :attr:`solve` only), replacing an earlier build atomically:
+        in this process, or in tasks run by ``executor`` with their files in ``build_dir`` (default: a
+        folder next to the file)."""
         ...
 
 
@@ -344,7 +351,10 @@ class StatesTable:
         return None
 
     @classmethod
-    def build(cls, game: Game, *, path: Path, progress: Progress | None) -> None:
+    def build(
+        cls, game: Game, *, path: Path, progress: Progress | None, executor: Executor | None = None,
+        build_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
         raise BuildError(f"storage {cls.name!r} stores a solver's result; it does not solve {game.name!r} itself")
 
     def __repr__(self) -> str:
@@ -825,13 +835,22 @@ class Dense(Packed):
         raise BuildError(f"{layers.game.name}: storage 'dense' solves the variant itself")
 
     @classmethod
-    def build(cls, game: Game, *, path: Path, progress: Progress | None) -> None:
+    def build(
+        cls, game: Game, *, path: Path, progress: Progress | None, executor: Executor | None = None,
+        build_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
         from tablebase.store.dense import write_dense
 
         cls.check_game(game)
         index = game.dense_index()
         assert index is not None
-        write_dense(path, game, index, progress)
+        if executor is None:
+            write_dense(path, game, index, progress)
+            return
+        from tablebase.solve.dense_tasks import build_dense
+
+        built = build_dense(game, build_dir or path.with_name(f"{path.name}.build-{game.name}"), executor, progress)
+        write_dense(path, game, index, progress, built)
 
 
 def _unpack(value: int) -> Value:

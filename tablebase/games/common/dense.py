@@ -66,6 +66,11 @@ class DenseIndex(Protocol):
         """The packed value the rules give for a position (not stored), ``None`` if they do not."""
         ...
 
+    def child_windows(self, ply: int, first: int, end: int) -> list[tuple[int, int]]:
+        """Ranges ``(first, end)`` of slots of ``ply + 1``, sorted and disjoint, that hold every child
+        of the slots ``first:end`` of ``ply`` (what a task over those slots reads of the next ply)."""
+        ...
+
     def solve(self, progress: Callable[[str, int, int], None] | None = None) -> Iterator[tuple[int, np.ndarray, PlyCounts]]:
         """Per ply, in any order: ``(ply, values, counts)``, the values one ``np.uint8`` a slot,
         0 where nothing is stored."""

@@ -66,8 +66,8 @@ class Kernels(NamedTuple):
     ``arguments(index, ply)`` gives the ply's tables, the tuple every kernel
     takes last; its first two items bound the ply's units of parallel work
     (one row of the label counts and of the check's result each).
-    ``run(mode, ply, arrays, tables)`` runs :func:`run_unit` over every unit
-    in parallel.
+    ``run(mode, ply, arrays, tables, span)`` runs :func:`run_unit` over every unit
+    from ``tables[0]`` to ``tables[1]`` in parallel.
     """
 
     arguments: Callable[[Any, int], tuple[Any, ...]]
@@ -179,14 +179,53 @@ def probe(family: ModuleType, p: int, q: int, ply: int, stored: np.ndarray, tabl
     return int(value)
 
 
+#: Binomial coefficients ``BINOM[n, k]`` up to 64 (a slot's colouring is a set of at most 64 bits).
+BINOM = np.array([[comb(n, k) for k in range(65)] for n in range(65)], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def unrank_colouring(rank: int, size: int) -> int:
+    """The bit set of ``size`` bits of colex rank ``rank`` (the inverse of :func:`colex`)."""
+    mask = 0
+    for k in range(size, 0, -1):
+        q = k - 1
+        while BINOM[q + 1, k] <= rank:
+            q += 1
+        rank -= BINOM[q, k]
+        mask |= 1 << q
+    return mask
+
+
+@njit(cache=True, inline="always")
+def in_window(windows: np.ndarray, s: int) -> int:
+    """Where slot ``s`` of the next ply is in the buffer of ``windows`` (rows ``(first, end, offset)``,
+    sorted and disjoint: slots ``first:end`` held from ``offset`` on)."""
+    w = 0
+    while s >= windows[w, 1]:
+        w += 1
+    at: int = s - windows[w, 0] + windows[w, 2]
+    return at
+
+
+#: The span of a pass over a whole ply: every slot, the next ply held whole.
+WHOLE = (0, 1 << 62, np.array([[0, 1 << 62, 0]], dtype=np.int64))
+
+
 @njit(cache=True, inline="always")
 def run_unit(
-    mode: int, family: ModuleType, ply: int, u: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], kids: np.ndarray
+    mode: int, family: ModuleType, ply: int, u: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...],
+    span: tuple[int, int, np.ndarray], kids: np.ndarray,
 ) -> None:
     """One pass over the slots of unit ``u`` of ``ply`` through the functions of the ``family`` module
     (inlined: ``family`` is a module the caller names as a global), with ``kids``, ``(3, MOST_CHILDREN)``
     int64, to work in; ``arrays`` is ``(reach, values, children, out,
-    states, packed)``, the unit's result in its row of ``out``, ``out[u - tables[0]]``:
+    states, packed)``, the unit's result in its row of ``out``, ``out[u - tables[0]]``.
+
+    ``span`` is ``(first, end, windows)``: only the unit's slots in ``first:end`` are
+    visited, ``reach`` and the ply's ``values`` hold the slots from ``first`` on, and
+    the next ply's slots (``values`` in ``REACH``, ``children`` in ``LABEL``) are
+    where :func:`in_window` puts them (:data:`WHOLE`: a whole ply, the next held
+    whole). The modes:
 
     - ``REACH``: mark in ``values`` (ply + 1) the children of its reachable slots whose game goes on;
     - ``LABEL``: label its reachable slots in ``values`` from their children's (``children``, ply + 1),
@@ -202,17 +241,20 @@ def run_unit(
       ``states`` and ``packed`` from ``row[0]`` on.
     """
     reach, values, children, out, states, packed = arrays
+    low, high, windows = span
     first, per, size, context = family.unit(ply, u, tables)
     row = out[u - tables[0]]
     kid_positions = kids[1:]
     if mode == CHECK:
         row[0] = -1
     n = row[0]
-    m = (1 << size) - 1
-    for j in range(per):
-        if j:
+    start = max(0, low - first)
+    stop = min(per, high - first)
+    m = (1 << size) - 1 if start == 0 else unrank_colouring(start, size)
+    for j in range(start, stop):
+        if j > start:
             m = next_colouring(m)
-        slot = first + j
+        slot = first + j - low
         if mode == KEEP:
             if values[slot] != 0:
                 p, q = family.position(context, m, tables)
@@ -230,14 +272,14 @@ def run_unit(
         if mode == REACH:
             if not family.end(p, q, ply, tables):
                 for k in range(family.child_slots(context, m, p, q, ply, tables, kids[0])):
-                    values[kids[0, k]] = 1
+                    values[in_window(windows, kids[0, k])] = 1
         elif mode == LABEL:
             value: Any = np.int64(family.end(p, q, ply, tables))
             terminal = value != 0
             if not terminal:
                 win, draw, loss = 255, -1, -1
                 for k in range(family.child_slots(context, m, p, q, ply, tables, kids[0])):
-                    child: Any = np.int64(children[kids[0, k]])
+                    child: Any = np.int64(children[in_window(windows, kids[0, k])])
                     win, draw, loss = add_child(child, win, draw, loss)
                 value = parent_value(win, draw, loss)
             values[slot] = value
@@ -261,7 +303,7 @@ def run_unit(
                 else:
                     win, draw, loss = add_child(cv, win, draw, loss)
             if (corrupt or values[slot] != parent_value(win, draw, loss)) and row[0] < 0:
-                row[0] = slot
+                row[0] = slot + low
 
 
 _NO_BYTES = np.zeros(0, dtype=np.uint8)
@@ -275,7 +317,7 @@ def _run(
 ) -> np.ndarray:
     """:attr:`Kernels.run` of every unit of ``ply`` in ``mode``: their rows of ``columns`` results."""
     out = np.zeros((tables[1] - tables[0], columns), dtype=np.int64)
-    kernels.run(mode, ply, (reach, values, children, out, _NO_STATES, _NO_VALUES), tables)
+    kernels.run(mode, ply, (reach, values, children, out, _NO_STATES, _NO_VALUES), tables, WHOLE)
     return out
 
 
@@ -364,6 +406,6 @@ def positions(
         np.cumsum(counts[:-1], out=offsets[1:, 0])
         states = np.zeros(int(counts.sum()), dtype=np.uint64)
         values = np.zeros(states.size, dtype=np.uint16)
-        kernels.run(COLLECT, p, (reach, read(p), _NO_BYTES, offsets, states, values), arguments)
+        kernels.run(COLLECT, p, (reach, read(p), _NO_BYTES, offsets, states, values), arguments, WHOLE)
         kept = values != 0
         yield p, states[kept], values[kept]

@@ -29,6 +29,11 @@ class CompiledPasses:
         """The compiled passes of one ply of this index's family."""
         raise NotImplementedError
 
+    def child_windows(self, ply: int, first: int, end: int) -> list[tuple[int, int]]:
+        """Ranges ``(first, end)`` of slots of ``ply + 1``, sorted and disjoint, that hold every child
+        of the slots ``first:end`` of ``ply`` (here: the whole next ply)."""
+        return [(0, int(self.sizes[ply + 1]))] if ply + 1 < len(self.sizes) else []
+
     def solve(self, progress: Progress | None = None) -> Iterator[tuple[int, np.ndarray, PlyCounts]]:
         """Per ply, last first: ``(ply, values, counts)``, the values one ``np.uint8`` a slot, 0 where
         nothing is stored (needs numba)."""

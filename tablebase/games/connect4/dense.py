@@ -40,9 +40,12 @@ class Connect4Index(Index, Protocol):
 
 
 @unit_pass
-def _pass(mode: int, ply: int, v: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], kids: np.ndarray) -> None:
+def _pass(
+    mode: int, ply: int, v: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], span: tuple[int, int, np.ndarray],
+    kids: np.ndarray,
+) -> None:
     """:func:`~tablebase.games.common.dense_kernels.run_unit` over height vector ``v``, this module's functions compiled in."""
-    run_unit(mode, _FAMILY, ply, v, arrays, tables, kids)
+    run_unit(mode, _FAMILY, ply, v, arrays, tables, span, kids)
 
 
 def _arguments(index: Connect4Index, ply: int) -> tuple[Any, ...]:
@@ -67,10 +70,10 @@ def _arguments(index: Connect4Index, ply: int) -> tuple[Any, ...]:
 
 
 @njit(cache=True, parallel=True)
-def _run(mode: int, ply: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...]) -> None:
+def _run(mode: int, ply: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], span: tuple[int, int, np.ndarray]) -> None:
     """:func:`_pass` over every height vector of ``ply``, in parallel."""
     for v in prange(tables[0], tables[1]):
-        _pass(mode, ply, v, arrays, tables, np.empty((3, MOST_CHILDREN), dtype=np.int64))
+        _pass(mode, ply, v, arrays, tables, span, np.empty((3, MOST_CHILDREN), dtype=np.int64))
 
 
 @njit(cache=True, inline="always")

@@ -199,7 +199,43 @@ class Connect4Index(CompiledPasses):
         """The state of a slot (whether or not it is a position)."""
         per = int(self.colourings[ply])
         code = int(self.codes[self.starts[ply] + slot // per])
-        rank = slot % per
+        mask = self._colouring(ply, slot % per)
+        state = p = 0
+        for c in range(self.columns):
+            h = int(self.heights[code, c])
+            state |= (1 << h | mask >> p & (1 << h) - 1) << c * self.height
+            p += h
+        return state
+
+    def child_windows(self, ply: int, first: int, end: int) -> list[tuple[int, int]]:
+        """Ranges of slots of ``ply + 1`` holding every child of the slots ``first:end`` of ``ply``: per
+        column, from the child of the first slot that can drop there to that of the last (a drop in
+        one column keeps the order of height vectors and of colourings), overlaps joined."""
+        if ply >= self.cells or end <= first:
+            return []
+        per = int(self.colourings[ply])
+        units = self.codes[self.starts[ply] + first // per : self.starts[ply] + (end - 1) // per + 1]
+        found = []
+        for c in range(self.columns):
+            open_ = np.flatnonzero(self.heights[units, c] < self.rows)
+            if open_.size == 0:
+                continue
+            lo, hi = int(open_[0]), int(open_[-1])
+            low = self._child_slot(ply, int(units[lo]), first - first // per * per if lo == 0 else 0, c)
+            last = units.size - 1
+            high = self._child_slot(ply, int(units[hi]), end - 1 - (end - 1) // per * per if hi == last else per - 1, c)
+            found.append((low, high + 1))
+        found.sort()
+        joined = [found[0]]
+        for low, high in found[1:]:
+            if low <= joined[-1][1]:
+                joined[-1] = (joined[-1][0], max(joined[-1][1], high))
+            else:
+                joined.append((low, high))
+        return joined
+
+    def _colouring(self, ply: int, rank: int) -> int:
+        """The set of x discs of colex rank ``rank`` among the discs of ``ply``."""
         mask = 0
         binom = self._binom
         for k in range((ply + 1) // 2, 0, -1):
@@ -208,12 +244,14 @@ class Connect4Index(CompiledPasses):
                 q += 1
             rank -= binom[q][k]
             mask |= 1 << q
-        state = p = 0
-        for c in range(self.columns):
-            h = int(self.heights[code, c])
-            state |= (1 << h | mask >> p & (1 << h) - 1) << c * self.height
-            p += h
-        return state
+        return mask
+
+    def _child_slot(self, ply: int, code: int, rank: int, column: int) -> int:
+        """The slot in ``ply + 1`` of the child, by a drop in ``column``, of colouring ``rank`` of height vector ``code``."""
+        mask = self._colouring(ply, rank)
+        at = int(self.heights[code, :column].sum() + self.heights[code, column])
+        child = mask & (1 << at) - 1 | mask >> at << at + 1 | (ply % 2 == 0) << at
+        return int(self._base[code + self._powers[column]]) + colex_rank(child, self._colex)
 
     def derived(self, state: int) -> int | None:
         """The packed value the rules give for a position without a search (not stored):

@@ -40,9 +40,12 @@ class MNKIndex(Index, Protocol):
 
 
 @unit_pass
-def _pass(mode: int, ply: int, i: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], kids: np.ndarray) -> None:
+def _pass(
+    mode: int, ply: int, i: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], span: tuple[int, int, np.ndarray],
+    kids: np.ndarray,
+) -> None:
     """:func:`~tablebase.games.common.dense_kernels.run_unit` over major set ``i``, this module's functions compiled in."""
-    run_unit(mode, _FAMILY, ply, i, arrays, tables, kids)
+    run_unit(mode, _FAMILY, ply, i, arrays, tables, span, kids)
 
 
 def _arguments(index: MNKIndex, ply: int) -> tuple[Any, ...]:
@@ -68,10 +71,10 @@ def _arguments(index: MNKIndex, ply: int) -> tuple[Any, ...]:
 
 
 @njit(cache=True, parallel=True)
-def _run(mode: int, ply: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...]) -> None:
+def _run(mode: int, ply: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], span: tuple[int, int, np.ndarray]) -> None:
     """:func:`_pass` over every major set of ``ply``, in parallel."""
     for i in prange(tables[0], tables[1]):
-        _pass(mode, ply, i, arrays, tables, np.empty((3, MOST_CHILDREN), dtype=np.int64))
+        _pass(mode, ply, i, arrays, tables, span, np.empty((3, MOST_CHILDREN), dtype=np.int64))
 
 
 @njit(cache=True, inline="always")
