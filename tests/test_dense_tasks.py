@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 import pytest
 from playouts import walk
@@ -22,15 +22,21 @@ from typer.testing import CliRunner
 import tablebase
 from cli.main import app
 from tablebase import games
+from tablebase.build import plan
 from tablebase.errors import BuildError
 from tablebase.games.common.dense import colex_rank
 from tablebase.games.connect4.index import Connect4Index
-from tablebase.solve.dense_tasks import DenseBuild, build_dense
+from tablebase.solve.dense_tasks import DenseBuild, build_dense, compiled_index
 from tablebase.solve.executor import DaskExecutor, Executor, ProcessPool
 from tablebase.store.dense import BLOCK, write_dense
 
 pytest.importorskip("numba")
 distributed = pytest.importorskip("dask.distributed")
+
+if TYPE_CHECKING:
+    from distributed import LocalCluster
+
+    from tablebase.games.common.dense import DenseIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,6 +45,18 @@ SLOW = pytest.mark.slow
 
 
 # -- helpers -----------------------------------------------------------------------
+
+
+def index_of(name: str) -> DenseIndex:
+    """The dense index of the variant ``name``."""
+    index = games.get(name).dense_index()
+    assert index is not None
+    return index
+
+
+def sizes_of(name: str) -> list[int]:
+    """The slots of each ply of ``name``'s dense index."""
+    return [int(size) for size in index_of(name).ply_sizes()]
 
 
 def stored_rows(path: Path) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
@@ -58,21 +76,21 @@ def stored_rows(path: Path) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]
 def one_process(name: str, path: Path) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     """The rows of ``name`` stored by the one-process dense build into ``path``."""
     game = games.get(name)
-    write_dense(path, game, game.dense_index())
+    write_dense(path, game, index_of(name))
     return stored_rows(path)
 
 
-def in_tasks(name: str, build_dir: Path, path: Path, executor: Executor, task: int = BLOCK) -> DenseBuild:
+def in_tasks(name: str, build_dir: str | Path, path: Path, executor: Executor, task: int = BLOCK) -> DenseBuild:
     """``name`` built in tasks of ``task`` slots by ``executor`` and stored into ``path``."""
     game = games.get(name)
     built = build_dense(game, build_dir, executor, task=task)
-    write_dense(path, game, game.dense_index(), None, built)
+    write_dense(path, game, index_of(name), None, built)
     return built
 
 
 def tasks_per_ply(name: str, task: int) -> list[int]:
     """The number of tasks of each ply of ``name`` in tasks of ``task`` slots."""
-    return [-(-int(size) // task) for size in games.get(name).dense_index().sizes]
+    return [-(-size // task) for size in sizes_of(name)]
 
 
 def assert_same_as_one_process(name: str, tmp_path: Path, built: DenseBuild, task: int = BLOCK) -> None:
@@ -84,7 +102,7 @@ def assert_same_as_one_process(name: str, tmp_path: Path, built: DenseBuild, tas
     manifest = built.manifest
     assert manifest.reached == len(per_ply) and sorted(manifest.labelled) == list(range(len(per_ply)))
     assert manifest.figures["reach"].tasks == manifest.figures["label"].tasks == sum(per_ply)
-    assert len(blocks) == sum(-(-int(s) // BLOCK) for s in games.get(name).dense_index().sizes)
+    assert len(blocks) == sum(tasks_per_ply(name, BLOCK))
 
 
 # -- the build in tasks, in this process -------------------------------------------------
@@ -114,6 +132,28 @@ def test_a_ply_of_several_tasks_is_cut_at_task_multiples(tmp_path: Path) -> None
     assert_same_as_one_process("mnk-4-3-3", tmp_path, built, task=2 * BLOCK)
     # the block files of a ply's tasks hold its blocks from their first slots: 0, 16,384, 32,768 in ply 8
     assert [first for ply, first, _, _ in built.blocks() if ply == 8] == [0, BLOCK, 2 * BLOCK]
+
+
+@pytest.mark.parametrize("url", ["memory://tablebase-dense-test/build", "file://{tmp}/build"])
+def test_fsspec_build_dir(url: str, tmp_path: Path) -> None:
+    # the fsspec path (memory://, read in pieces through cat_file) and a file:// URL, in this process
+    with ProcessPool(1) as executor:
+        built = in_tasks("mnk-4-3-3", url.format(tmp=tmp_path), tmp_path / "two.db", executor)
+    assert_same_as_one_process("mnk-4-3-3", tmp_path, built)
+    if url.startswith("file://"):
+        assert json.loads((tmp_path / "build" / "manifest.json").read_text())["reached"] == 13
+
+
+def test_a_scheduler_builds_a_dense_variant_dense() -> None:
+    # connect4-6-5 is stored dense by default: on a scheduler it is the dense build in tasks, while
+    # connect4-4-4 (packed by default) is the layered out-of-core build there
+    large = plan("connect4-6-5", symmetry=True, storage=None, path_known=True, scheduler="tcp://127.0.0.1:1")
+    assert large.storage is not None and (large.storage.name, large.out_of_core) == ("dense", False)
+    assert large.scheduler == "tcp://127.0.0.1:1"
+    small = plan("connect4-4-4", symmetry=True, storage=None, path_known=True, scheduler="local:2")
+    assert small.storage is not None and (small.storage.name, small.out_of_core) == ("packed", True)
+    asked = plan("connect4-4-4", symmetry=True, storage="dense", path_known=True, scheduler="local:2", worker_memory="1GB")
+    assert asked.storage is not None and (asked.storage.name, asked.worker_memory) == ("dense", "1GB")
 
 
 # -- Connect Four's child windows ---------------------------------------------------------
@@ -207,8 +247,8 @@ def test_the_window_check_catches_a_window_one_slot_short() -> None:
 
 
 def test_whole_ply_windows_of_mnk_are_the_next_ply() -> None:
-    index = games.get("mnk-4-3-3").dense_index()
-    sizes = [int(s) for s in index.sizes]
+    index = compiled_index(games.get("mnk-4-3-3"))
+    sizes = sizes_of("mnk-4-3-3")
     assert index.child_windows(7, BLOCK, 2 * BLOCK) == [(0, sizes[8])]
     assert index.child_windows(len(sizes) - 1, 0, sizes[-1]) == []
 
@@ -246,7 +286,7 @@ class Calls:
 @pytest.mark.parametrize("name", ["mnk-4-3-3", pytest.param("connect4-4-4", marks=SLOW)])
 def test_a_build_stopped_while_labelling_goes_on_from_its_manifest(name: str, tmp_path: Path) -> None:
     game = games.get(name)
-    sizes = [int(s) for s in game.dense_index().sizes]
+    sizes = sizes_of(game.name)
     per_ply = tasks_per_ply(name, BLOCK)
     total = sum(sizes)
     with ProcessPool(1) as executor:
@@ -261,7 +301,7 @@ def test_a_build_stopped_while_labelling_goes_on_from_its_manifest(name: str, tm
         assert manifest["figures"]["label"]["tasks"] == sum(per_ply[p] for p in labelled)
         calls = Calls()
         built = build_dense(game, tmp_path / "build", executor, progress=calls)
-        write_dense(tmp_path / "two.db", game, game.dense_index(), None, built)
+        write_dense(tmp_path / "two.db", game, index_of(game.name), None, built)
     # no reach at all, and the label phase goes on from the plies labelled before
     assert calls.of("reach") == []
     done_before = sum(sizes[p] for p in labelled)
@@ -273,7 +313,7 @@ def test_a_build_stopped_while_labelling_goes_on_from_its_manifest(name: str, tm
 
 def test_a_build_stopped_while_reaching_goes_on_from_its_manifest(tmp_path: Path) -> None:
     game = games.get("mnk-4-3-3")
-    sizes = [int(s) for s in game.dense_index().sizes]
+    sizes = sizes_of(game.name)
     per_ply = tasks_per_ply("mnk-4-3-3", BLOCK)
     with ProcessPool(1) as executor:
         with pytest.raises(Stop):
@@ -283,7 +323,7 @@ def test_a_build_stopped_while_reaching_goes_on_from_its_manifest(tmp_path: Path
         assert manifest["reached"] == 8 and manifest["labelled"] == {}
         calls = Calls()
         built = build_dense(game, tmp_path / "build", executor, progress=calls, task=BLOCK)
-        write_dense(tmp_path / "two.db", game, game.dense_index(), None, built)
+        write_dense(tmp_path / "two.db", game, index_of(game.name), None, built)
     assert calls.of("reach")[0] == sum(sizes[:8]) + BLOCK
     assert len(calls.of("reach")) == sum(per_ply[8:])
     assert len(calls.of("label")) == sum(per_ply)
@@ -310,22 +350,22 @@ def test_a_build_dir_of_other_tasks_or_another_variant_is_refused(tmp_path: Path
 
 
 @pytest.fixture(scope="module")
-def cluster() -> distributed.LocalCluster:
+def cluster() -> Iterator[LocalCluster]:
     with distributed.LocalCluster(
         n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0", silence_logs=40
     ) as local:
         yield local
 
 
-def test_cluster_build_matches_one_process(cluster: distributed.LocalCluster, tmp_path: Path) -> None:
+def test_cluster_build_matches_one_process(cluster: LocalCluster, tmp_path: Path) -> None:
     with DaskExecutor(cluster.scheduler_address) as executor:
         built = in_tasks("connect4-5-4", tmp_path / "build", tmp_path / "two.db", executor)
     assert_same_as_one_process("connect4-5-4", tmp_path, built)
 
 
-def test_killed_workers_lose_nothing(cluster: distributed.LocalCluster, tmp_path: Path) -> None:
+def test_killed_workers_lose_nothing(cluster: LocalCluster, tmp_path: Path) -> None:
     game = games.get("connect4-5-4")
-    total = sum(int(s) for s in game.dense_index().sizes)
+    total = sum(sizes_of(game.name))
     killed: list[tuple[str, int]] = []
     with distributed.Client(cluster) as client, DaskExecutor(cluster.scheduler_address) as executor:
         before = set(client.run(os.getpid).values())
@@ -340,7 +380,7 @@ def test_killed_workers_lose_nothing(cluster: distributed.LocalCluster, tmp_path
                 os.kill(pid, signal.SIGKILL)
 
         built = build_dense(game, tmp_path / "build", executor, progress=kill, task=BLOCK)
-        write_dense(tmp_path / "two.db", game, game.dense_index(), None, built)
+        write_dense(tmp_path / "two.db", game, index_of(game.name), None, built)
         assert [phase for phase, _ in killed] == ["reach", "label"]
         # the nannies restart both; a restart that never comes fails the test instead of hanging it
         client.wait_for_workers(2, timeout=300)
