@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Connect Four dense builds compile Connect Four's dense passes: the slow set (docs/testing.md).
+#: The slow set (docs/testing.md): the Connect Four dense builds (they compile Connect Four's dense
+#: passes) and builds of over 3 s.
 SLOW = pytest.mark.slow
 
 
@@ -134,11 +135,11 @@ def test_a_ply_of_several_tasks_is_cut_at_task_multiples(tmp_path: Path) -> None
     assert [first for ply, first, _, _ in built.blocks() if ply == 8] == [0, BLOCK, 2 * BLOCK]
 
 
-@pytest.mark.parametrize("url", ["memory://tablebase-dense-test/build", "file://{tmp}/build"])
+@pytest.mark.parametrize("url", ["memory://tablebase-dense-test/{name}", "file://{tmp}/build"])
 def test_fsspec_build_dir(url: str, tmp_path: Path) -> None:
     # the fsspec path (memory://, read in pieces through cat_file) and a file:// URL, in this process
     with ProcessPool(1) as executor:
-        built = in_tasks("mnk-4-3-3", url.format(tmp=tmp_path), tmp_path / "two.db", executor)
+        built = in_tasks("mnk-4-3-3", url.format(tmp=tmp_path, name=tmp_path.name), tmp_path / "two.db", executor)
     assert_same_as_one_process("mnk-4-3-3", tmp_path, built)
     if url.startswith("file://"):
         assert json.loads((tmp_path / "build" / "manifest.json").read_text())["reached"] == 13
@@ -192,7 +193,7 @@ def uncovered(index: Connect4Index, ply: int, first: int, end: int, windows: lis
 
 def sample_ranges(index: Connect4Index, ply: int, rng: random.Random, count: int) -> list[tuple[int, int]]:
     """Ranges of slots of ``ply``: the whole ply when small, ranges starting and ending inside a
-    height vector, ranges across the boundaries of height vectors, single slots and whole tasks."""
+    height vector, ranges across the boundaries of height vectors, single slots and the last slot."""
     size = int(index.sizes[ply])
     per = int(index.colourings[ply])
     vectors = size // per
@@ -280,6 +281,7 @@ class Calls:
         self.calls.append((phase, done, total))
 
     def of(self, phase: str) -> list[int]:
+        """The ``done`` of every call of ``phase``, in order."""
         return [done for name, done, _ in self.calls if name == phase]
 
 
@@ -381,7 +383,7 @@ def test_killed_workers_lose_nothing(cluster: LocalCluster, tmp_path: Path) -> N
 
         built = build_dense(game, tmp_path / "build", executor, progress=kill, task=BLOCK)
         write_dense(tmp_path / "two.db", game, index_of(game.name), None, built)
-        assert [phase for phase, _ in killed] == ["reach", "label"]
+        assert [phase for phase, _ in killed] == ["reach", "label"] and killed[0][1] in before
         # the nannies restart both; a restart that never comes fails the test instead of hanging it
         client.wait_for_workers(2, timeout=300)
         after = set(client.run(os.getpid).values())
@@ -406,6 +408,7 @@ def invoke(*args: str) -> Any:
 
 
 def cli_json(*args: str) -> Any:
+    """The JSON that ``tablebase ARGS --json`` prints (it must succeed)."""
     result = invoke(*args, "--json")
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
@@ -420,9 +423,10 @@ def test_cli_dense_build_on_local_workers(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "(2 workers connected)" in result.output
-    # John Tromp's table: connect4-4-4 is a draw; the build dir stays where it was given
-    assert (tmp_path / "d" / "manifest.json").exists()
+    # the build dir stays where it was given, every ply labelled
+    assert len(json.loads((tmp_path / "d" / "manifest.json").read_text())["labelled"]) == 17
     assert invoke("build", "connect4-4-4", "--db", str(plain)).exit_code == 0
+    # John Tromp's table: connect4-4-4 is a draw
     for db in (dense, plain):
         assert cli_json("probe", "connect4-4-4", "--db", str(db))["outcome"] == "draw"
     assert cli_json("stats", "connect4-4-4", "--db", str(dense)) == cli_json("stats", "connect4-4-4", "--db", str(plain))
@@ -480,7 +484,6 @@ def test_a_killed_client_resumes_without_redoing_plies(tmp_path: Path) -> None:
         sys.executable, "-m", "cli.main", "build", "connect4-5-4", "--storage", "dense", "--scheduler", "local:2",
         "--build-dir", str(build_dir), "--db", str(db),
     ]
-    seen: dict[str, Any] | None = None
     with open(tmp_path / "killed.log", "wb") as log:
         proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log, start_new_session=True)
         try:
