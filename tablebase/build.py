@@ -140,6 +140,11 @@ def run(
     """
     from tablebase.solve import solve
 
+    if build.scheduler and build_dir is not None and os.fspath(build_dir).startswith("memory://"):
+        raise BuildError(
+            f"build directory {os.fspath(build_dir)[:80]!r} lives in one process; the workers of a cluster need"
+            " a folder or a URL they all reach"
+        )
     game = build.game
     chosen = build.storage
     if chosen is not None and chosen.solves and path is not None:

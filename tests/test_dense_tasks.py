@@ -446,6 +446,7 @@ def test_cli_dense_build_on_local_workers(tmp_path: Path) -> None:
         (["--worker-memory", "1GB"], "--worker-memory sets the workers of --scheduler local:N"),
         (["--worker-memory", "1GB", "--scheduler", "tcp://127.0.0.1:1"], "--worker-memory sets the workers of --scheduler local:N"),
         (["--worker-memory", "lots", "--scheduler", "local:1"], "invalid worker memory 'lots'"),
+        (["--scheduler", "local:1", "--build-dir", "memory://tb/x"], "lives in one process; the workers of a cluster need"),
         pytest.param(["--scheduler", "tcp://127.0.0.1:1"], "cannot reach the dask scheduler 'tcp://127.0.0.1:1'", marks=SLOW),
     ],
 )

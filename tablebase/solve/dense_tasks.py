@@ -427,8 +427,9 @@ def build_dense(
         figures = manifest.figure("reach")
         bdir.remove(_reach(ply))
         bdir.makedirs(_reach(ply))
-        bdir.remove(_marks(ply + 1))
-        bdir.makedirs(_marks(ply + 1))
+        if ply < last:
+            bdir.remove(_marks(ply + 1))
+            bdir.makedirs(_marks(ply + 1))
         marks: list[list[int]] = []
         for (_, _, t, lo, hi, _), (count, out, (seconds, read, written)) in zip(tasks, executor.map(_reach_task, tasks)):
             marks.extend(out)
@@ -465,6 +466,7 @@ def build_dense(
         _save(bdir, manifest)
         bdir.remove(_values(ply + 1))
         bdir.remove(_reach(ply))
+    bdir.remove(_values(0))
     return DenseBuild(game, index, bdir, manifest)
 
 
