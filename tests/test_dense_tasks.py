@@ -515,3 +515,44 @@ def test_a_killed_client_resumes_without_redoing_plies(tmp_path: Path) -> None:
     assert finished["figures"]["reach"]["tasks"] == 21 and finished["figures"]["label"]["tasks"] == 21
     assert all(finished["labelled"][str(p)] == c for p, c in labelled.items())
     assert stored_rows(db) == one_process("connect4-5-4", tmp_path / "one.db")
+
+
+def free_port() -> int:
+    """A TCP port of this machine that nothing listens on now."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+    return port
+
+
+@pytest.mark.slow
+def test_a_cluster_started_by_hand_builds_the_same_file(tmp_path: Path) -> None:
+    # `dask scheduler` and `dask worker` processes as docs/cluster.md starts them, over tcp
+    dask = str(Path(sys.executable).with_name("dask"))
+    address = f"tcp://127.0.0.1:{free_port()}"
+    log = open(tmp_path / "cluster.log", "wb")
+    started = [
+        subprocess.Popen([dask, "scheduler", "--port", address.rsplit(":", 1)[1], "--dashboard-address", ":0"],
+                         stdout=log, stderr=log, start_new_session=True),
+    ]
+    try:
+        with distributed.Client(address, timeout="60s"):
+            pass
+        started.append(subprocess.Popen(
+            [dask, "worker", address, "--nworkers", "2", "--nthreads", "1", "--memory-limit", "1GB"],
+            stdout=log, stderr=log, start_new_session=True,
+        ))
+        with distributed.Client(address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=120)
+        db = tmp_path / "f.db"
+        result = invoke("build", "connect4-5-4", "--storage", "dense", "--scheduler", address, "-q",
+                        "--build-dir", str(tmp_path / "d"), "--db", str(db))
+        assert result.exit_code == 0, result.output
+        assert stored_rows(db) == one_process("connect4-5-4", tmp_path / "one.db")
+    finally:
+        for proc in reversed(started):
+            kill_group(proc.pid)
+            proc.wait(timeout=60)
+        log.close()
