@@ -447,7 +447,8 @@ def test_cli_dense_build_on_local_workers(tmp_path: Path) -> None:
         (["--worker-memory", "1GB", "--scheduler", "tcp://127.0.0.1:1"], "--worker-memory sets the workers of --scheduler local:N"),
         (["--worker-memory", "lots", "--scheduler", "local:1"], "invalid worker memory 'lots'"),
         (["--scheduler", "local:1", "--build-dir", "memory://tb/x"], "lives in one process; the workers of a cluster need"),
-        pytest.param(["--scheduler", "tcp://127.0.0.1:1"], "cannot reach the dask scheduler 'tcp://127.0.0.1:1'", marks=SLOW),
+        (["--scheduler", "tcp://127.0.0.1:1"], "cannot reach the dask scheduler 'tcp://127.0.0.1:1'"),
+        (["--scheduler", "tcp://127.0.0.1:port"], "invalid scheduler 'tcp://127.0.0.1:port'"),
     ],
 )
 def test_cli_dense_errors_are_one_line(args: list[str], message: str, tmp_path: Path) -> None:

@@ -116,6 +116,7 @@ class DaskExecutor(Executor):
             target: Any = self.cluster
         else:
             target = scheduler
+            _listening(scheduler)
         try:
             self.client = Client(target, timeout="30s")  # type: ignore[no-untyped-call]
         except (OSError, TimeoutError) as exc:
@@ -149,6 +150,27 @@ class DaskExecutor(Executor):
         self.client.close()  # type: ignore[no-untyped-call]
         if self.cluster is not None:
             self.cluster.close()
+
+
+def _listening(scheduler: str) -> None:
+    """Raise :class:`BuildError` at once when nothing listens at a ``tcp://host:port`` address (the
+    client would retry a refused connection until its timeout)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(scheduler)
+    if parts.scheme != "tcp":
+        return
+    try:
+        port = parts.port or 8786
+    except ValueError:
+        port = 0
+    if not parts.hostname or not port:
+        raise BuildError(f"invalid scheduler {scheduler[:80]!r}: use an address like tcp://host:8786, or local:N")
+    try:
+        socket.create_connection((parts.hostname, port), timeout=10).close()
+    except OSError as exc:
+        raise BuildError(f"cannot reach the dask scheduler {scheduler[:80]!r}: {exc}") from exc
 
 
 def executor_for(
