@@ -346,6 +346,11 @@ class DenseBuild:
     directory: BuildDir
     manifest: DenseManifest
 
+    @property
+    def seconds(self) -> float:
+        """The wall seconds of its passes (over every run that made it)."""
+        return sum(self.manifest.seconds.values())
+
     def _job(self) -> DenseJob:
         return DenseJob(self.game.name, self.directory.location, self.manifest.task)
 

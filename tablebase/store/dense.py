@@ -37,7 +37,7 @@ import zlib
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 
@@ -64,7 +64,6 @@ if TYPE_CHECKING:
     from tablebase.games.base import Game
     from tablebase.games.common.dense import DenseIndex, PlyCounts
     from tablebase.solve import Progress
-    from tablebase.solve.dense_tasks import DenseBuild
     from tablebase.store.writer import PlyTally
 
 #: Slots per block.
@@ -404,9 +403,30 @@ _INSERT = "INSERT INTO blocks (variant_id, ply, first_state, first_key, count, d
 _NAMES = {1: "win", 2: "loss", 3: "draw"}
 
 
+class BuiltBlocks(Protocol):
+    """The blocks and counts of a dense build done elsewhere (:class:`tablebase.solve.dense_tasks.DenseBuild`)."""
+
+    @property
+    def seconds(self) -> float:
+        """The seconds the build took."""
+        ...
+
+    def counts(self) -> dict[int, PlyCounts]:
+        """Per ply, its counts."""
+        ...
+
+    def blocks(self) -> Iterator[tuple[int, int, int, bytes]]:
+        """``(ply, first slot, count, data)`` of every block."""
+        ...
+
+    def block(self, ply: int, slot: int) -> tuple[int, int, bytes]:
+        """``(first slot, count, data)`` of the block holding a slot."""
+        ...
+
+
 def write_dense(
     path: str | os.PathLike[str], game: Game, index: DenseIndex, progress: Progress | None = None,
-    built: DenseBuild | None = None,
+    built: BuiltBlocks | None = None,
 ) -> None:
     """Store ``game`` in the SQLite file ``path`` with ``storage = 'dense'``, replacing an earlier
     build: solved here over its dense index, or the blocks of a build in tasks (``built``); the
@@ -432,7 +452,7 @@ def write_dense(
             packed = int(decode_block(data, ply, first, count)[slot - first])
     result = (_NAMES[packed & 3], None if (packed >> 2) == 0 else (packed >> 2) - 1)
     summary = Summary(game, True, result, sum(c.classes for c in counts.values()))
-    seconds = time.perf_counter() - started if built is None else sum(built.manifest.seconds.values())
+    seconds = time.perf_counter() - started if built is None else built.seconds
 
     def fill(cur: sqlite3.Cursor, variant_id: int) -> PlyTally:
         written = 0
@@ -453,7 +473,7 @@ def write_dense(
     replace_variant_data(Path(path), summary, "dense", seconds, fill, progress, page_size=PAGE_SIZE)
 
 
-def _keyed(game: Game, index: DenseIndex, built: DenseBuild) -> Iterator[tuple[int, int, int, str, int, bytes]]:
+def _keyed(game: Game, index: DenseIndex, built: BuiltBlocks) -> Iterator[tuple[int, int, int, str, int, bytes]]:
     """The ``blocks`` rows of a build in tasks, each with the position of its first slot as text."""
     for ply, first, count, data in built.blocks():
         yield 0, ply, first, game.format_position(index.state(ply, first)), count, data
