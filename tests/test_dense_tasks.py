@@ -557,3 +557,15 @@ def test_a_cluster_started_by_hand_builds_the_same_file(tmp_path: Path) -> None:
             kill_group(proc.pid)
             proc.wait(timeout=60)
         log.close()
+
+
+@pytest.mark.slow
+def test_a_task_that_kills_its_workers_is_a_build_error() -> None:
+    # a worker process that dies in a task is restarted by its nanny and the task run again, until
+    # the scheduler gives the task up (distributed.scheduler.allowed-failures)
+    import dask
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        with DaskExecutor("local:1") as executor:
+            with pytest.raises(BuildError, match="a task ended every worker that ran it"):
+                list(executor.map(os._exit, [(3,)]))

@@ -137,9 +137,17 @@ class DaskExecutor(Executor):
 
     @staticmethod
     def _results(futures: list[Any]) -> Iterator[Any]:
+        from dask.distributed import KilledWorker
+
         try:
             for i, future in enumerate(futures):
-                yield future.result()
+                try:
+                    yield future.result()
+                except KilledWorker as exc:
+                    raise BuildError(
+                        f"a task ended every worker that ran it ({exc.args[0] if exc.args else future.key}):"
+                        " a worker past its memory limit is restarted; give the workers more memory"
+                    ) from exc
                 futures[i] = None
         finally:
             for future in futures:
