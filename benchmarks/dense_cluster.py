@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/dense_cluster.py --variant connect4-7-4 --dir DIR
         [--scheduler local:2] [--worker-memory 1GB] [--skip-one-process]
+    python benchmarks/dense_cluster.py --plan connect4-7-5 --from DIR/build-connect4-7-4 [--cores 8 32 128]
 
 For each variant, the whole command as a user runs it, twice:
 ``tablebase build V --storage dense -q --db DIR/one-V.db`` and
@@ -17,6 +18,15 @@ files are compared row by row (every ``blocks`` row and every ``plies``
 row), and the figures of the tasks (from the build directory's manifest)
 printed: slots per second per core, bytes read and written per slot, and
 the share of the workers' time the tasks kept busy.
+
+``--plan`` prints what a board would take from the figures of a finished
+build directory (``--from``, as the first form leaves it): its slots and
+tasks (from its index), the core-hours at the measured slots per second,
+the bytes read and written at the measured bytes per slot, the storage at
+the peak (the values of the two plies a label pass holds, the reach bits
+of the plies not yet labelled, the block files so far) and the wall time
+on ``--cores`` cores, computing alone and storage traffic alone at
+``--storage-rate`` bytes a second.
 """
 
 from __future__ import annotations
@@ -99,14 +109,59 @@ def gib(n: float) -> str:
     return f"{n / (1 << 30):.2f} GiB"
 
 
+def plan(name: str, measured: Path, cores: list[int], rate: float) -> None:
+    """Print the plan of a build of ``name`` from the figures of the finished build directory ``measured``."""
+    from tablebase import games
+    from tablebase.solve.dense_tasks import TASK_SLOTS
+
+    manifest = json.loads((measured / "manifest.json").read_text())
+    figures = manifest["figures"]
+    index = games.get(name).dense_index()
+    assert index is not None
+    sizes = [int(s) for s in index.ply_sizes()]
+    slots = sum(sizes)
+    measured_slots = figures["label"]["slots"]
+    blocks_per_slot = sum(p.stat().st_size for p in measured.glob("blocks-*/*.blk")) / measured_slots
+    task = int(manifest["task"]) or TASK_SLOTS
+    seconds = sum(f["seconds"] / f["slots"] for f in figures.values()) * slots
+    read = sum(f["read"] / f["slots"] for f in figures.values()) * slots
+    written = sum(f["written"] / f["slots"] for f in figures.values()) * slots
+    # labelling ply p holds the values of p and p + 1, the reach bits of plies 0..p, the blocks of p + 1 on
+    peak = max(
+        sizes[p] + (sizes[p + 1] if p + 1 < len(sizes) else 0) + sum(sizes[: p + 1]) / 8 + blocks_per_slot * sum(sizes[p:])
+        for p in range(len(sizes))
+    )
+    print(f"{name}: {slots:,} slots, largest ply {max(sizes):,}; tasks of {task:,} slots:"
+          f" {sum(-(-s // task) for s in sizes):,} a pass, {-(-max(sizes) // task):,} in the largest ply")
+    print(f"  from {measured}: " + ", ".join(
+        f"{k} {f['slots'] / f['seconds'] / 1e6:.1f} M slots/s a core" for k, f in figures.items()))
+    print(f"  computing {seconds / 3600:,.1f} core-hours; read {read / 1e12:,.2f} TB, written {written / 1e12:,.2f} TB;"
+          f" storage at the peak {peak / 1e9:,.0f} GB; blocks at most {blocks_per_slot * slots / 1e9:,.1f} GB"
+          " (the measured bytes a slot; less where there are more slots a position)")
+    for n in cores:
+        print(f"  {n:4d} cores: computing {seconds / n / 60:7.1f} min; storage traffic at {rate / 1e9:g} GB/s"
+              f" {(read + written) / rate / 60:7.1f} min")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--variant", action="append", required=True)
-    parser.add_argument("--dir", type=Path, required=True)
+    parser.add_argument("--variant", action="append")
+    parser.add_argument("--dir", type=Path)
+    parser.add_argument("--plan", help="a variant to plan from the figures of --from")
+    parser.add_argument("--from", dest="measured", type=Path, help="a finished build directory")
+    parser.add_argument("--cores", type=int, nargs="+", default=[8, 32, 128])
+    parser.add_argument("--storage-rate", type=float, default=1e9, help="bytes a second of the shared storage")
     parser.add_argument("--scheduler", default="local:2")
     parser.add_argument("--worker-memory", default="1GB")
     parser.add_argument("--skip-one-process", action="store_true", help="time the task build only")
     args = parser.parse_args()
+    if args.plan:
+        if args.measured is None:
+            parser.error("--plan needs --from, a finished build directory")
+        plan(args.plan, args.measured, args.cores, args.storage_rate)
+        return
+    if not args.variant or args.dir is None:
+        parser.error("give --variant and --dir, or --plan and --from")
     args.dir.mkdir(parents=True, exist_ok=True)
     tablebase = [sys.executable, "-m", "cli.main"]
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores", flush=True)
