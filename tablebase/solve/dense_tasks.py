@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
@@ -128,30 +128,13 @@ class DenseManifest:
     seconds: dict[str, float] = field(default_factory=dict)
     format: int = FORMAT
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "format": self.format,
-            "game": self.game,
-            "task": self.task,
-            "reached": self.reached,
-            "labelled": {str(p): c for p, c in self.labelled.items()},
-            "marks": self.marks,
-            "figures": {k: vars(v) for k, v in self.figures.items()},
-            "seconds": self.seconds,
-        }
-
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DenseManifest:
-        return cls(
-            game=data["game"],
-            task=int(data["task"]),
-            reached=int(data["reached"]),
-            labelled={int(p): list(c) for p, c in data["labelled"].items()},
-            marks=[list(m) for m in data["marks"]],
-            figures={k: TaskFigures(**v) for k, v in data.get("figures", {}).items()},
-            seconds=dict(data.get("seconds", {})),
-            format=int(data.get("format", 0)),
-        )
+        """The manifest of :func:`dataclasses.asdict` read back from JSON (whose keys are strings)."""
+        found = cls(**data)
+        found.labelled = {int(p): c for p, c in found.labelled.items()}
+        found.figures = {k: TaskFigures(**v) for k, v in data["figures"].items()}
+        return found
 
     def figure(self, name: str) -> TaskFigures:
         return self.figures.setdefault(name, TaskFigures())
@@ -167,23 +150,12 @@ def _load(bdir: BuildDir) -> DenseManifest | None:
 
 
 def _save(bdir: BuildDir, manifest: DenseManifest) -> None:
-    bdir.write(MANIFEST, np.frombuffer(json.dumps(manifest.to_json(), indent=1).encode(), dtype=np.uint8))
+    bdir.write(MANIFEST, np.frombuffer(json.dumps(asdict(manifest), indent=1).encode(), dtype=np.uint8))
 
 
-def _reach(ply: int) -> str:
-    return f"reach-{ply}"
-
-
-def _marks(ply: int) -> str:
-    return f"marks-{ply}"
-
-
-def _values(ply: int) -> str:
-    return f"values-{ply}"
-
-
-def _blocks(ply: int) -> str:
-    return f"blocks-{ply}"
+def _folder(kind: str, ply: int) -> str:
+    """The folder of one ply's files of one kind (``reach``, ``marks``, ``values``, ``blocks``)."""
+    return f"{kind}-{ply}"
 
 
 # -- tasks (run by the executor: here, in worker processes or on cluster workers) ----------
@@ -234,12 +206,12 @@ def _reach_task(job: DenseJob, ply: int, t: int, first: int, end: int, pieces: l
         skip = a - lo
         start = offset + skip // 8
         stop = offset + (b - lo + 7) // 8
-        raw = bdir.read(f"{_marks(ply)}/{source}.bits", np.uint8, start, stop)
+        raw = bdir.read(f"{_folder('marks', ply)}/{source}.bits", np.uint8, start, stop)
         read += raw.size
         bits = np.unpackbits(raw, bitorder="little")[skip % 8 : skip % 8 + b - a]
         reach[a - first : b - first] |= bits
     packed = np.packbits(reach, bitorder="little")
-    bdir.write(f"{_reach(ply)}/{t}.bits", packed)
+    bdir.write(f"{_folder('reach', ply)}/{t}.bits", packed)
     written = packed.size
     count = int(np.count_nonzero(reach))
     out: list[list[int]] = []
@@ -261,7 +233,7 @@ def _reach_task(job: DenseJob, ply: int, t: int, first: int, end: int, pieces: l
                 at += bits.size
         if parts:
             data = np.concatenate(parts)
-            bdir.write(f"{_marks(ply + 1)}/{t}.bits", data)
+            bdir.write(f"{_folder('marks', ply + 1)}/{t}.bits", data)
             written += data.size
     return count, out, [time.perf_counter() - began, read, written]
 
@@ -272,7 +244,7 @@ def _read_range(bdir: BuildDir, job: DenseJob, ply: int, size: int, lo: int, hi:
     for t in range(lo // job.task, (hi - 1) // job.task + 1):
         base = t * job.task
         a, b = max(lo, base), min(hi, base + job.task, size)
-        part = bdir.read(f"{_values(ply)}/{t}.u8", np.uint8, a - base, b - base)
+        part = bdir.read(f"{_folder('values', ply)}/{t}.u8", np.uint8, a - base, b - base)
         out[a - lo : b - lo] = part
         read += part.size
     return read
@@ -289,7 +261,7 @@ def _label_task(job: DenseJob, ply: int, t: int, first: int, end: int) -> tuple[
     bdir = BuildDir(job.location)
     index = job.index()
     sizes = [int(s) for s in index.sizes]
-    raw = bdir.read(f"{_reach(ply)}/{t}.bits", np.uint8)
+    raw = bdir.read(f"{_folder('reach', ply)}/{t}.bits", np.uint8)
     read = raw.size
     reach = np.unpackbits(raw, count=end - first, bitorder="little")
     windows = index.child_windows(ply, first, end) if reach.any() else []
@@ -304,11 +276,11 @@ def _label_task(job: DenseJob, ply: int, t: int, first: int, end: int) -> tuple[
     kernels = index.kernels()
     kernels.run(dk.LABEL, ply, (reach, values, children, rows, dk._NO_STATES, dk._NO_VALUES), tables, span)
     del reach, children
-    bdir.write(f"{_values(ply)}/{t}.u8", values)
+    bdir.write(f"{_folder('values', ply)}/{t}.u8", values)
     written = values.size
     kernels.run(dk.KEEP, ply, (dk._NO_BYTES, values, dk._NO_BYTES, rows, dk._NO_STATES, dk._NO_VALUES), tables, span)
     data = _encode_blocks([(lo, encode_block(values[lo - first : lo - first + BLOCK], ply, lo)) for lo in range(first, end, BLOCK)], end)
-    bdir.write(f"{_blocks(ply)}/{t}.blk", data)
+    bdir.write(f"{_folder('blocks', ply)}/{t}.blk", data)
     written += data.size
     return [int(c) for c in rows.sum(axis=0)], [time.perf_counter() - began, read, written]
 
@@ -367,13 +339,13 @@ class DenseBuild:
         job = self._job()
         for ply in sorted(self.manifest.labelled, reverse=True):
             for t in range(len(job.ranges(int(self.index.sizes[ply])))):
-                for lo, count, data in read_blocks(self.directory.read(f"{_blocks(ply)}/{t}.blk", np.uint8)):
+                for lo, count, data in read_blocks(self.directory.read(f"{_folder('blocks', ply)}/{t}.blk", np.uint8)):
                     yield ply, lo, count, data
 
     def block(self, ply: int, slot: int) -> tuple[int, int, bytes]:
         """``(first slot, count, data)`` of the block holding a slot."""
         t = slot // self.manifest.task
-        for lo, count, data in read_blocks(self.directory.read(f"{_blocks(ply)}/{t}.blk", np.uint8)):
+        for lo, count, data in read_blocks(self.directory.read(f"{_folder('blocks', ply)}/{t}.blk", np.uint8)):
             if lo <= slot < lo + count:
                 return lo, count, data
         raise BuildError(f"build directory {self.directory.location[:80]!r} lacks the block of slot {slot} of ply {ply}")
@@ -430,11 +402,11 @@ def build_dense(
         pieces = _pieces_by_task(manifest.marks, sizes[ply], job.task)
         tasks = [(job, ply, t, lo, hi, pieces[t]) for t, (lo, hi) in enumerate(ranges)]
         figures = manifest.figure("reach")
-        bdir.remove(_reach(ply))
-        bdir.makedirs(_reach(ply))
+        bdir.remove(_folder("reach", ply))
+        bdir.makedirs(_folder("reach", ply))
         if ply < last:
-            bdir.remove(_marks(ply + 1))
-            bdir.makedirs(_marks(ply + 1))
+            bdir.remove(_folder("marks", ply + 1))
+            bdir.makedirs(_folder("marks", ply + 1))
         marks: list[list[int]] = []
         for (_, _, t, lo, hi, _), (count, out, (seconds, read, written)) in zip(tasks, executor.map(_reach_task, tasks)):
             marks.extend(out)
@@ -447,7 +419,7 @@ def build_dense(
         manifest.seconds["reach"] = manifest.seconds.get("reach", 0.0) + time.perf_counter() - began
         began = time.perf_counter()
         _save(bdir, manifest)
-        bdir.remove(_marks(ply))
+        bdir.remove(_folder("marks", ply))
     done = sum(sizes[p] for p in manifest.labelled)
     for ply in range(last, -1, -1):
         if ply in manifest.labelled:
@@ -455,7 +427,7 @@ def build_dense(
         ranges = job.ranges(sizes[ply])
         label_tasks = [(job, ply, t, lo, hi) for t, (lo, hi) in enumerate(ranges)]
         figures = manifest.figure("label")
-        for name in (_values(ply), _blocks(ply)):
+        for name in (_folder("values", ply), _folder("blocks", ply)):
             bdir.remove(name)
             bdir.makedirs(name)
         counts = np.zeros(_COUNTS, dtype=np.int64)
@@ -469,9 +441,9 @@ def build_dense(
         manifest.seconds["label"] = manifest.seconds.get("label", 0.0) + time.perf_counter() - began
         began = time.perf_counter()
         _save(bdir, manifest)
-        bdir.remove(_values(ply + 1))
-        bdir.remove(_reach(ply))
-    bdir.remove(_values(0))
+        bdir.remove(_folder("values", ply + 1))
+        bdir.remove(_folder("reach", ply))
+    bdir.remove(_folder("values", 0))
     return DenseBuild(game, index, bdir, manifest)
 
 

@@ -104,6 +104,18 @@ def colex_terms(offset: int, below: int, byte: int) -> int:
 POPCOUNT = [bin(b).count("1") for b in range(256)]
 
 
+def colex_unrank(rank: int, size: int, binom: list[list[int]]) -> int:
+    """The bit set of ``size`` bits of colex rank ``rank`` (``binom[n][k]``: binomial coefficients)."""
+    mask = 0
+    for k in range(size, 0, -1):
+        q = k - 1
+        while binom[q + 1][k] <= rank:
+            q += 1
+        rank -= binom[q][k]
+        mask |= 1 << q
+    return mask
+
+
 def colex_rank(bits: int, terms: list[list[list[int]]]) -> int:
     """The colex rank of a bit set from the tables ``terms[j][t][b]`` of :func:`colex_terms` (byte ``b``
     at byte ``j`` with ``t`` set bits below)."""

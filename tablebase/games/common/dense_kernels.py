@@ -51,6 +51,10 @@ from numba import njit
 from tablebase.games.common.dense import PlyCounts
 
 Progress = Callable[[str, int, int], None]
+#: What :func:`run_unit` is given: the arrays it reads and writes, a ply's tables, the span of slots it visits.
+Arrays = tuple[np.ndarray, ...]
+Tables = tuple[Any, ...]
+Span = tuple[int, int, np.ndarray]
 
 
 class Index(Protocol):

@@ -23,7 +23,9 @@ import numpy as np
 from numba import njit, prange
 
 from tablebase.games.connect4.bits import DRAWN_END, LOST_END, WIN_NOW
-from tablebase.games.common.dense_kernels import MOST_CHILDREN, POPCOUNTS, Index, Kernels, colex, colex_table, run_unit, unit_pass
+from tablebase.games.common.dense_kernels import (
+    MOST_CHILDREN, POPCOUNTS, Arrays, Index, Kernels, Span, Tables, colex, colex_table, run_unit, unit_pass,
+)
 
 
 class Connect4Index(Index, Protocol):
@@ -40,10 +42,7 @@ class Connect4Index(Index, Protocol):
 
 
 @unit_pass
-def _pass(
-    mode: int, ply: int, v: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], span: tuple[int, int, np.ndarray],
-    kids: np.ndarray,
-) -> None:
+def _pass(mode: int, ply: int, v: int, arrays: Arrays, tables: Tables, span: Span, kids: np.ndarray) -> None:
     """:func:`~tablebase.games.common.dense_kernels.run_unit` over height vector ``v``, this module's functions compiled in."""
     run_unit(mode, _FAMILY, ply, v, arrays, tables, span, kids)
 
@@ -70,7 +69,7 @@ def _arguments(index: Connect4Index, ply: int) -> tuple[Any, ...]:
 
 
 @njit(cache=True, parallel=True)
-def _run(mode: int, ply: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], span: tuple[int, int, np.ndarray]) -> None:
+def _run(mode: int, ply: int, arrays: Arrays, tables: Tables, span: Span) -> None:
     """:func:`_pass` over every height vector of ``ply``, in parallel."""
     for v in prange(tables[0], tables[1]):
         _pass(mode, ply, v, arrays, tables, span, np.empty((3, MOST_CHILDREN), dtype=np.int64))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tablebase.games.connect4.bits import DRAWN_END, LOST_END, WIN_NOW, has_four, winning_spots
-from tablebase.games.common.dense import colex_rank, colex_terms
+from tablebase.games.common.dense import colex_rank, colex_terms, colex_unrank
 from tablebase.games.common.dense_passes import CompiledPasses
 
 if TYPE_CHECKING:
@@ -236,15 +236,7 @@ class Connect4Index(CompiledPasses):
 
     def _colouring(self, ply: int, rank: int) -> int:
         """The set of x discs of colex rank ``rank`` among the discs of ``ply``."""
-        mask = 0
-        binom = self._binom
-        for k in range((ply + 1) // 2, 0, -1):
-            q = k - 1
-            while binom[q + 1][k] <= rank:
-                q += 1
-            rank -= binom[q][k]
-            mask |= 1 << q
-        return mask
+        return colex_unrank(rank, (ply + 1) // 2, self._binom)
 
     def _child_slot(self, ply: int, code: int, rank: int, column: int) -> int:
         """The slot in ``ply + 1`` of the child, by a drop in ``column``, of colouring ``rank`` of height vector ``code``."""

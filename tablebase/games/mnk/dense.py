@@ -24,7 +24,9 @@ import numpy as np
 from numba import njit, prange
 
 from tablebase.games.common.dense import DRAWN_END, LOST_END, WIN_NOW, WON_END
-from tablebase.games.common.dense_kernels import MOST_CHILDREN, POPCOUNTS, Index, Kernels, colex, run_unit, unit_pass
+from tablebase.games.common.dense_kernels import (
+    MOST_CHILDREN, POPCOUNTS, Arrays, Index, Kernels, Span, Tables, colex, run_unit, unit_pass, unrank_colouring,
+)
 
 
 class MNKIndex(Index, Protocol):
@@ -40,10 +42,7 @@ class MNKIndex(Index, Protocol):
 
 
 @unit_pass
-def _pass(
-    mode: int, ply: int, i: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], span: tuple[int, int, np.ndarray],
-    kids: np.ndarray,
-) -> None:
+def _pass(mode: int, ply: int, i: int, arrays: Arrays, tables: Tables, span: Span, kids: np.ndarray) -> None:
     """:func:`~tablebase.games.common.dense_kernels.run_unit` over major set ``i``, this module's functions compiled in."""
     run_unit(mode, _FAMILY, ply, i, arrays, tables, span, kids)
 
@@ -71,7 +70,7 @@ def _arguments(index: MNKIndex, ply: int) -> tuple[Any, ...]:
 
 
 @njit(cache=True, parallel=True)
-def _run(mode: int, ply: int, arrays: tuple[np.ndarray, ...], tables: tuple[Any, ...], span: tuple[int, int, np.ndarray]) -> None:
+def _run(mode: int, ply: int, arrays: Arrays, tables: Tables, span: Span) -> None:
     """:func:`_pass` over every major set of ``ply``, in parallel."""
     for i in prange(tables[0], tables[1]):
         _pass(mode, ply, i, arrays, tables, span, np.empty((3, MOST_CHILDREN), dtype=np.int64))
@@ -103,19 +102,6 @@ def _rank_in(bits: int, free: int, nbytes: int, table: np.ndarray, pext: np.ndar
         m |= pext[fb, (bits >> (8 * j)) & 255] << shift
         shift += popcounts[fb]
     return colex(m, nbytes, table, popcounts)
-
-
-@njit(cache=True, inline="always")
-def _unrank(rank: int, k: int, binom: np.ndarray) -> int:
-    """The bit set of ``k`` cells of colex rank ``rank``."""
-    mask = 0
-    for kk in range(k, 0, -1):
-        q = kk - 1
-        while binom[q + 1, kk] <= rank:
-            q += 1
-        rank -= binom[q, kk]
-        mask |= 1 << q
-    return mask
 
 
 @njit(cache=True, inline="always")
@@ -171,7 +157,7 @@ def _is_canonical(major: int, minor: int, cells: int, images: np.ndarray, nbytes
 def unit(ply: int, i: int, tables: tuple[Any, ...]) -> tuple[int, int, int, tuple[int, int]]:
     """Major set ``i``: its first slot, its minor sets (ranked among the cells it leaves), their size."""
     binom, cells, a, b = tables[2], tables[3], tables[4], tables[5]
-    major = _unrank(i, a, binom)
+    major = unrank_colouring(i, a)
     per = binom[cells - a, b]
     return i * per, per, b, (major, ((1 << cells) - 1) & ~major)
 

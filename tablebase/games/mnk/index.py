@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
-from tablebase.games.common.dense import DRAWN_END, LOST_END, POPCOUNT, WIN_NOW, WON_END, colex_rank, colex_terms
+from tablebase.games.common.dense import DRAWN_END, LOST_END, POPCOUNT, WIN_NOW, WON_END, colex_rank, colex_terms, colex_unrank
 from tablebase.games.common.dense_passes import CompiledPasses
 
 if TYPE_CHECKING:
@@ -250,9 +250,9 @@ class MNKIndex(CompiledPasses):
         cells, binom = self.cells, self._binom
         a, b = ply // 2, ply - ply // 2
         per = binom[cells - a][b]
-        major = _unrank(slot // per, a, binom)
+        major = colex_unrank(slot // per, a, binom)
         free = [c for c in range(cells) if not major >> c & 1]
-        packed = _unrank(slot % per, b, binom)
+        packed = colex_unrank(slot % per, b, binom)
         minor = sum(1 << free[i] for i in range(len(free)) if packed >> i & 1)
         xs, os = (major, minor) if ply % 2 == 0 else (minor, major)
         return xs | os << cells
@@ -276,15 +276,3 @@ def _bits(mask: int) -> Iterator[int]:
         bit = mask & -mask
         yield bit
         mask ^= bit
-
-
-def _unrank(rank: int, k: int, binom: list[list[int]]) -> int:
-    """The set of ``k`` cells of colex rank ``rank``."""
-    mask = 0
-    for kk in range(k, 0, -1):
-        q = kk - 1
-        while binom[q + 1][kk] <= rank:
-            q += 1
-        rank -= binom[q][kk]
-        mask |= 1 << q
-    return mask
