@@ -187,7 +187,9 @@ def _window_table(windows: list[tuple[int, int]]) -> np.ndarray:
     return table
 
 
-def _reach_task(job: DenseJob, ply: int, t: int, first: int, end: int, pieces: list[list[int]]) -> tuple[int, list[list[int]], list[float]]:
+def _reach_task(
+    job: DenseJob, ply: int, t: int, first: int, end: int, pieces: list[list[int]]
+) -> tuple[int, list[list[int]], list[float]]:
     """Reach slots ``first:end`` of ``ply`` from the ``pieces`` of marks ``[task, first, end, byte
     offset]`` the previous ply left; mark their children. Returns the reachable slots, the pieces of
     marks written for the next ply, and ``[seconds, bytes read, bytes written]``."""
@@ -221,7 +223,7 @@ def _reach_task(job: DenseJob, ply: int, t: int, first: int, end: int, pieces: l
         marks = np.zeros(sum(hi - lo for lo, hi in windows), dtype=np.uint8)
         tables = _span_tables(index, ply, first, end)
         rows = np.zeros((tables[1] - tables[0], 1), dtype=np.int64)
-        arrays = (reach, marks, dk._NO_BYTES, rows, dk._NO_STATES, dk._NO_VALUES)
+        arrays = (reach, marks, dk.NO_BYTES, rows, dk.NO_STATES, dk.NO_VALUES)
         index.kernels().run(dk.REACH, ply, arrays, tables, (first, end, table))
         parts = []
         at = 0
@@ -274,12 +276,13 @@ def _label_task(job: DenseJob, ply: int, t: int, first: int, end: int) -> tuple[
     rows = np.zeros((tables[1] - tables[0], _COUNTS), dtype=np.int64)
     span = (first, end, table)
     kernels = index.kernels()
-    kernels.run(dk.LABEL, ply, (reach, values, children, rows, dk._NO_STATES, dk._NO_VALUES), tables, span)
+    kernels.run(dk.LABEL, ply, (reach, values, children, rows, dk.NO_STATES, dk.NO_VALUES), tables, span)
     del reach, children
     bdir.write(f"{_folder('values', ply)}/{t}.u8", values)
     written = values.size
-    kernels.run(dk.KEEP, ply, (dk._NO_BYTES, values, dk._NO_BYTES, rows, dk._NO_STATES, dk._NO_VALUES), tables, span)
-    data = _encode_blocks([(lo, encode_block(values[lo - first : lo - first + BLOCK], ply, lo)) for lo in range(first, end, BLOCK)], end)
+    kernels.run(dk.KEEP, ply, (dk.NO_BYTES, values, dk.NO_BYTES, rows, dk.NO_STATES, dk.NO_VALUES), tables, span)
+    blocks = [(lo, encode_block(values[lo - first : lo - first + BLOCK], ply, lo)) for lo in range(first, end, BLOCK)]
+    data = _encode_blocks(blocks, end)
     bdir.write(f"{_folder('blocks', ply)}/{t}.blk", data)
     written += data.size
     return [int(c) for c in rows.sum(axis=0)], [time.perf_counter() - began, read, written]

@@ -310,9 +310,10 @@ def run_unit(
                 row[0] = slot + low
 
 
-_NO_BYTES = np.zeros(0, dtype=np.uint8)
-_NO_STATES = np.zeros(0, dtype=np.uint64)
-_NO_VALUES = np.zeros(0, dtype=np.uint16)
+#: The arrays a pass does not use, of the types every pass is compiled for.
+NO_BYTES = np.zeros(0, dtype=np.uint8)
+NO_STATES = np.zeros(0, dtype=np.uint64)
+NO_VALUES = np.zeros(0, dtype=np.uint16)
 
 
 def _run(
@@ -321,7 +322,7 @@ def _run(
 ) -> np.ndarray:
     """:attr:`Kernels.run` of every unit of ``ply`` in ``mode``: their rows of ``columns`` results."""
     out = np.zeros((tables[1] - tables[0], columns), dtype=np.int64)
-    kernels.run(mode, ply, (reach, values, children, out, _NO_STATES, _NO_VALUES), tables, WHOLE)
+    kernels.run(mode, ply, (reach, values, children, out, NO_STATES, NO_VALUES), tables, WHOLE)
     return out
 
 
@@ -336,7 +337,7 @@ def reachable(index: Index, kernels: Kernels, progress: Progress | None = None, 
         nxt: np.ndarray | None = None
         if p < index.cells:
             nxt = np.zeros(int(index.sizes[p + 1]), dtype=np.uint8)
-            _run(kernels, REACH, p, current, nxt, _NO_BYTES, kernels.arguments(index, p))
+            _run(kernels, REACH, p, current, nxt, NO_BYTES, kernels.arguments(index, p))
         done += current.size
         if progress is not None:
             progress("reach", done, total)
@@ -360,7 +361,7 @@ def solve(index: Index, kernels: Kernels, progress: Progress | None = None) -> I
         counts = _run(kernels, LABEL, p, reach, values, children, kernels.arguments(index, p), 9)
         del reach
         if held is not None:
-            _run(kernels, KEEP, held[0], _NO_BYTES, children, _NO_BYTES, kernels.arguments(index, held[0]))
+            _run(kernels, KEEP, held[0], NO_BYTES, children, NO_BYTES, kernels.arguments(index, held[0]))
             yield held[0], children, held[1]
         s = [int(c) for c in counts.sum(axis=0)]
         held = p, PlyCounts(s[0], s[1], s[2], (s[3], s[4], s[5]), (s[6], s[7], s[8]))
@@ -369,7 +370,7 @@ def solve(index: Index, kernels: Kernels, progress: Progress | None = None) -> I
             progress("label", done, total)
         children = values
     assert held is not None
-    _run(kernels, KEEP, 0, _NO_BYTES, children, _NO_BYTES, kernels.arguments(index, 0))
+    _run(kernels, KEEP, 0, NO_BYTES, children, NO_BYTES, kernels.arguments(index, 0))
     yield 0, children, held[1]
 
 
@@ -405,11 +406,11 @@ def positions(
             continue
         arguments = kernels.arguments(index, p)
         # each unit writes from the count of reachable slots before it; a stored value is never 0
-        counts = _run(kernels, COUNT, p, reach, _NO_BYTES, _NO_BYTES, arguments, 1)[:, 0]
+        counts = _run(kernels, COUNT, p, reach, NO_BYTES, NO_BYTES, arguments, 1)[:, 0]
         offsets = np.zeros((counts.size, 1), dtype=np.int64)
         np.cumsum(counts[:-1], out=offsets[1:, 0])
         states = np.zeros(int(counts.sum()), dtype=np.uint64)
         values = np.zeros(states.size, dtype=np.uint16)
-        kernels.run(COLLECT, p, (reach, read(p), _NO_BYTES, offsets, states, values), arguments, WHOLE)
+        kernels.run(COLLECT, p, (reach, read(p), NO_BYTES, offsets, states, values), arguments, WHOLE)
         kept = values != 0
         yield p, states[kept], values[kept]
