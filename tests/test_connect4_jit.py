@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from functools import lru_cache
+from typing import Callable
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,17 @@ def pons_score(columns: tuple[str, ...], rows: int) -> int:
     return _search(columns, rows)
 
 
+def assert_scores_match_minimax(
+    score: Callable[[int], int | None], name: str, plies: tuple[int, int], count: int, seed: int
+) -> None:
+    """``score`` gives ``count`` random positions of ``name`` (``plies`` discs) :func:`pons_score`'s score."""
+    game = get(name)
+    rng = random.Random(seed)
+    for _ in range(count):
+        state = random_position(game, rng.randint(*plies), rng)
+        assert score(state) == pons_score(columns_of(game.format_position(state)), game.rows), game.format_position(state)
+
+
 @lru_cache(maxsize=None)
 def _search(columns: tuple[str, ...], rows: int) -> int:
     """:func:`pons_score` of a position without four in a row; a move that makes four is scored
@@ -63,14 +75,7 @@ def _search(columns: tuple[str, ...], rows: int) -> int:
 def test_scores_agree_with_plain_minimax(name: str, plies: tuple[int, int], slots: int) -> None:
     """One solver (one table) for a batch of positions gives each its exact score."""
     game = get(name)
-    solver = Solver(game.columns, game.rows, slots)
-    rng = random.Random(7)
-    checked = 0
-    while checked < 25:
-        state = random_position(game, rng.randint(*plies), rng)
-        expected = pons_score(columns_of(game.format_position(state)), game.rows)
-        assert solver.score(state) == expected, game.format_position(state)
-        checked += 1
+    assert_scores_match_minimax(Solver(game.columns, game.rows, slots).score, name, plies, 25, 7)
 
 
 def test_empty_4x4_is_a_draw_and_budgets_resume() -> None:

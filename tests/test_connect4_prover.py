@@ -23,8 +23,7 @@ from tablebase.games.connect4.bits import has_four, to_bitboards  # noqa: E402
 from tablebase.games.connect4.prover import Prover, _dead, edge_masks  # noqa: E402
 from tablebase.games.connect4.search import Solver  # noqa: E402
 from playouts import random_position  # noqa: E402
-from test_connect4 import columns_of  # noqa: E402
-from test_connect4_jit import late_position, pons_score  # noqa: E402
+from test_connect4_jit import assert_scores_match_minimax, late_position  # noqa: E402
 
 runner = CliRunner()
 
@@ -48,14 +47,7 @@ EMPTY_7X6_COLUMNS = {
 )
 def test_scores_agree_with_plain_minimax(name: str, plies: tuple[int, int], entries: int, threads: int) -> None:
     game = get(name)
-    prover = Prover(game.columns, game.rows, entries, threads=threads)
-    rng = random.Random(11)
-    checked = 0
-    while checked < 20:
-        state = random_position(game, rng.randint(*plies), rng)
-        expected = pons_score(columns_of(game.format_position(state)), game.rows)
-        assert prover.score(state) == expected, game.format_position(state)
-        checked += 1
+    assert_scores_match_minimax(Prover(game.columns, game.rows, entries, threads=threads).score, name, plies, 20, 11)
 
 
 def test_scores_agree_with_the_single_threaded_scorer_on_7x6() -> None:
