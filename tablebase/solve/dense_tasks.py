@@ -172,6 +172,8 @@ def _span_tables(index: CompiledPasses, ply: int, first: int, end: int) -> tuple
     tables = index.kernels().arguments(index, ply)
     units = tables[1] - tables[0]
     per = int(index.sizes[ply]) // units
+    if per * units != int(index.sizes[ply]):
+        raise BuildError(f"ply {ply} of the dense index is not cut into units of equal size; it cannot be built in ranges")
     return (tables[0] + first // per, tables[0] + (end - 1) // per + 1, *tables[2:])
 
 
