@@ -291,8 +291,8 @@ def test_an_explicit_empty_position_is_malformed(client: TestClient, url: str) -
 
 
 def test_every_documented_error_kind_exists() -> None:
-    readme = (ROOT / "README.md").read_text()
-    documented = set(re.findall(r"^\| \d{3} \| `([a-z_]+)` \|", readme, flags=re.M))
+    page = (ROOT / "docs" / "http.md").read_text()
+    documented = set(re.findall(r"^\| \d{3} \| `([a-z_]+)` \|", page, flags=re.M))
     from tablebase.serve.app import ERROR_STATUS, HTTP_ERRORS
 
     kinds = {error.kind for error, _ in ERROR_STATUS} | set(HTTP_ERRORS.values()) | {"bad_request", "no_layout", "uri_too_long"}

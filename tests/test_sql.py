@@ -94,7 +94,7 @@ def test_every_function_agrees_with_probe_on_every_layout(
 def test_the_start_of_each_variant_has_its_known_value(
     conn: sqlite3.Connection, name: str, outcome: str, distance: int
 ) -> None:
-    """The one-argument forms ask about the start; the values are those of the README's results table."""
+    """The one-argument forms ask about the start; the values are those of the results table of docs/variants.md."""
     assert conn.execute("SELECT tb_outcome(?), tb_distance(?)", (name, name)).fetchone() == (outcome, distance)
     start = json.loads(conn.execute("SELECT tb_probe(?)", (name,)).fetchone()[0])
     assert (start["outcome"], start["distance"]) == (outcome, distance)
@@ -118,7 +118,7 @@ def test_known_answers(conn: sqlite3.Connection) -> None:
 
 
 def test_connect_four_takes_column_digits_as_text_or_integer(conn: sqlite3.Connection) -> None:
-    """``4432`` is ``..../..../...o/.oxx`` on 4x4 (README); an INTEGER column of moves reads the same."""
+    """``4432`` is ``..../..../...o/.oxx`` on 4x4 (docs/variants.md); an INTEGER column of moves reads the same."""
     same = conn.execute(
         "SELECT tb_probe('connect4-4-4', '4432'), tb_probe('connect4-4-4', 4432),"
         " tb_probe('connect4-4-4', '..../..../...o/.oxx')"
