@@ -270,11 +270,9 @@ def create_app(
             return built(request, variant, lambda table: table.probe(position).to_dict())
         state = parse_position(game, position)
         found = await known(game, state)
-        if found is None and pool is not None:
-            table = tb.get_variant(game.name)
-            if table is not None and table.get_probe(game.format_position(state), search=False) is not None:
-                # stored with its value only: its moves are proved in a worker
-                found = await pool.solve(game, state, PROBE_BUDGET, request.is_disconnected, kind="probe")
+        if found is None and pool is not None and stored(game, state):
+            # stored with its value only: its moves are proved in a worker
+            found = await pool.solve(game, state, PROBE_BUDGET, request.is_disconnected, kind="probe")
         if found is None:
             shown = game.format_position(state)
             raise NotSolvedError(
