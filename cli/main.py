@@ -685,7 +685,7 @@ def serve(
 ) -> None:
     try:
         from tablebase.serve import run
-        from tablebase.serve.app import default_workers
+        from tablebase.serve.launch import default_workers
     except ModuleNotFoundError as exc:
         fail(f"serving needs the 'serve' extra (missing {exc.name}): pip install 'tablebase[serve]'")
         return

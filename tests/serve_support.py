@@ -269,7 +269,7 @@ def serving(app: Any) -> Iterator[int]:
     """Run the web ``app`` with uvicorn on a loopback port in a thread; yields the port, then stops it."""
     import uvicorn
 
-    from tablebase.serve.app import config
+    from tablebase.serve.launch import config
 
     server = uvicorn.Server(config(app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)

@@ -18,7 +18,7 @@ import tablebase  # noqa: E402
 from tablebase import games  # noqa: E402
 from cli.main import app as cli_app  # noqa: E402
 from tablebase.serve import create_app  # noqa: E402
-from tablebase.serve.app import (  # noqa: E402
+from tablebase.serve.replies import (  # noqa: E402
     LineReply,
     MoveReply,
     PredecessorReply,

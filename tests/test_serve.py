@@ -21,7 +21,7 @@ from typer.testing import CliRunner  # noqa: E402
 import tablebase  # noqa: E402
 from cli.main import app as cli_app  # noqa: E402
 from tablebase.serve import create_app  # noqa: E402
-from tablebase.serve.app import (  # noqa: E402
+from tablebase.serve.replies import (  # noqa: E402
     ErrorReply,
     LayoutReply,
     LineReply,
@@ -293,7 +293,7 @@ def test_an_explicit_empty_position_is_malformed(client: TestClient, url: str) -
 def test_every_documented_error_kind_exists() -> None:
     page = (ROOT / "docs" / "http.md").read_text()
     documented = set(re.findall(r"^\| \d{3} \| `([a-z_]+)` \|", page, flags=re.M))
-    from tablebase.serve.app import ERROR_STATUS, HTTP_ERRORS
+    from tablebase.serve.errors import ERROR_STATUS, HTTP_ERRORS
 
     kinds = {error.kind for error, _ in ERROR_STATUS} | set(HTTP_ERRORS.values()) | {"bad_request", "no_layout", "uri_too_long"}
     # every kind an endpoint can answer is documented, and nothing else

@@ -18,7 +18,7 @@ import tablebase  # noqa: E402
 from tablebase import games  # noqa: E402
 from tablebase.serve import create_app  # noqa: E402
 from tablebase.serve.analysis import Analysis, BusyError, NotProvedError  # noqa: E402
-from tablebase.serve.app import BoardReply, ErrorReply, LayoutReply, ProbeReply, VariantReply  # noqa: E402
+from tablebase.serve.replies import BoardReply, ErrorReply, LayoutReply, ProbeReply, VariantReply  # noqa: E402
 
 EMPTY_ROW = "." * 9
 #: x sent to field 5 with four moves left to choose from, 19 empty cells (a random game, 62 plies in).

@@ -49,6 +49,16 @@ def reference(table: str, column: str, target: str) -> sa.Column:
     return sa.Column(column, sa.Integer(), foreign_key, nullable=False)
 
 
+def value(table: str, proved: bool = True) -> tuple[sa.Column, sa.Column, sa.CheckConstraint]:
+    """The value columns of ``table`` and the check of its outcome: ``outcome``, one of :data:`OUTCOMES`
+    (``NULL`` allowed unless every row is ``proved``), and ``distance``, ``NULL`` for none."""
+    return (
+        sa.Column("outcome", sa.String(), nullable=not proved),
+        sa.Column("distance", sa.Integer(), nullable=True),
+        sa.CheckConstraint(OUTCOMES, name=f"ck_{table}_outcome"),
+    )
+
+
 def upgrade() -> None:
     op.create_table(
         "variants",
@@ -60,14 +70,12 @@ def upgrade() -> None:
         sa.Column("symmetry", sa.Boolean(), nullable=False),
         sa.Column("complete", sa.Boolean(), nullable=False),
         sa.Column("root_key", sa.String(), nullable=False),
-        sa.Column("outcome", sa.String(), nullable=True),
-        sa.Column("distance", sa.Integer(), nullable=True),
+        *value("variants", proved=False),
         sa.Column("states_count", sa.Integer(), nullable=False),
         sa.Column("moves_count", sa.Integer(), nullable=False),
         sa.Column("build_seconds", sa.Float(), nullable=False),
         sa.Column("builder_version", sa.String(), nullable=False),
         sa.Column("built_at", sa.DateTime(), nullable=False),
-        sa.CheckConstraint(OUTCOMES, name="ck_variants_outcome"),
         sa.UniqueConstraint("name", name="uq_variants_name"),
     )
     op.create_table(
@@ -78,11 +86,9 @@ def upgrade() -> None:
         sa.Column("to_move", sa.String(), nullable=False),
         sa.Column("ply", sa.Integer(), nullable=False),
         sa.Column("terminal", sa.Boolean(), nullable=False),
-        sa.Column("outcome", sa.String(), nullable=False),
-        sa.Column("distance", sa.Integer(), nullable=True),
+        *value("states"),
         sa.Column("orbit", sa.Integer(), nullable=False),
         sa.Column("representative", sa.Boolean(), nullable=False),
-        sa.CheckConstraint(OUTCOMES, name="ck_states_outcome"),
         sa.UniqueConstraint("variant_id", "key", name="uq_states_variant_id_key"),
     )
     op.create_index("ix_states_variant_id_ply", "states", ["variant_id", "ply"])

@@ -108,11 +108,12 @@ class PackedLayers:
 def export_variant(
     table: StoredVariant,
     to: str | os.PathLike[str],
-    storage: str = "states",
-    plies: tuple[int, int] | None = None,
-    progress: Progress | None = None,
+    storage: str,
+    plies: tuple[int, int] | None,
+    progress: Progress | None,
 ) -> None:
-    """Write the packed variant of ``table`` (or the plies ``plies``) into the file ``to`` as rows."""
+    """Write the packed variant of ``table`` (or the plies ``plies``) into the file ``to`` as rows
+    (what :meth:`tablebase.Tablebase.export` does)."""
     from tablebase.store.engine import make_engine, upgrade
     from tablebase.store.states import write_states
     from tablebase.store.writer import write_solution

@@ -1,0 +1,104 @@
+"""Storage layouts: how a variant's solved positions are kept in the file, behind one protocol.
+
+A variant row names its layout (``variants.storage``); :func:`layout` maps
+that name to a class implementing :class:`~tablebase.store.layouts.base.Storage`,
+and everything above the store (the query layer, ``verify``, the CLI, the
+HTTP server) talks to the layout only through the protocol. A new layout is
+one class registered with :func:`register`.
+
+* ``moves`` (:class:`MovesTable`): states and moves rows; every question
+  is answerable in plain SQL (the default for the seed games).
+* ``states`` (:class:`StatesOnly`): states rows only; moves are derived from
+  the rules at query time and their children looked up by key.
+* ``packed`` (:class:`Packed`): no rows per position; the states of each ply
+  sorted in compressed blocks of the ``blocks`` table, moves from the rules
+  (:mod:`tablebase.store.packed`).
+* ``dense`` (:class:`Dense`): no keys either; one value a slot of the game's
+  dense index of its positions, in compressed blocks, solved by the layout
+  itself over that index (:mod:`tablebase.store.dense`).
+
+The protocol and its values are in :mod:`~tablebase.store.layouts.base`, the
+row layouts in :mod:`~tablebase.store.layouts.rows`, the block layouts in
+:mod:`~tablebase.store.layouts.blocks`; all are importable from here.
+
+This package imports neither numpy nor SQLAlchemy at load time: opening a
+database for a probe must stay fast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tablebase.errors import BuildError, DatabaseError
+from tablebase.store.layouts.base import EdgeChunk, Entry, PlyRow, Row, StateChunk, Storage, Value, read_plies
+from tablebase.store.layouts.blocks import Dense, Packed
+from tablebase.store.layouts.rows import MovesTable, RulesMoves, StatesOnly, StatesTable
+
+if TYPE_CHECKING:
+    from tablebase.games.base import Game
+
+_LAYOUTS: dict[str, type[Storage]] = {cls.name: cls for cls in (MovesTable, StatesOnly, Packed, Dense)}
+
+
+def register(cls: type[Storage]) -> type[Storage]:
+    """Make a layout class known by its :attr:`Storage.name` (usable as a class decorator)."""
+    _LAYOUTS[cls.name] = cls
+    return cls
+
+
+def names() -> list[str]:
+    """The registered layout names."""
+    return list(_LAYOUTS)
+
+
+def layout(name: str) -> type[Storage]:
+    """The layout class called ``name``; raises :class:`BuildError` for an unknown name."""
+    try:
+        return _LAYOUTS[name]
+    except KeyError:
+        known = " or ".join(repr(n) for n in _LAYOUTS)
+        raise BuildError(f"unknown storage {name!r}: use {known}") from None
+
+
+def layout_info(name: str) -> type[Storage]:
+    """The layout class called ``name`` for describing a stored variant (a name this version does
+    not know reads as a layout that stores no moves)."""
+    return _LAYOUTS.get(name) or _unknown(name)
+
+
+def _unknown(name: str) -> type[Storage]:
+    return type(f"Unknown_{name}", (StatesTable,), {"name": name, "label": name})
+
+
+def open_storage(name: str, game: Game, variant_id: int, symmetry: bool) -> Storage:
+    """The storage of a variant stored with layout ``name``."""
+    cls = _LAYOUTS.get(name)
+    if cls is None:
+        raise DatabaseError(
+            f"variant {game.name!r} uses storage {name!r}, which this version of tablebase cannot read;"
+            " upgrade the tablebase package"
+        )
+    return cls(game, variant_id, symmetry)
+
+
+__all__ = [
+    "Dense",
+    "EdgeChunk",
+    "Entry",
+    "MovesTable",
+    "Packed",
+    "PlyRow",
+    "Row",
+    "RulesMoves",
+    "StateChunk",
+    "StatesOnly",
+    "StatesTable",
+    "Storage",
+    "Value",
+    "layout",
+    "layout_info",
+    "names",
+    "open_storage",
+    "read_plies",
+    "register",
+]
