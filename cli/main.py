@@ -236,7 +236,8 @@ def build(
         Optional[str],
         typer.Option(
             "--build-dir",
-            help="Folder or fsspec URL (s3://bucket/dir) for the layer files of an out-of-core build (resumable).",
+            help="Folder or fsspec URL (s3://bucket/dir) for the layer files of an out-of-core build (resumable);"
+            " with several variants, a folder per variant inside it (DIR/VARIANT).",
         ),
     ] = None,
     workers: Annotated[
@@ -275,7 +276,7 @@ def build(
                     symmetry=symmetry,
                     progress=progress,
                     storage=storage,
-                    build_dir=build_dir,
+                    build_dir=variant_build_dir(build_dir, name) if len(names) > 1 else build_dir,
                     workers=workers,
                     scheduler=scheduler,
                     worker_memory=worker_memory,
@@ -289,6 +290,11 @@ def build(
                 f"{info.name}: {info.states:,} states, {moves_text(info)}, start is a"
                 f" {value_text(info.outcome, info.distance)} ({wall:.2f} s{split})"
             )
+
+
+def variant_build_dir(build_dir: Optional[str], name: str) -> Optional[str]:
+    """The build directory of variant ``name`` inside ``build_dir`` (a folder or URL) shared by several builds."""
+    return None if build_dir is None else f"{build_dir.rstrip('/')}/{name}"
 
 
 # -- queries -------------------------------------------------------------------
