@@ -22,6 +22,7 @@ import tablebase
 import cli
 from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, settled_text, show_distance, table, value_text
 from tablebase.errors import TablebaseError, shorten_quotes
+from tablebase.progress import RUNS_ON
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
 ClickException: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -140,7 +141,8 @@ class BuildProgress:
 
     On a terminal the line is redrawn in place; otherwise (a log file) a
     phase gets its final line, plus a line every :attr:`LOG_EVERY` seconds
-    while it lasts longer than that.
+    while it lasts longer than that. Where the build runs
+    (:data:`tablebase.progress.RUNS_ON`) gets a line of its own and is no phase.
     """
 
     LOG_EVERY = 30.0
@@ -157,6 +159,11 @@ class BuildProgress:
         self.seconds: dict[str, float] = {}
 
     def __call__(self, phase: str, done: int, total: Optional[int]) -> None:
+        if phase.startswith(RUNS_ON) and total is None:
+            self.close()
+            self.stream.write(f"{self.name}: {phase}\n")
+            self.stream.flush()
+            return
         now = time.perf_counter()
         if phase != self.phase:
             if phase in self.seconds:  # reported finished already

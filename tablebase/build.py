@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tablebase.errors import BuildError
+from tablebase.progress import report_where
 from tablebase.store.layouts import Storage, layout
 
 if TYPE_CHECKING:
@@ -155,8 +156,7 @@ def run(
 
         folder = build_dir if build_dir is not None else path.with_name(f"{path.name}.build-{game.name}")
         with executor_for(build.scheduler, memory_limit=build.worker_memory) as executor:
-            if progress is not None:
-                progress(f"on {executor.description}", 0, None)
+            report_where(progress, executor.description)
             chosen.build(game, path=path, progress=progress, executor=executor, build_dir=folder)
         if build_dir is None:
             shutil.rmtree(folder, ignore_errors=True)

@@ -178,6 +178,19 @@ def test_progress_phase_ends_with_its_last_item() -> None:
     assert stream.getvalue().count("done in") == 2
 
 
+def test_where_a_build_runs_is_said_once_and_is_not_a_phase() -> None:
+    stream = io.StringIO()
+    progress = BuildProgress("toy", stream)
+    progress("on dask scheduler tcp://127.0.0.1:8786 (2 workers connected)", 0, None)
+    progress("reach", 10, 10)
+    progress("label", 10, 10)
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "toy: on dask scheduler tcp://127.0.0.1:8786 (2 workers connected)"
+    assert [line.split()[1] for line in lines[1:]] == ["reach", "label"]
+    assert set(progress.seconds) == {"reach", "label"}
+    assert [part.split()[0] for part in progress.summary(1.0).split(" + ")] == ["reach", "label", "other"]
+
+
 def test_key_prints_the_stored_key_and_the_moves_in_its_orientation(built_db: Path) -> None:
     # xx./oo./... is stored as its mirror image in the main diagonal, xo./xo./... (a known tic-tac-toe symmetry)
     result = run("key", "tictactoe", "xx./oo./...", "--json", db=built_db)
