@@ -220,15 +220,17 @@ def test_probe_shows_the_stored_key(built_db: Path) -> None:
         assert tb.variant("mnk-3-3-3").key("xx./oo./...").key == "xx./oo./..."  # built without symmetry
 
 
-def test_a_perpetual_draw_reads_no_end_and_keeps_a_null_distance_in_json(tmp_path: Path) -> None:
+def test_a_perpetual_draw_reads_so_and_keeps_a_null_distance_in_json(tmp_path: Path) -> None:
     # Rota's start is a draw by perpetual play (its positions repeat): there is no distance to an end
     db = tmp_path / "rota.db"
     built = run("build", "rota", db=db)
     assert built.exit_code == 0, built.output
-    assert "start is a draw (no end) (" in built.output
+    assert "start is a perpetual draw (" in built.output
     probe = run("probe", "rota", db=db).output
-    assert "......../.: x to move, draw (no end)" in probe and "in -" not in probe
-    assert run("best", "rota", db=db).output.startswith("0  draw (no end)  -> x......./.")
+    assert "......../.: x to move, perpetual draw" in probe and "in -" not in probe
+    assert run("best", "rota", db=db).output.startswith("0  perpetual draw  -> x......./.")
+    played = run("play", "rota", "--as", "second", input="quit\n", db=db).output
+    assert "perfect play: 0 (perpetual draw)\n" in played and "((" not in played and "))" not in played
     data = json.loads(run("probe", "rota", "--json", db=db).output)
     assert (data["outcome"], data["distance"]) == ("draw", None)
     assert {(m["outcome"], m["distance"]) for m in data["moves"]} == {("draw", None)}
