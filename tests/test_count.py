@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 import tablebase
 from cli.main import app
 from tablebase import games
+from tablebase.games.base import Game
+from tablebase.games.mnk.rules import MNKGame
 
 # Seed 003 (TicTacToeStateCounter): positions per ply without symmetry ("Unique"
 # in the seed's swapped headings) and classes up to symmetry ("NoSymmetries"),
@@ -113,15 +115,19 @@ def brute_force(game: GraphGame) -> tuple[list[int], list[int]]:
     return positions, classes
 
 
-@pytest.fixture
-def mirrored_trees(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The game registered as ``mirrored-trees`` while a test runs."""
-    family = types.ModuleType("mirrored")
-    family.VARIANTS = {"mirrored-trees": MirroredTrees}  # type: ignore[attr-defined]
+def registered(monkeypatch: pytest.MonkeyPatch, name: str, factory: Callable[[], Game]) -> Iterator[None]:
+    """The game ``factory`` makes registered as ``name`` while a test runs."""
+    family = types.ModuleType(name)
+    family.VARIANTS = {name: factory}  # type: ignore[attr-defined]
     monkeypatch.setattr(games, "FAMILIES", (*games.FAMILIES, family))
     games.get.cache_clear()
     yield
     games.get.cache_clear()
+
+
+@pytest.fixture
+def mirrored_trees(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    yield from registered(monkeypatch, "mirrored-trees", MirroredTrees)
 
 
 def test_positions_of_a_game_whose_start_a_symmetry_moves_are_those_reachable(mirrored_trees: None, tmp_path: Path) -> None:
@@ -149,3 +155,38 @@ def test_positions_of_a_game_whose_start_a_symmetry_moves_are_those_reachable(mi
         shown = CliRunner().invoke(app, ["stats", "mirrored-trees", *args])
         assert shown.exit_code == 0, shown.output
         assert "total  5" in shown.stdout, shown.stdout
+
+
+class CornerStart(MNKGame):
+    """Tic-tac-toe from x's first move in the corner a1 (made for tests): the board's reflections in
+    the other diagonal and the centre lines move the start."""
+
+    def __init__(self) -> None:
+        super().__init__(3, 3, 3, name="corner-tictactoe")
+
+    def initial_state(self) -> int:
+        return self.apply(0, self.parse_move(0, "a1"))
+
+
+@pytest.fixture
+def corner_start(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    yield from registered(monkeypatch, "corner-tictactoe", CornerStart)
+
+
+def test_a_moved_start_is_counted_alike_with_and_without_symmetry_and_built_in_memory(corner_start: None, tmp_path: Path) -> None:
+    game = games.get("corner-tictactoe")
+    assert game.orbit_size(game.initial_state()) == 4
+    reduced, full = (tablebase.count("corner-tictactoe", symmetry=s) for s in (True, False))
+    assert [(p.positions, p.classes) for p in reduced.plies] == [(p.positions, p.classes) for p in full.plies]
+    # tic-tac-toe after x a1: 8 answers of o, then 7 x moves to each; a full board at the end
+    assert [p.positions for p in full.plies][:3] == [1, 8, 8 * 7] and len(full.plies) == 9
+    with tablebase.open(tmp_path / "c.db") as tb:
+        tb.build("corner-tictactoe")
+        built = tb.variant("corner-tictactoe").stats()
+        assert [(p.positions, p.classes) for p in built.plies] == [(p.positions, p.classes) for p in full.plies]
+        # the out-of-core and dense builds count whole orbits: refused with symmetry, by name
+        for storage in ("packed", "dense"):
+            with pytest.raises(tablebase.TablebaseError, match="'corner-tictactoe': a symmetry moves its start"):
+                tb.build("corner-tictactoe", storage=storage)
+        tb.build("corner-tictactoe", storage="packed", symmetry=False)
+        assert [p.positions for p in tb.variant("corner-tictactoe").stats().plies] == [p.positions for p in full.plies]

@@ -53,6 +53,7 @@ __all__ = [
     "enumerate_arrays",
     "enumerate_states",
     "label",
+    "moves_start",
     "reached",
     "solve",
 ]
@@ -242,14 +243,19 @@ class Reached:
         return bool(members) and members[0][1] == state
 
 
+def moves_start(game: Game) -> bool:
+    """Whether some symmetry of ``game`` maps its start onto another position."""
+    start = game.initial_state()
+    return any(game.transform(start, s) != start for s in range(game.num_symmetries))
+
+
 @lru_cache(maxsize=8)
 def reached(game: Game) -> Reached | None:
     """``None`` when every symmetry of ``game`` fixes its start: then every image of a reachable
     position is reachable in as many moves, and a class stands for its whole orbit
     (:meth:`~tablebase.games.base.Game.orbit_size`); else the positions the rules reach (a walk
     over every position)."""
-    start = game.initial_state()
-    if all(game.transform(start, s) == start for s in range(game.num_symmetries)):
+    if not moves_start(game):
         return None
     walk = enumerate_states(game, symmetry=False)
     return Reached(game, dict(zip((int(s) for s in walk.states), walk.ply.tolist())))
