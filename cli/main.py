@@ -22,6 +22,7 @@ import tablebase
 import cli
 from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, settled_text, show_distance, table, value_text
 from tablebase.errors import TablebaseError, shorten_quotes
+from tablebase.progress import RUNS_ON
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
 ClickException: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -140,7 +141,8 @@ class BuildProgress:
 
     On a terminal the line is redrawn in place; otherwise (a log file) a
     phase gets its final line, plus a line every :attr:`LOG_EVERY` seconds
-    while it lasts longer than that.
+    while it lasts longer than that. Where the build runs
+    (:data:`tablebase.progress.RUNS_ON`) gets a line of its own and is no phase.
     """
 
     LOG_EVERY = 30.0
@@ -157,6 +159,11 @@ class BuildProgress:
         self.seconds: dict[str, float] = {}
 
     def __call__(self, phase: str, done: int, total: Optional[int]) -> None:
+        if phase.startswith(RUNS_ON) and total is None:
+            self.close()
+            self.stream.write(f"{self.name}: {phase}\n")
+            self.stream.flush()
+            return
         now = time.perf_counter()
         if phase != self.phase:
             if phase in self.seconds:  # reported finished already
@@ -236,7 +243,8 @@ def build(
         Optional[str],
         typer.Option(
             "--build-dir",
-            help="Folder or fsspec URL (s3://bucket/dir) for the layer files of an out-of-core build (resumable).",
+            help="Folder or fsspec URL (s3://bucket/dir) for the layer files of an out-of-core build (resumable);"
+            " with several variants, a folder per variant inside it (DIR/VARIANT).",
         ),
     ] = None,
     workers: Annotated[
@@ -275,7 +283,7 @@ def build(
                     symmetry=symmetry,
                     progress=progress,
                     storage=storage,
-                    build_dir=build_dir,
+                    build_dir=variant_build_dir(build_dir, name) if len(names) > 1 else build_dir,
                     workers=workers,
                     scheduler=scheduler,
                     worker_memory=worker_memory,
@@ -289,6 +297,11 @@ def build(
                 f"{info.name}: {info.states:,} states, {moves_text(info)}, start is a"
                 f" {value_text(info.outcome, info.distance)} ({wall:.2f} s{split})"
             )
+
+
+def variant_build_dir(build_dir: Optional[str], name: str) -> Optional[str]:
+    """The build directory of variant ``name`` inside ``build_dir`` (a folder or URL) shared by several builds."""
+    return None if build_dir is None else f"{build_dir.rstrip('/')}/{name}"
 
 
 # -- queries -------------------------------------------------------------------

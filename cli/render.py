@@ -18,13 +18,13 @@ def show_distance(distance: Optional[int]) -> str:
 
 
 #: How a draw without a distance reads (perpetual play, where positions repeat); the web board says the same.
-NO_END = "draw (no end)"
+PERPETUAL_DRAW = "perpetual draw"
 
 
 def value_text(outcome: str | None, distance: Optional[int]) -> str:
-    """An outcome with its distance, ``win in 3``; a draw without a distance reads :data:`NO_END`."""
+    """An outcome with its distance, ``win in 3``; a draw without a distance reads :data:`PERPETUAL_DRAW`."""
     if outcome == "draw" and distance is None:
-        return NO_END
+        return PERPETUAL_DRAW
     return f"{outcome} in {show_distance(distance)}"
 
 

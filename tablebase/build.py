@@ -11,7 +11,9 @@ large; everything else is solved in memory and stored with
 (:attr:`~tablebase.store.layouts.Storage.out_of_core`) gets one when the
 game has layered kernels, and an in-memory solve otherwise. A build on a
 Dask cluster (``scheduler``) is the out-of-core one whatever the size, stored
-with the layout named or else :data:`LARGE_STORAGE`.
+with the layout named or else :data:`LARGE_STORAGE`. A game that some
+symmetry moves the start of is built with symmetry in memory only: the
+out-of-core and dense builds count a class as its whole orbit.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tablebase.errors import BuildError
+from tablebase.progress import report_where
 from tablebase.store.layouts import Storage, layout
 
 if TYPE_CHECKING:
@@ -54,6 +57,18 @@ def _dense_by_default(game: Game, symmetry: bool) -> bool:
     except BuildError:
         return False
     return True
+
+
+def _check_start(game: Game, symmetry: bool) -> None:
+    """Raise unless a build out of core (or dense) can count ``game``'s positions: it counts a class
+    as its whole orbit, which holds when every symmetry fixes the start (:func:`tablebase.solve.reached`)."""
+    from tablebase.solve import moves_start
+
+    if symmetry and moves_start(game):
+        raise BuildError(
+            f"variant {game.name!r}: a symmetry moves its start, so only a build in memory counts its positions;"
+            " build it with --storage moves or states (no --scheduler), or with --no-symmetry"
+        )
 
 
 @dataclass(frozen=True)
@@ -101,6 +116,7 @@ def plan(
     if chosen is not None:
         chosen.check_game(game)
     if chosen is not None and chosen.solves:
+        _check_start(game, symmetry)
         if not symmetry:
             raise BuildError(f"storage {chosen.name!r} keeps one position of each symmetry class; build with symmetry")
         if not path_known:
@@ -113,6 +129,8 @@ def plan(
         bound = game.size_bound(symmetry)
         wanted = bound is not None and bound > LARGE_ABOVE
     out_of_core = wanted and kernels is not None and kernels.layered and path_known
+    if out_of_core:
+        _check_start(game, symmetry)
     if scheduler and not out_of_core:
         raise BuildError(
             f"variant {game.name!r} cannot be built on a cluster: that takes a layered game,"
@@ -155,8 +173,7 @@ def run(
 
         folder = build_dir if build_dir is not None else path.with_name(f"{path.name}.build-{game.name}")
         with executor_for(build.scheduler, memory_limit=build.worker_memory) as executor:
-            if progress is not None:
-                progress(f"on {executor.description}", 0, None)
+            report_where(progress, executor.description)
             chosen.build(game, path=path, progress=progress, executor=executor, build_dir=folder)
         if build_dir is None:
             shutil.rmtree(folder, ignore_errors=True)

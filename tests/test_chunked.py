@@ -194,3 +194,26 @@ def test_states_only_needs_unmoves(tmp_path: Path) -> None:
         with pytest.raises(tablebase.TablebaseError, match="'ultimate-strategy' cannot be stored states-only"):
             tb.build("ultimate-strategy", storage="states")
     assert not db.exists()
+
+
+def test_one_build_dir_for_several_variants_holds_a_folder_each(tmp_path: Path) -> None:
+    # one command, several variants, one --build-dir: each variant's layer files in DIR/VARIANT
+    db, folder = tmp_path / "two.db", tmp_path / "layers"
+    command = ["build", "tictactoe", "mnk-3-3-2", "--storage", "packed", "--workers", "1", "--build-dir", str(folder)]
+    for _ in range(2):  # the second run resumes both builds from their folders
+        result = CliRunner().invoke(app, [*command, "-q", "--db", str(db)])
+        assert result.exit_code == 0, result.output
+        assert sorted(p.name for p in folder.iterdir()) == ["mnk-3-3-2", "tictactoe"]
+        for name in ("tictactoe", "mnk-3-3-2"):
+            manifest = BuildDir(folder / name).load_manifest()
+            assert manifest is not None and manifest.game == name and manifest.forward_done
+    with tablebase.open(db) as tb:
+        built = {i.name: (i.storage, i.outcome, i.distance, i.states) for i in tb.variants()}
+    # tic-tac-toe: 765 classes, a draw in 9; mnk-3-3-2: 186 classes, the first player wins in 3
+    assert built == {"tictactoe": ("packed", "draw", 9, 765), "mnk-3-3-2": ("packed", "win", 3, 186)}
+    # one variant: the folder given is its build directory, as before (an earlier build there resumes)
+    single = tmp_path / "single"
+    result = CliRunner().invoke(app, ["build", "tictactoe", "--storage", "packed", "--workers", "1", "--build-dir", str(single),
+                                      "-q", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert (single / "manifest.json").exists() and not (single / "tictactoe").exists()

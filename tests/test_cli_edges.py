@@ -178,6 +178,19 @@ def test_progress_phase_ends_with_its_last_item() -> None:
     assert stream.getvalue().count("done in") == 2
 
 
+def test_where_a_build_runs_is_said_once_and_is_not_a_phase() -> None:
+    stream = io.StringIO()
+    progress = BuildProgress("toy", stream)
+    progress("on dask scheduler tcp://127.0.0.1:8786 (2 workers connected)", 0, None)
+    progress("reach", 10, 10)
+    progress("label", 10, 10)
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "toy: on dask scheduler tcp://127.0.0.1:8786 (2 workers connected)"
+    assert [line.split()[1] for line in lines[1:]] == ["reach", "label"]
+    assert set(progress.seconds) == {"reach", "label"}
+    assert [part.split()[0] for part in progress.summary(1.0).split(" + ")] == ["reach", "label", "other"]
+
+
 def test_key_prints_the_stored_key_and_the_moves_in_its_orientation(built_db: Path) -> None:
     # xx./oo./... is stored as its mirror image in the main diagonal, xo./xo./... (a known tic-tac-toe symmetry)
     result = run("key", "tictactoe", "xx./oo./...", "--json", db=built_db)
@@ -207,15 +220,17 @@ def test_probe_shows_the_stored_key(built_db: Path) -> None:
         assert tb.variant("mnk-3-3-3").key("xx./oo./...").key == "xx./oo./..."  # built without symmetry
 
 
-def test_a_perpetual_draw_reads_no_end_and_keeps_a_null_distance_in_json(tmp_path: Path) -> None:
+def test_a_perpetual_draw_reads_so_and_keeps_a_null_distance_in_json(tmp_path: Path) -> None:
     # Rota's start is a draw by perpetual play (its positions repeat): there is no distance to an end
     db = tmp_path / "rota.db"
     built = run("build", "rota", db=db)
     assert built.exit_code == 0, built.output
-    assert "start is a draw (no end) (" in built.output
+    assert "start is a perpetual draw (" in built.output
     probe = run("probe", "rota", db=db).output
-    assert "......../.: x to move, draw (no end)" in probe and "in -" not in probe
-    assert run("best", "rota", db=db).output.startswith("0  draw (no end)  -> x......./.")
+    assert "......../.: x to move, perpetual draw" in probe and "in -" not in probe
+    assert run("best", "rota", db=db).output.startswith("0  perpetual draw  -> x......./.")
+    played = run("play", "rota", "--as", "second", input="quit\n", db=db).output
+    assert "perfect play: 0 (perpetual draw)\n" in played and "((" not in played and "))" not in played
     data = json.loads(run("probe", "rota", "--json", db=db).output)
     assert (data["outcome"], data["distance"]) == ("draw", None)
     assert {(m["outcome"], m["distance"]) for m in data["moves"]} == {("draw", None)}

@@ -69,7 +69,13 @@ def test_cli_build_on_cluster(cluster: distributed.LocalCluster, tmp_path: Path)
     runner = CliRunner()
     result = runner.invoke(app, ["build", "tictactoe", "--db", str(db)], env={"TABLEBASE_SCHEDULER": cluster.scheduler_address})
     assert result.exit_code == 0, result.output
-    assert f"on dask scheduler {cluster.scheduler_address} (2 workers connected), dashboard http" in result.output
+    assert f"tictactoe: on dask scheduler {cluster.scheduler_address} (2 workers connected), dashboard http" in result.output
+    # where the build ran is said on its own line, not counted as a phase of the summary
+    summary = result.stdout.strip().splitlines()[-1]
+    assert summary.startswith("tictactoe: 765 states") and "dask" not in summary
+    assert [part.split()[0] for part in summary.split(" s: ")[1].rstrip(")").split(" + ")] == [
+        "enumerate", "merge", "label", "pack", "analyze", "other",
+    ]
     assert "layer 9 enumerate" in result.output and "layer 0 label" in result.output
     # a cluster build is the out-of-core one, stored in the large builds' layout, whatever the size
     with tablebase.open(db) as tb:

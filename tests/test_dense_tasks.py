@@ -440,6 +440,25 @@ def test_cli_dense_build_on_local_workers(tmp_path: Path) -> None:
         assert a.verify("connect4-4-4").ok
 
 
+@pytest.mark.slow
+def test_cli_dense_build_of_several_variants_keeps_a_folder_each(tmp_path: Path) -> None:
+    # one command, several variants, one --build-dir: each variant's task files in DIR/VARIANT
+    db, folder = tmp_path / "two.db", tmp_path / "d"
+    result = invoke(
+        "build", "mnk-3-3-3", "mnk-4-3-3", "--storage", "dense", "--scheduler", "local:1", "--build-dir", str(folder),
+        "--db", str(db),
+    )
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in folder.iterdir()) == ["mnk-3-3-3", "mnk-4-3-3"]
+    for name, plies in (("mnk-3-3-3", 10), ("mnk-4-3-3", 13)):
+        manifest = read_manifest(folder / name / "manifest.json")
+        assert manifest is not None and manifest["game"] == name and len(manifest["labelled"]) == plies
+    with tablebase.open(db) as tb:
+        built = {i.name: (i.storage, i.outcome, i.distance) for i in tb.variants()}
+    # tic-tac-toe is a draw in 9; on 4x3 the first player wins in 7
+    assert built == {"mnk-3-3-3": ("dense", "draw", 9), "mnk-4-3-3": ("dense", "win", 7)}
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

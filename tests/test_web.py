@@ -151,11 +151,11 @@ def status_of(result: dict[str, Any]) -> str:
     return f"{result['to_move']} to move: {result['outcome']} in {result['distance']}"
 
 
-def test_a_perpetual_draw_reads_no_end_as_on_the_command_line(page: Any, api: TestClient) -> None:
+def test_a_perpetual_draw_reads_so_as_on_the_command_line(page: Any, api: TestClient) -> None:
     open_board(page, "rota")
     start = probe(api, "rota", shown_position(page))
     assert (start["outcome"], start["distance"]) == ("draw", None)
-    assert page.inner_text("#status") == "x to move: draw (no end)"
+    assert page.inner_text("#status") == "x to move: perpetual draw"
 
 
 def test_tictactoe_colours_values_undo_and_best_move(page: Any, api: TestClient) -> None:

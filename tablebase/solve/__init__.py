@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
@@ -43,6 +44,7 @@ __all__ = [
     "NO_DISTANCE",
     "OUTCOME_NAMES",
     "PlyCounts",
+    "Reached",
     "UNKNOWN",
     "WIN",
     "Progress",
@@ -51,6 +53,8 @@ __all__ = [
     "enumerate_arrays",
     "enumerate_states",
     "label",
+    "moves_start",
+    "reached",
     "solve",
 ]
 
@@ -210,17 +214,70 @@ class PlyCounts:
     terminal: int
 
 
+@dataclass(frozen=True, eq=False)
+class Reached:
+    """The positions the rules reach from the start of a game that some symmetry moves the start of,
+    each with the ply it is first reached at.
+
+    There the image of a reachable position need not be reachable, so a
+    symmetry class stands for those of its positions that are, not for its
+    whole orbit.
+    """
+
+    game: Game
+    plies: dict[int, int]
+
+    def _members(self, state: int) -> list[tuple[int, int]]:
+        """``(ply, position)`` of the reachable positions of the class of ``state``, first reached first."""
+        images = {self.game.transform(state, s) for s in range(self.game.num_symmetries)}
+        return sorted((self.plies[image], image) for image in images if image in self.plies)
+
+    def positions(self, state: int) -> int:
+        """How many positions of the class of ``state`` are reachable."""
+        return len(self._members(state))
+
+    def counts_class(self, state: int) -> bool:
+        """Whether ``state`` is the position that counts its class in a walk over every position: of the
+        class's reachable positions, the first reached (the smallest of those)."""
+        members = self._members(state)
+        return bool(members) and members[0][1] == state
+
+
+def moves_start(game: Game) -> bool:
+    """Whether some symmetry of ``game`` maps its start onto another position."""
+    start = game.initial_state()
+    return any(game.transform(start, s) != start for s in range(game.num_symmetries))
+
+
+@lru_cache(maxsize=8)
+def reached(game: Game) -> Reached | None:
+    """``None`` when every symmetry of ``game`` fixes its start: then every image of a reachable
+    position is reachable in as many moves, and a class stands for its whole orbit
+    (:meth:`~tablebase.games.base.Game.orbit_size`); else the positions the rules reach (a walk
+    over every position)."""
+    if not moves_start(game):
+        return None
+    walk = enumerate_states(game, symmetry=False)
+    return Reached(game, dict(zip((int(s) for s in walk.states), walk.ply.tolist())))
+
+
 def count(
     game: Game, symmetry: bool = True, progress: Progress | None = None, vector: bool | None = None
 ) -> list[PlyCounts]:
     """Per-ply counts of reachable positions and symmetry classes, without labelling or storing.
 
-    With ``symmetry`` the walk visits one state per class and counts the
-    positions as orbit sizes; without, it visits every position and counts
-    the classes as the states that are their own canonical form. Both give
-    the same table (a check of the symmetry code).
+    With ``symmetry`` the walk visits one state per class, counted at the
+    ply its class is first reached, and counts the positions as orbit sizes
+    (the reachable positions of the class when a symmetry moves the start:
+    :func:`reached`); without, it visits every position and counts a class
+    at the first of its positions reached. Both give the same table (a check
+    of the symmetry code) but for a cyclic game whose start a symmetry
+    moves, where positions of one class may be first reached at different
+    plies. The array kernels count (``vector``) only where every symmetry
+    fixes the start.
     """
-    use_vector = game.vector is not None if vector is None else vector
+    reach = reached(game)
+    use_vector = (game.vector is not None if vector is None else vector) and reach is None
     if use_vector:
         from tablebase.solve.vector import count_layers
 
@@ -233,10 +290,12 @@ def count(
     plies = int(solution.ply.max()) + 1
     states = solution.states
     if symmetry:
-        positions = np.bincount(solution.ply, weights=[game.orbit_size(s) for s in states], minlength=plies)
+        orbits = [game.orbit_size(s) if reach is None else reach.positions(s) for s in states]
+        positions = np.bincount(solution.ply, weights=orbits, minlength=plies)
         classes = np.bincount(solution.ply, minlength=plies)
     else:
+        counted = [game.canonical(s)[0] == s if reach is None else reach.counts_class(s) for s in states]
         positions = np.bincount(solution.ply, minlength=plies)
-        classes = np.bincount(solution.ply, weights=[game.canonical(s)[0] == s for s in states], minlength=plies)
+        classes = np.bincount(solution.ply, weights=counted, minlength=plies)
     terminal = np.bincount(solution.ply[solution.terminal != UNKNOWN], minlength=plies)
     return [PlyCounts(p, int(positions[p]), int(classes[p]), int(terminal[p])) for p in range(plies)]

@@ -44,6 +44,7 @@ import numpy as np
 
 from tablebase.errors import BuildError
 from tablebase.games.common.kernels import DRAW, LOSS, UNKNOWN, WIN, VectorKernels
+from tablebase.progress import report_where
 from tablebase.solve.executor import Executor, executor_for
 from tablebase.solve.retrograde import OUTCOME_NAMES, sorted_unique
 
@@ -610,8 +611,8 @@ def solve_chunked(
         if manifest is None:
             manifest = Manifest(game=game.name, symmetry=symmetry)
         job = Job(game.name, symmetry, bdir.location, os.urandom(8).hex())
-        if scheduler and progress is not None:
-            progress(f"on {executor.description}", 0, None)
+        if scheduler:
+            report_where(progress, executor.description)
         t0 = time.perf_counter()
         if not manifest.layers:
             start = _canon(kernels, np.array([game.initial_state()], dtype=np.uint64), symmetry)

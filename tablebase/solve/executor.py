@@ -124,8 +124,9 @@ class DaskExecutor(Executor):
                 self.cluster.close()
             raise BuildError(f"cannot reach the dask scheduler {scheduler[:80]!r}: {exc}") from exc
         info = self.client.scheduler_info()
+        workers = len(info.get("workers", {}))
         self.description = (
-            f"dask scheduler {info['address']} ({len(info.get('workers', {}))} workers connected),"
+            f"dask scheduler {info['address']} ({workers} worker{'' if workers == 1 else 's'} connected),"
             f" dashboard {self.client.dashboard_link}"
         )
 

@@ -80,6 +80,7 @@ class State(Base):
     terminal: Mapped[bool] = mapped_column(Boolean)
     outcome: Mapped[str] = mapped_column(String)
     distance: Mapped[Optional[int]] = mapped_column(Integer, nullable=True)
+    #: The reachable positions the state stands for: its orbit, unless a symmetry moves the start.
     orbit: Mapped[int] = mapped_column(Integer, default=1)
     representative: Mapped[bool] = mapped_column(Boolean, default=True)
 

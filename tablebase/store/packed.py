@@ -626,7 +626,7 @@ def block_rows(
 
 def ply_tally(layers: Layers) -> PlyTally:
     """The per-ply counts of ``layers``: from the out-of-core build's manifest when it has one, else from the rules."""
-    from tablebase.store.writer import OUTCOME_LABELS, PlyTally
+    from tablebase.store.writer import OUTCOME_LABELS, PlyTally, class_columns
 
     tally = PlyTally(layers.symmetry)
     game = layers.game
@@ -644,14 +644,10 @@ def ply_tally(layers: Layers) -> PlyTally:
             continue
         states = np.asarray(layers.states(d), dtype=np.uint64)
         if kernels is not None:
-            orbit = kernels.orbit_sizes(states)
             terminal = kernels.outcome(states) != 0
-            representative = None if layers.symmetry else kernels.canonical(states) == states
         else:
-            values = [int(s) for s in states]
-            orbit = np.array([game.orbit_size(s) for s in values], dtype=np.int64)
-            terminal = np.array([game.outcome(s) is not None for s in values], dtype=bool)
-            representative = None if layers.symmetry else np.array([game.canonical(s)[0] == s for s in values])
+            terminal = np.array([game.outcome(int(s)) is not None for s in states], dtype=bool)
+        orbit, representative = class_columns(game, states, layers.symmetry)
         tally.add(np.full(states.size, d), orbit, representative, outcome, terminal)
     return tally
 

@@ -30,7 +30,7 @@ from sqlalchemy.engine import Engine
 
 from tablebase.outcome import NAMES, NO_DISTANCE, Code
 from tablebase.progress import Progress
-from tablebase.solve import Solution
+from tablebase.solve import Solution, reached
 from tablebase.store import bulk
 from tablebase.version import installed_version
 
@@ -52,6 +52,28 @@ def move_labels(game: Any, moves: np.ndarray) -> tuple[np.ndarray, list[str]]:
     return inverse.reshape(-1), [game.format_move(int(c)) for c in present]
 
 
+def class_columns(
+    game: Any, states: list[int] | np.ndarray, symmetry: bool
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """``(orbit, representative)`` of stored states: how many reachable positions each stands for (its
+    orbit size, unless a symmetry moves the start: :func:`tablebase.solve.reached`) and, without
+    symmetry reduction, whether each is the one position that counts its class (``None`` with it)."""
+    kernels = game.vector
+    reach = reached(game)
+    if reach is not None:
+        values = [int(s) for s in states]
+        orbit = np.array([reach.positions(s) for s in values], dtype=np.int64)
+        representative = None if symmetry else np.array([reach.counts_class(s) for s in values], dtype=bool)
+    elif kernels is not None and isinstance(states, np.ndarray):
+        orbit = kernels.orbit_sizes(states)
+        representative = None if symmetry else kernels.canonical(states) == states
+    else:
+        values = [int(s) for s in states]
+        orbit = np.array([game.orbit_size(s) for s in values], dtype=np.int64)
+        representative = None if symmetry else np.array([game.canonical(s)[0] == s for s in values], dtype=bool)
+    return orbit, representative
+
+
 def state_columns(
     game: Any,
     states: list[int] | np.ndarray,
@@ -70,17 +92,14 @@ def state_columns(
     if kernels is not None and isinstance(states, np.ndarray):
         keys = bulk.Texts(kernels.key_bytes(states))
         sides = kernels.to_move(states)
-        orbit = kernels.orbit_sizes(states)
         if terminal is None:
             terminal = kernels.outcome(states)
-        representative = None if symmetry else kernels.canonical(states) == states
     else:
         keys = bulk.Texts([game.format_position(s) for s in states])
         sides = [game.to_move(s) for s in states]
-        orbit = np.array([game.orbit_size(s) for s in states], dtype=np.int64)
         if terminal is None:
             terminal = np.array([game.outcome(s) is not None for s in states])
-        representative = None if symmetry else np.array([game.canonical(s)[0] == s for s in states], dtype=bool)
+    orbit, representative = class_columns(game, states, symmetry)
     outcome = np.asarray(outcome)
     if outcome.size and (int(outcome.min()) < 1 or int(outcome.max()) >= len(OUTCOME_LABELS)):
         raise ValueError(f"{game.name}: states without an outcome cannot be stored")

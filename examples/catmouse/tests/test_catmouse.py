@@ -165,7 +165,7 @@ def test_the_wheels_counts_are_the_same_with_and_without_its_mirror() -> None:
 def test_the_command_line_probes_and_plays_a_line(db: Path) -> None:
     probe = cli("probe", "catmouse", "--db", str(db))
     assert probe.returncode == 0, probe.stderr
-    assert ".mc... mouse: mouse to move, draw (no end)" in probe.stdout
+    assert ".mc... mouse: mouse to move, perpetual draw" in probe.stdout
     data = json.loads(cli("probe", "catmouse", "--json", "--db", str(db)).stdout)
     assert (data["outcome"], data["distance"], data["to_move"]) == ("draw", None, "mouse")
     line = cli("line", "catmouse", "--db", str(db)).stdout

@@ -80,10 +80,10 @@ function splitMove(move) {
 
 const startsWith = (cells, prefix) => prefix.every((c, i) => cells[i] === c);
 
-// A draw without a distance (perpetual play) reads "draw (no end)" in a sentence, as on the command line.
+// A draw without a distance (perpetual play) reads "perpetual draw" in a sentence, as on the command line.
 function valueText(outcome, distance, joint = " ") {
   if (!outcome) return "?";
-  if (distance === null) return outcome === "draw" && joint === " in " ? "draw (no end)" : outcome;
+  if (distance === null) return outcome === "draw" && joint === " in " ? "perpetual draw" : outcome;
   return `${outcome}${joint}${distance}`;
 }
 
