@@ -21,6 +21,10 @@ move, ``mask``: every disc). What it adds to the scorer of
 - **Enhanced transposition cut-offs.** Early in the game, each child's entry
   is read before any child is searched: a child known to be good enough
   ends the node at once.
+- **Siblings' scores first.** The first window of a position scored right
+  after a sibling (the same discs but the opponent's last, in another column:
+  the columns of one position, asked one after another) tests the sibling's
+  score, which is often the position's own or next to it.
 - **Mirrored keys.** A position and its mirror image share one entry.
 - **One table, several threads.** The threads of :class:`Prover` search the
   same window at once, sharing the table; all but the first jitter their
@@ -591,6 +595,7 @@ class Prover(ScoreSearch):
         self.evens = np.uint64(bottom * sum(1 << r for r in range(1, rows, 2)))
         self.edges = edge_masks(columns, rows)
         self.nodes = 0
+        self._last: tuple[int, int, int] | None = None  # the mover's discs, every disc and score of the last position scored
         self._stats = [np.array([0, 0, 0, 0x9E3779B97F4A7C15 >> 1 ^ i, 0], np.int64) for i in range(threads)]
         self._kids = [np.zeros((columns * rows + 2, columns, 5), np.int64) for _ in range(threads)]
 
@@ -632,8 +637,11 @@ class Prover(ScoreSearch):
         lo, hi = -((cells - moves) // 2), (cells + 1 - moves) // 2
         left = budget if budget is not None else 1 << 62
         guess = 0 if lo <= 0 <= hi else int((lo + hi) / 2)
+        last = self._last
+        if last is not None and last[0] == cur_int and last[1].bit_count() == moves and (last[1] ^ mask_int).bit_count() == 2:
+            guess = last[2]  # a sibling's score: siblings' scores are often close
         while lo < hi:
-            window = max(guess, lo + 1)
+            window = min(max(guess, lo + 1), hi)
             before = self.nodes
             r = self._search(cur, mask, moves, window - 1, window, left)
             left -= self.nodes - before
@@ -644,6 +652,7 @@ class Prover(ScoreSearch):
             else:
                 lo = r
             guess = r
+        self._last = (cur_int, mask_int, lo)
         return lo
 
     def __len__(self) -> int:
