@@ -43,6 +43,9 @@ EMPTY_7X6_COLUMNS = {
     ("name", "plies", "entries", "threads"),
     [("connect4-4-4", (0, 12), 1 << 16, 2), ("connect4-5-4", (8, 14), 1 << 16, 2),
      ("connect4-4-5", (7, 14), 1 << 16, 1), ("connect4-4-6", (10, 16), 1 << 16, 2),
+     # odd heights: the follow-up bound for either player (odd and even cell counts)
+     ("connect4-5-5", (11, 17), 1 << 16, 1), ("connect4-6-5", (16, 22), 1 << 16, 1),
+     ("connect4-4-7", (14, 20), 1 << 16, 1),
      # the smallest table: entries replaced all the time, never a wrong hit
      ("connect4-4-4", (2, 10), 1, 2)],
 )

@@ -119,13 +119,13 @@ def _narrow(alpha: int, beta: int, cells: int, moves: int) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def _evens_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, evens: Any) -> int:
+def _evens_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, claims: Any) -> int:
     """An upper bound on the score of the first player to move (an even number of discs, an
     even number of rows) from the second player claiming every even cell not playable now;
     ``_INF`` when the strategy proves nothing."""
     opp = cur ^ mask
     playable = mask + bottom
-    theirs = opp | (evens & ~cur & ~playable)
+    theirs = opp | (claims & ~cur & ~playable)
     mine = board & ~theirs
     if _four(mine, np.uint64(1)):
         return _INF
@@ -156,6 +156,20 @@ def _evens_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, evens: An
             if losses & (headers >> np.uint64(2 * row - 1)):
                 return -row
     return -1
+
+
+@njit(cache=True)
+def _follow_up_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, claims: Any) -> int:
+    """An upper bound on the score of the player to move with an even number of empty cells, from
+    the other player answering each move on top of it (a move into a column with an odd number of
+    empty cells: in another such column), which gives that player every cell of ``claims`` not
+    playable now: 0 when the mover has no four without those cells, -1 (a loss on the last ply at
+    the latest) when the other player also has a four with them; ``_INF`` when it proves nothing."""
+    playable = (mask + bottom) & board
+    theirs = (cur ^ mask) | (claims & ~mask & ~playable)
+    if _has_four(board & ~theirs, h):
+        return _INF
+    return -1 if _has_four(theirs, h) else 0
 
 
 @njit(cache=True, inline="always")
@@ -293,7 +307,7 @@ def _store(table: np.ndarray, key: Any, kind: int, score: int, move: int, nodes:
 
 @njit(cache=True)
 def _static(
-    cur: Any, mask: Any, moves: int, alpha: int, beta: int, w: int, h: int, bottom: Any, board: Any, evens: Any,
+    cur: Any, mask: Any, moves: int, alpha: int, beta: int, w: int, h: int, bottom: Any, board: Any, claims: Any,
     edges: np.ndarray, table: np.ndarray,
 ) -> tuple[int, bool, Any, Any, int]:
     """Follow a position (whose mover cannot win at once) down its forced moves: ``(score, True, ...)``
@@ -329,8 +343,11 @@ def _static(
             alpha, beta = -beta, -alpha
             sign = -sign
             continue
-        if h % 2 == 0 and moves % 2 == 0:
-            bound = _evens_bound(cur, mask, h, bottom, board, evens)
+        if (cells - moves) % 2 == 0:
+            if h % 2 == 0:
+                bound = _evens_bound(cur, mask, h, bottom, board, claims)
+            else:
+                bound = _follow_up_bound(cur, mask, h, bottom, board, claims)
             if bound < beta:
                 beta = bound
                 if alpha >= beta:
@@ -361,7 +378,7 @@ def _static(
 @njit(cache=True)
 def _negamax(
     cur: Any, mask: Any, moves: int, alpha: int, beta: int, jitter: int, w: int, h: int, bottom: Any, board: Any,
-    evens: Any, edges: np.ndarray, table: np.ndarray, stats: np.ndarray, shared: np.ndarray, kids: np.ndarray,
+    claims: Any, edges: np.ndarray, table: np.ndarray, stats: np.ndarray, shared: np.ndarray, kids: np.ndarray,
 ) -> int:
     """Fail-soft score of a position with a choice of moves (no immediate win, no forced move)."""
     stats[0] += 1
@@ -389,7 +406,7 @@ def _negamax(
         move = nonlosing & (column << np.uint64(c * (h + 1)))
         if not move:
             continue
-        s, settled, ccur, cmask, cmoves = _static(opp, mask | move, moves + 1, -beta, -alpha, w, h, bottom, board, evens, edges, table)
+        s, settled, ccur, cmask, cmoves = _static(opp, mask | move, moves + 1, -beta, -alpha, w, h, bottom, board, claims, edges, table)
         if s != _INF:
             if -s > value:
                 value = -s
@@ -474,9 +491,9 @@ def _negamax(
         cmask = np.uint64(row[i, 1])
         cmoves = int(row[i, 2])
         if (cmoves - moves) % 2 == 0:
-            r = _negamax(ccur, cmask, cmoves, alpha, beta, child_jitter, w, h, bottom, board, evens, edges, table, stats, shared, kids)
+            r = _negamax(ccur, cmask, cmoves, alpha, beta, child_jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids)
         else:
-            r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, child_jitter, w, h, bottom, board, evens, edges, table, stats, shared, kids)
+            r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, child_jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids)
         if stats[2]:
             return 0
         if r > best:
@@ -500,17 +517,17 @@ def _negamax(
 @njit(cache=True, nogil=True)
 def _window(
     cur: Any, mask: Any, moves: int, alpha: int, beta: int, jitter: int, w: int, h: int, bottom: Any, board: Any,
-    evens: Any, edges: np.ndarray, table: np.ndarray, stats: np.ndarray, shared: np.ndarray, kids: np.ndarray,
+    claims: Any, edges: np.ndarray, table: np.ndarray, stats: np.ndarray, shared: np.ndarray, kids: np.ndarray,
 ) -> int:
     """Fail-soft score within ``(alpha, beta)`` of a position whose mover cannot win at once;
     sets ``shared[0]`` when done so the other threads stop."""
-    s, settled, ccur, cmask, cmoves = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, evens, edges, table)
+    s, settled, ccur, cmask, cmoves = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, claims, edges, table)
     if settled:
         r = s
     elif (cmoves - moves) % 2 == 0:
-        r = _negamax(ccur, cmask, cmoves, alpha, beta, jitter, w, h, bottom, board, evens, edges, table, stats, shared, kids)
+        r = _negamax(ccur, cmask, cmoves, alpha, beta, jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids)
     else:
-        r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, jitter, w, h, bottom, board, evens, edges, table, stats, shared, kids)
+        r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids)
     if not stats[2]:
         shared[0] = 1
     return r
@@ -592,7 +609,7 @@ class Prover(ScoreSearch):
         bottom = sum(1 << c * (rows + 1) for c in range(columns))
         self.bottom = np.uint64(bottom)
         self.board = np.uint64(bottom * ((1 << rows) - 1))
-        self.evens = np.uint64(bottom * sum(1 << r for r in range(1, rows, 2)))
+        self.claims = np.uint64(bottom * sum(1 << r for r in range(rows - 1, -1, -2)))
         self.edges = edge_masks(columns, rows)
         self.nodes = 0
         self._last: tuple[int, int, int] | None = None  # the mover's discs, every disc and score of the last position scored
@@ -604,7 +621,7 @@ class Prover(ScoreSearch):
         shared = np.zeros(1, np.int64)
         results: list[int | None] = [None] * self.threads
         per_thread = max(budget // self.threads, 1)
-        args = (self.columns, self.rows, self.bottom, self.board, self.evens, self.edges, self.table)
+        args = (self.columns, self.rows, self.bottom, self.board, self.claims, self.edges, self.table)
 
         def run(i: int) -> None:
             stats = self._stats[i]
