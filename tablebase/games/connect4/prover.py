@@ -163,13 +163,23 @@ def _follow_up_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, claim
     """An upper bound on the score of the player to move with an even number of empty cells, from
     the other player answering each move on top of it (a move into a column with an odd number of
     empty cells: in another such column), which gives that player every cell of ``claims`` not
-    playable now: 0 when the mover has no four without those cells, -1 (a loss on the last ply at
-    the latest) when the other player also has a four with them; ``_INF`` when it proves nothing."""
+    playable now: 0 when the mover has no four without those cells; when the other player has a
+    four with them, a loss no later than the cells above its top cell allow (they fill after it);
+    ``_INF`` when it proves nothing."""
     playable = (mask + bottom) & board
     theirs = (cur ^ mask) | (claims & ~mask & ~playable)
     if _has_four(board & ~theirs, h):
         return _INF
-    return -1 if _has_four(theirs, h) else 0
+    sh = np.uint64(h)
+    tops = _four(theirs, np.uint64(1)) | _four(theirs, sh + np.uint64(1)) | _four(theirs, sh + np.uint64(2))
+    tops |= _four(theirs, sh) >> (np.uint64(3) * sh)
+    if not tops:
+        return 0
+    row = 0
+    while not (tops & (bottom << np.uint64(row))):
+        row += 1
+    above = h - 1 - row  # empty when the four is made: the loss comes that many plies before the end, or one more
+    return -(1 + (above + above % 2) // 2)
 
 
 @njit(cache=True, inline="always")
