@@ -23,7 +23,8 @@ from tablebase.games.connect4.bits import has_four, to_bitboards  # noqa: E402
 from tablebase.games.connect4.prover import Prover, _dead, edge_masks  # noqa: E402
 from tablebase.games.connect4.search import Solver  # noqa: E402
 from playouts import random_position  # noqa: E402
-from test_connect4_jit import assert_scores_match_minimax, late_position  # noqa: E402
+from test_connect4 import columns_of  # noqa: E402
+from test_connect4_jit import assert_scores_match_minimax, late_position, pons_score  # noqa: E402
 
 runner = CliRunner()
 
@@ -42,12 +43,31 @@ EMPTY_7X6_COLUMNS = {
     ("name", "plies", "entries", "threads"),
     [("connect4-4-4", (0, 12), 1 << 16, 2), ("connect4-5-4", (8, 14), 1 << 16, 2),
      ("connect4-4-5", (7, 14), 1 << 16, 1), ("connect4-4-6", (10, 16), 1 << 16, 2),
+     # odd heights: the follow-up bound for either player (odd and even cell counts)
+     ("connect4-5-5", (11, 17), 1 << 16, 1), ("connect4-6-5", (16, 22), 1 << 16, 1),
+     ("connect4-4-7", (14, 20), 1 << 16, 1),
      # the smallest table: entries replaced all the time, never a wrong hit
      ("connect4-4-4", (2, 10), 1, 2)],
 )
 def test_scores_agree_with_plain_minimax(name: str, plies: tuple[int, int], entries: int, threads: int) -> None:
     game = get(name)
     assert_scores_match_minimax(Prover(game.columns, game.rows, entries, threads=threads).score, name, plies, 20, 11)
+
+
+@pytest.mark.parametrize(("name", "plies"), [("connect4-5-4", (0, 8)), ("connect4-4-5", (2, 9)), ("connect4-4-6", (6, 12))])
+def test_siblings_scored_in_a_row_agree_with_plain_minimax(name: str, plies: tuple[int, int]) -> None:
+    """Every child of a position, one after another in one prover (each first window at the
+    score of the sibling before it), and the position itself, as plain minimax scores them."""
+    game = get(name)
+    prover = Prover(game.columns, game.rows, 1 << 16, threads=1)
+    rng = random.Random(31)
+    for _ in range(6):
+        state = random_position(game, rng.randint(*plies), rng)
+        for _move, child in game.children(state):
+            if game.outcome(child) is None:
+                expected = pons_score(columns_of(game.format_position(child)), game.rows)
+                assert prover.score(child) == expected, game.format_position(child)
+        assert prover.score(state) == pons_score(columns_of(game.format_position(state)), game.rows)
 
 
 def test_scores_agree_with_the_single_threaded_scorer_on_7x6() -> None:

@@ -21,6 +21,10 @@ move, ``mask``: every disc). What it adds to the scorer of
 - **Enhanced transposition cut-offs.** Early in the game, each child's entry
   is read before any child is searched: a child known to be good enough
   ends the node at once.
+- **Siblings' scores first.** The first window of a position scored right
+  after a sibling (the same discs but the opponent's last, in another column:
+  the columns of one position, asked one after another) tests the sibling's
+  score, which is often the position's own or next to it.
 - **Mirrored keys.** A position and its mirror image share one entry.
 - **One table, several threads.** The threads of :class:`Prover` search the
   same window at once, sharing the table; all but the first jitter their
@@ -115,13 +119,13 @@ def _narrow(alpha: int, beta: int, cells: int, moves: int) -> tuple[int, int]:
 
 
 @njit(cache=True)
-def _evens_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, evens: Any) -> int:
+def _evens_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, claims: Any) -> int:
     """An upper bound on the score of the first player to move (an even number of discs, an
     even number of rows) from the second player claiming every even cell not playable now;
     ``_INF`` when the strategy proves nothing."""
     opp = cur ^ mask
     playable = mask + bottom
-    theirs = opp | (evens & ~cur & ~playable)
+    theirs = opp | (claims & ~cur & ~playable)
     mine = board & ~theirs
     if _four(mine, np.uint64(1)):
         return _INF
@@ -152,6 +156,30 @@ def _evens_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, evens: An
             if losses & (headers >> np.uint64(2 * row - 1)):
                 return -row
     return -1
+
+
+@njit(cache=True)
+def _follow_up_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, claims: Any) -> int:
+    """An upper bound on the score of the player to move with an even number of empty cells, from
+    the other player answering each move on top of it (a move into a column with an odd number of
+    empty cells: in another such column), which gives that player every cell of ``claims`` not
+    playable now: 0 when the mover has no four without those cells; when the other player has a
+    four with them, a loss no later than the cells above its top cell allow (they fill after it);
+    ``_INF`` when it proves nothing."""
+    playable = (mask + bottom) & board
+    theirs = (cur ^ mask) | (claims & ~mask & ~playable)
+    if _has_four(board & ~theirs, h):
+        return _INF
+    sh = np.uint64(h)
+    tops = _four(theirs, np.uint64(1)) | _four(theirs, sh + np.uint64(1)) | _four(theirs, sh + np.uint64(2))
+    tops |= _four(theirs, sh) >> (np.uint64(3) * sh)
+    if not tops:
+        return 0
+    row = 0
+    while not (tops & (bottom << np.uint64(row))):
+        row += 1
+    above = h - 1 - row  # empty when the four is made: the loss comes that many plies before the end, or one more
+    return -(1 + (above + above % 2) // 2)
 
 
 @njit(cache=True, inline="always")
@@ -289,7 +317,7 @@ def _store(table: np.ndarray, key: Any, kind: int, score: int, move: int, nodes:
 
 @njit(cache=True)
 def _static(
-    cur: Any, mask: Any, moves: int, alpha: int, beta: int, w: int, h: int, bottom: Any, board: Any, evens: Any,
+    cur: Any, mask: Any, moves: int, alpha: int, beta: int, w: int, h: int, bottom: Any, board: Any, claims: Any,
     edges: np.ndarray, table: np.ndarray,
 ) -> tuple[int, bool, Any, Any, int]:
     """Follow a position (whose mover cannot win at once) down its forced moves: ``(score, True, ...)``
@@ -325,8 +353,11 @@ def _static(
             alpha, beta = -beta, -alpha
             sign = -sign
             continue
-        if h % 2 == 0 and moves % 2 == 0:
-            bound = _evens_bound(cur, mask, h, bottom, board, evens)
+        if (cells - moves) % 2 == 0:
+            if h % 2 == 0:
+                bound = _evens_bound(cur, mask, h, bottom, board, claims)
+            else:
+                bound = _follow_up_bound(cur, mask, h, bottom, board, claims)
             if bound < beta:
                 beta = bound
                 if alpha >= beta:
@@ -357,7 +388,7 @@ def _static(
 @njit(cache=True)
 def _negamax(
     cur: Any, mask: Any, moves: int, alpha: int, beta: int, jitter: int, w: int, h: int, bottom: Any, board: Any,
-    evens: Any, edges: np.ndarray, table: np.ndarray, stats: np.ndarray, shared: np.ndarray, kids: np.ndarray,
+    claims: Any, edges: np.ndarray, table: np.ndarray, stats: np.ndarray, shared: np.ndarray, kids: np.ndarray,
 ) -> int:
     """Fail-soft score of a position with a choice of moves (no immediate win, no forced move)."""
     stats[0] += 1
@@ -385,7 +416,7 @@ def _negamax(
         move = nonlosing & (column << np.uint64(c * (h + 1)))
         if not move:
             continue
-        s, settled, ccur, cmask, cmoves = _static(opp, mask | move, moves + 1, -beta, -alpha, w, h, bottom, board, evens, edges, table)
+        s, settled, ccur, cmask, cmoves = _static(opp, mask | move, moves + 1, -beta, -alpha, w, h, bottom, board, claims, edges, table)
         if s != _INF:
             if -s > value:
                 value = -s
@@ -470,9 +501,9 @@ def _negamax(
         cmask = np.uint64(row[i, 1])
         cmoves = int(row[i, 2])
         if (cmoves - moves) % 2 == 0:
-            r = _negamax(ccur, cmask, cmoves, alpha, beta, child_jitter, w, h, bottom, board, evens, edges, table, stats, shared, kids)
+            r = _negamax(ccur, cmask, cmoves, alpha, beta, child_jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids)
         else:
-            r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, child_jitter, w, h, bottom, board, evens, edges, table, stats, shared, kids)
+            r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, child_jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids)
         if stats[2]:
             return 0
         if r > best:
@@ -496,17 +527,17 @@ def _negamax(
 @njit(cache=True, nogil=True)
 def _window(
     cur: Any, mask: Any, moves: int, alpha: int, beta: int, jitter: int, w: int, h: int, bottom: Any, board: Any,
-    evens: Any, edges: np.ndarray, table: np.ndarray, stats: np.ndarray, shared: np.ndarray, kids: np.ndarray,
+    claims: Any, edges: np.ndarray, table: np.ndarray, stats: np.ndarray, shared: np.ndarray, kids: np.ndarray,
 ) -> int:
     """Fail-soft score within ``(alpha, beta)`` of a position whose mover cannot win at once;
     sets ``shared[0]`` when done so the other threads stop."""
-    s, settled, ccur, cmask, cmoves = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, evens, edges, table)
+    s, settled, ccur, cmask, cmoves = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, claims, edges, table)
     if settled:
         r = s
     elif (cmoves - moves) % 2 == 0:
-        r = _negamax(ccur, cmask, cmoves, alpha, beta, jitter, w, h, bottom, board, evens, edges, table, stats, shared, kids)
+        r = _negamax(ccur, cmask, cmoves, alpha, beta, jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids)
     else:
-        r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, jitter, w, h, bottom, board, evens, edges, table, stats, shared, kids)
+        r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids)
     if not stats[2]:
         shared[0] = 1
     return r
@@ -588,9 +619,10 @@ class Prover(ScoreSearch):
         bottom = sum(1 << c * (rows + 1) for c in range(columns))
         self.bottom = np.uint64(bottom)
         self.board = np.uint64(bottom * ((1 << rows) - 1))
-        self.evens = np.uint64(bottom * sum(1 << r for r in range(1, rows, 2)))
+        self.claims = np.uint64(bottom * sum(1 << r for r in range(rows - 1, -1, -2)))
         self.edges = edge_masks(columns, rows)
         self.nodes = 0
+        self._last: tuple[int, int, int] | None = None  # the mover's discs, every disc and score of the last position scored
         self._stats = [np.array([0, 0, 0, 0x9E3779B97F4A7C15 >> 1 ^ i, 0], np.int64) for i in range(threads)]
         self._kids = [np.zeros((columns * rows + 2, columns, 5), np.int64) for _ in range(threads)]
 
@@ -599,7 +631,7 @@ class Prover(ScoreSearch):
         shared = np.zeros(1, np.int64)
         results: list[int | None] = [None] * self.threads
         per_thread = max(budget // self.threads, 1)
-        args = (self.columns, self.rows, self.bottom, self.board, self.evens, self.edges, self.table)
+        args = (self.columns, self.rows, self.bottom, self.board, self.claims, self.edges, self.table)
 
         def run(i: int) -> None:
             stats = self._stats[i]
@@ -632,8 +664,11 @@ class Prover(ScoreSearch):
         lo, hi = -((cells - moves) // 2), (cells + 1 - moves) // 2
         left = budget if budget is not None else 1 << 62
         guess = 0 if lo <= 0 <= hi else int((lo + hi) / 2)
+        last = self._last
+        if last is not None and last[0] == cur_int and last[1].bit_count() == moves and (last[1] ^ mask_int).bit_count() == 2:
+            guess = last[2]  # a sibling's score: siblings' scores are often close
         while lo < hi:
-            window = max(guess, lo + 1)
+            window = min(max(guess, lo + 1), hi)
             before = self.nodes
             r = self._search(cur, mask, moves, window - 1, window, left)
             left -= self.nodes - before
@@ -644,6 +679,7 @@ class Prover(ScoreSearch):
             else:
                 lo = r
             guess = r
+        self._last = (cur_int, mask_int, lo)
         return lo
 
     def __len__(self) -> int:
