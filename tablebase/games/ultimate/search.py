@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.solve.search.base import INF, M, settle, shift, unshift
+from tablebase.scores import INF, M, settle, shift, unshift
 
 _LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100)
 LINE = np.array([any(b & ln == ln for ln in _LINES) for b in range(512)], dtype=np.bool_)
@@ -423,7 +423,7 @@ def _undo(xf: np.ndarray, of: np.ndarray, m: int, mover: int) -> None:
         of[m // 9] ^= 1 << (m % 9)
 
 
-#: The fail-soft result of a node (:func:`tablebase.solve.search.base.settle`), compiled.
+#: The fail-soft result of a node (:func:`tablebase.scores.settle`), compiled.
 _settle = njit(cache=True, inline="always")(settle)
 
 
@@ -602,7 +602,7 @@ def _search(
         mode = NEXT
 
 
-#: Distance scores as in :mod:`tablebase.solve.search` (:data:`~tablebase.solve.search.base.M`).
+#: Distance scores as in :mod:`tablebase.solve.search` (:data:`tablebase.scores.M`).
 DIST_ABORT = 1 << 40
 
 
@@ -614,7 +614,7 @@ def _dget(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> tupl
     return True, vals[at, 0], vals[at, 1], vals[at, 2]
 
 
-#: A child's score one ply earlier, and back (:func:`tablebase.solve.search.base.shift`), compiled.
+#: A child's score one ply earlier, and back (:func:`tablebase.scores.shift`), compiled.
 _shift = njit(cache=True, inline="always")(shift)
 _unshift = njit(cache=True, inline="always")(unshift)
 
