@@ -140,6 +140,22 @@ def _parity(lo: int, hi: int) -> tuple[int, int]:
 
 
 @njit(cache=True, inline="always")
+def _narrowed(
+    dkeys: np.ndarray, dvals: np.ndarray, w0: int, w1: int, w2: int, lo: int, hi: int
+) -> tuple[int, int, int, bool]:
+    """Bounds ``lo..hi`` on a distance score narrowed by the distance table's entry of a state and by
+    parity: ``(lo, hi, the entry's best move index or -1, whether the entry holds them already)``."""
+    found, elo, ehi, best_index = _dget(dkeys, dvals, w0, w1, w2)
+    if found:
+        if elo > lo:
+            lo = elo
+        if ehi < hi:
+            hi = ehi
+    lo, hi = _parity(lo, hi)
+    return lo, hi, best_index, found and elo == ehi
+
+
+@njit(cache=True, inline="always")
 def _outcome_bounds(
     keys: np.ndarray, vals: np.ndarray, xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int,
     w0: int, w1: int, w2: int, alpha: int, beta: int,
@@ -192,16 +208,7 @@ def _distance_bounds(
             hi = 0
     elif hi > M - (2 * need_me - 1):
         hi = M - (2 * need_me - 1)
-    best_index = -1
-    found, elo, ehi, eb = _dget(dkeys, dvals, w0, w1, w2)
-    if found:
-        if elo > lo:
-            lo = elo
-        if ehi < hi:
-            hi = ehi
-        best_index = eb
-    lo, hi = _parity(lo, hi)
-    return lo, hi, best_index, found and elo == ehi
+    return _narrowed(dkeys, dvals, w0, w1, w2, lo, hi)
 
 
 @njit(cache=True, inline="always")
@@ -382,13 +389,7 @@ def _walk(
                                     clo = 0 if vals[e, 0] == 0 else 1
                                 if vals[e, 1] <= 0:
                                     chi = 0 if vals[e, 1] == 0 else -1
-                            cf, cl, ch, cb = _dget(own_keys, own_vals, a0, a1, a2)
-                            if cf:
-                                if cl > clo:
-                                    clo = cl
-                                if ch < chi:
-                                    chi = ch
-                            clo, chi = _parity(clo, chi)
+                            clo, chi, _, _ = _narrowed(own_keys, own_vals, a0, a1, a2, clo, chi)
                             if i == best_index:
                                 chi = -3 * M + 1
                             key[i] = (((chi + 4 * M) * (1 << 23) + (clo + 2 * M)) * 128 + replies) * 128 + i

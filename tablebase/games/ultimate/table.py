@@ -48,23 +48,38 @@ def _get(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> int:
     return int((vals[at, 0] + 1) * 1024 + (vals[at, 1] + 1) * 256 + vals[at, 2] + 1)
 
 
-@njit(cache=True)
-def _store(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: int, hi: int, best: int) -> None:
+@njit(cache=True, inline="always")
+def _put(
+    keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, a: int, b: int, c: int, least_work: bool
+) -> None:
+    """Write the entry ``(a, b, c)`` of a state: in its slot, else in the first free slot it probes;
+    when every probed slot is taken, over the first one's entry (``least_work``: over the one of
+    least work, ``vals[:, 2]``)."""
     mask = keys.shape[0] - 1
-    first = _slot(w0, w1, w2, mask)
-    i = first
+    i = _slot(w0, w1, w2, mask)
+    victim = i
+    least = vals[i, 2]
     for _ in range(PROBES):
         if keys[i, 2] == EMPTY or (keys[i, 2] == (w2 | USED) and keys[i, 0] == w0 and keys[i, 1] == w1):
             break
+        if least_work and vals[i, 2] < least:
+            least = vals[i, 2]
+            victim = i
         i = (i + 1) & mask
     else:
-        i = first  # every slot taken: forget the first one's entry
+        i = victim
     keys[i, 0] = w0
     keys[i, 1] = w1
     keys[i, 2] = w2 | USED
-    vals[i, 0] = lo
-    vals[i, 1] = hi
-    vals[i, 2] = best
+    vals[i, 0] = a
+    vals[i, 1] = b
+    vals[i, 2] = c
+
+
+@njit(cache=True)
+def _store(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: int, hi: int, best: int) -> None:
+    """Store the bounds of a state (when all probed slots are taken, over the first one's entry)."""
+    _put(keys, vals, w0, w1, w2, lo, hi, best, False)
 
 
 @njit(cache=True)
@@ -78,25 +93,7 @@ def _dget(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> tupl
 @njit(cache=True)
 def _pstore(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, pn: int, dn: int, work: int) -> None:
     """Store proof and disproof numbers; when all probed slots are taken, replace the entry of least work."""
-    mask = keys.shape[0] - 1
-    i = _slot(w0, w1, w2, mask)
-    victim = i
-    least = vals[i, 2]
-    for _ in range(PROBES):
-        if keys[i, 2] == EMPTY or (keys[i, 2] == (w2 | USED) and keys[i, 0] == w0 and keys[i, 1] == w1):
-            break
-        if vals[i, 2] < least:
-            least = vals[i, 2]
-            victim = i
-        i = (i + 1) & mask
-    else:
-        i = victim
-    keys[i, 0] = w0
-    keys[i, 1] = w1
-    keys[i, 2] = w2 | USED
-    vals[i, 0] = pn
-    vals[i, 1] = dn
-    vals[i, 2] = work
+    _put(keys, vals, w0, w1, w2, pn, dn, work, True)
 
 
 @njit(cache=True, inline="always")
