@@ -18,8 +18,8 @@ settle a move before searching its child when it sends the other side where that
 the game at once, or when every reply to it sends the mover where it does (a win in 3).
 
 The three searches are one walk over one explicit stack (:func:`_walk`, a frame a ply),
-which each compiles with its own part: what bounds a node, how its moves are ordered or
-numbered, and what a child's result does to its parent. What they know of a position is
+told which search it runs, and so its own parts: what bounds a node, how its moves are ordered
+or numbered, and what a child's result does to its parent. What they know of a position is
 :mod:`.fields`.
 """
 
@@ -220,29 +220,30 @@ def _frames() -> tuple:  # type: ignore[type-arg]
     return two, np.empty((DEPTH, 81), dtype=np.bool_), np.empty((DEPTH, 81), dtype=np.bool_), one
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _walk(
     kind: int, board: tuple, alpha: int, beta: int, keys: np.ndarray, vals: np.ndarray,  # type: ignore[type-arg]
-    own_keys: np.ndarray, own_vals: np.ndarray, history: np.ndarray, history_cap: int, epsilon: int,
+    side_keys: np.ndarray, side_vals: np.ndarray, history: np.ndarray, history_cap: int, epsilon: int,
     counter: np.ndarray,
 ) -> int:
     """The search ``kind`` of the non-terminal position ``board`` (:meth:`OutcomeTable._start`),
     depth first with an explicit stack (one frame a ply), within the node budget ``counter[1]``
-    (``counter[0]``: the nodes searched); ``keys``, ``vals``: the outcome table, ``own_keys``,
-    ``own_vals``: the table the search keeps its own results in. The searches:
+    (``counter[0]``: the nodes searched); ``keys``, ``vals``: the outcome table, ``side_keys``,
+    ``side_vals``: the distance table or the proof table (of one type: the walk compiles once).
+    The searches:
 
     - ``OUTCOME``: fail-soft negamax in -1..1 in the window ``alpha..beta``, its bounds in the
-      outcome table (``own_*`` is the outcome table); a move's history of cut-offs counts at most
+      outcome table; a move's history of cut-offs counts at most
       ``history_cap`` in the move order.
     - ``DISTANCE``: the distance search of
       :meth:`tablebase.solve.search.distance._DistanceSearch.dist_search` in the window
-      ``alpha..beta`` of distance scores, its bounds in the distance table ``own_*``.
+      ``alpha..beta`` of distance scores, its bounds in the distance table ``side_*``.
     - ``PROOF``: depth-first proof-number search of "the value for the side to move is at least
       ``alpha``" (1 or 0): 1 proved, 0 disproved. Negamax form: a node's proposition holds when
       some child's ("the child's value is at least ``1 - alpha``") fails, so its proof number is
       the least of its children's disproof numbers and its disproof number the sum of their proof
       numbers. Settled propositions go to the outcome table as bounds; the others' numbers to
-      the proof table ``own_*`` (proof number, disproof number, nodes of the last search below).
+      the proof table ``side_*`` (proof number, disproof number, nodes of the last search below).
       A child the tables do not know starts from what the lines of fields say, else from the
       marks each side still needs to make one (:func:`.fields._need`) and its count of moves:
       "the child's mover wins" from proof number its need and disproof number its moves, "the
@@ -306,10 +307,10 @@ def _walk(
                 n, closed, free_open = _moves(xf, of, won, active, classic, moves[d])
             if kind == DISTANCE:
                 lo, hi, best_index, exact = _distance_bounds(
-                    keys, vals, own_keys, own_vals, xf, of, wx, wo, mover, w0, w1, w2, free_open
+                    keys, vals, side_keys, side_vals, xf, of, wx, wo, mover, w0, w1, w2, free_open
                 )
                 if lo == hi and not exact:
-                    _store(own_keys, own_vals, w0, w1, w2, lo, hi, best_index)
+                    _store(side_keys, side_vals, w0, w1, w2, lo, hi, best_index)
             if kind == PROOF:
                 fwork[d] = counter[0]
                 t = ft[d]
@@ -389,7 +390,7 @@ def _walk(
                                     clo = 0 if vals[e, 0] == 0 else 1
                                 if vals[e, 1] <= 0:
                                     chi = 0 if vals[e, 1] == 0 else -1
-                            clo, chi, _, _ = _narrowed(own_keys, own_vals, a0, a1, a2, clo, chi)
+                            clo, chi, _, _ = _narrowed(side_keys, side_vals, a0, a1, a2, clo, chi)
                             if i == best_index:
                                 chi = -3 * M + 1
                             key[i] = (((chi + 4 * M) * (1 << 23) + (clo + 2 * M)) * 128 + replies) * 128 + i
@@ -423,10 +424,10 @@ def _walk(
                             cpn[d, i] = 0
                             cdn[d, i] = PN_INF
                             continue
-                    p = _find(own_keys, a0, a1, a2 | (TARGET_BIT if tc == 1 else 0))
+                    p = _find(side_keys, a0, a1, a2 | (TARGET_BIT if tc == 1 else 0))
                     if p >= 0:
-                        cpn[d, i] = own_vals[p, 0]
-                        cdn[d, i] = own_vals[p, 1]
+                        cpn[d, i] = side_vals[p, 0]
+                        cdn[d, i] = side_vals[p, 1]
                         continue
                     f = m // 9
                     bit = 1 << (m % 9)
@@ -529,7 +530,10 @@ def _walk(
                 continue
             best = 0 if fskip[d] != 0 and fbest[d] < 0 else fbest[d]  # the skipped moves are worth at most 0
             best, lo, hi = _settle(best, flo[d], fhi[d], fa0[d], fb[d])
-            _store(own_keys, own_vals, fw0[d], fw1[d], fw2[d], lo, hi, fbesti[d])
+            if kind == OUTCOME:
+                _store(keys, vals, fw0[d], fw1[d], fw2[d], lo, hi, fbesti[d])
+            else:
+                _store(side_keys, side_vals, fw0[d], fw1[d], fw2[d], lo, hi, fbesti[d])
             ret = best
             mode = RETURN
             continue
@@ -565,7 +569,7 @@ def _walk(
                 dn2 = PN_INF
             if pn >= fthpn[d] or dn >= fthdn[d]:
                 _pstore(
-                    own_keys, own_vals, fw0[d], fw1[d], fw2[d] | (TARGET_BIT if t == 1 else 0), pn, dn,
+                    side_keys, side_vals, fw0[d], fw1[d], fw2[d] | (TARGET_BIT if t == 1 else 0), pn, dn,
                     counter[0] - fwork[d],
                 )
                 ret, ret2 = pn, dn
@@ -601,27 +605,6 @@ def _walk(
             value = -ret if kind == OUTCOME else _shift(-ret)
             have = True
         mode = NEXT
-
-
-@njit(cache=True)
-def _search(board: tuple, alpha: int, beta: int, keys: np.ndarray, vals: np.ndarray, history: np.ndarray,  # type: ignore[type-arg]
-            history_cap: int, counter: np.ndarray) -> int:
-    """:func:`_walk`'s outcome search, compiled on its own."""
-    return _walk(OUTCOME, board, alpha, beta, keys, vals, keys, vals, history, history_cap, 0, counter)
-
-
-@njit(cache=True)
-def _dist(board: tuple, alpha: int, beta: int, keys: np.ndarray, vals: np.ndarray, dkeys: np.ndarray,  # type: ignore[type-arg]
-          dvals: np.ndarray, history: np.ndarray, counter: np.ndarray) -> int:
-    """:func:`_walk`'s distance search, compiled on its own."""
-    return _walk(DISTANCE, board, alpha, beta, keys, vals, dkeys, dvals, history, 0, 0, counter)
-
-
-@njit(cache=True)
-def _dfpn(board: tuple, target: int, epsilon: int, keys: np.ndarray, vals: np.ndarray, pkeys: np.ndarray,  # type: ignore[type-arg]
-          pvals: np.ndarray, history: np.ndarray, counter: np.ndarray) -> int:
-    """:func:`_walk`'s proof-number search, compiled on its own."""
-    return _walk(PROOF, board, target, 0, keys, vals, pkeys, pvals, history, 0, epsilon, counter)
 
 
 class OutcomeTable(_Table):
@@ -673,9 +656,9 @@ class OutcomeTable(_Table):
         """``(fail-soft distance score, nodes)`` of the non-terminal ``state`` (scores of
         :mod:`tablebase.solve.search`; its outcome bounds come from this table); score
         ``None`` when ``budget`` nodes were not enough."""
-        value = _dist(
-            self._start(state, budget), alpha, beta, self.keys, self.vals, self.distances.keys, self.distances.vals,
-            self.history, self.counter,
+        value = _walk(
+            DISTANCE, self._start(state, budget), alpha, beta, self.keys, self.vals, self.distances.keys,
+            self.distances.vals, self.history, 0, 0, self.counter,
         )
         nodes = int(min(self.counter[0], budget))
         self.distances.note(nodes)
@@ -684,8 +667,9 @@ class OutcomeTable(_Table):
     def search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:
         """``(fail-soft value in -1..1, nodes)`` of the non-terminal ``state``; value ``None``
         when ``budget`` nodes were not enough (what was proved stays in the table)."""
-        value = _search(
-            self._start(state, budget), alpha, beta, self.keys, self.vals, self.history, self.history_cap, self.counter
+        value = _walk(
+            OUTCOME, self._start(state, budget), alpha, beta, self.keys, self.vals, self.distances.keys,
+            self.distances.vals, self.history, self.history_cap, 0, self.counter,
         )
         nodes = int(min(self.counter[0], budget))
         self.note(nodes)
@@ -696,9 +680,9 @@ class OutcomeTable(_Table):
         (1 or 0), nodes)`` by proof-number search; ``None`` when ``budget`` nodes were not enough.
         What it settles lands in this table as bounds (so the other searches use it); the numbers
         of what it did not settle stay in :attr:`proofs`, for the next call."""
-        result = _dfpn(
-            self._start(state, budget), target, EPSILON, self.keys, self.vals, self.proofs.keys, self.proofs.vals,
-            self.history, self.counter,
+        result = _walk(
+            PROOF, self._start(state, budget), target, 0, self.keys, self.vals, self.proofs.keys, self.proofs.vals,
+            self.history, 0, EPSILON, self.counter,
         )
         nodes = int(min(self.counter[0], budget))
         self.note(nodes)
