@@ -16,8 +16,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.games.ultimate.rules import M81
-
 _LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100)
 LINE = np.array([any(b & ln == ln for ln in _LINES) for b in range(512)], dtype=np.bool_)
 FREE = np.array([9 - bin(b).count("1") for b in range(512)], dtype=np.int64)
@@ -58,7 +56,9 @@ def _field_wins() -> np.ndarray:
 #: (and no line of it yet) completes a line, the other side holding ``other``.
 WINS_FIELD = _field_wins()
 
-#: The low 63 and 45 bits: the parts of the marks each word of a key holds (:func:`words`).
+#: The low 63, 45 and 81 bits: the parts of the marks each word of a key holds (:func:`words`), and a
+#: side's marks (the rules load the searches, so this module does not import the rules).
+M81 = (1 << 81) - 1
 M63 = (1 << 63) - 1
 M45 = (1 << 45) - 1
 

@@ -35,6 +35,7 @@ from tablebase.games.ultimate.fields import (
     FREE,
     GOES_ON,
     HANDS_A_WIN,
+    M81,
     OPEN_MOVE,
     TRAPS,
     UNREACHABLE,
@@ -48,7 +49,6 @@ from tablebase.games.ultimate.fields import (
     _threats,
     words,
 )
-from tablebase.games.ultimate.rules import M81
 from tablebase.games.ultimate.table import (
     EMPTY,
     DistanceTable,
