@@ -17,11 +17,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablebase.games.ultimate import check_strategy  # noqa: E402
+from tablebase.solve import solve  # noqa: E402
 
 
 def main() -> None:
     for symmetry in (True, False):
-        report = check_strategy(symmetry=symmetry)
+        report = check_strategy(solve, symmetry=symmetry)
         print(report.summary())
         print()
 

@@ -10,6 +10,7 @@ The package:
 * :mod:`tablebase.variant` — one built variant (:class:`VariantTable`: probe, line, predecessors, stats);
 * :mod:`tablebase.results` — what queries return, each with its JSON (``to_dict``);
 * :mod:`tablebase.outcome` — outcome names, codes and the labelling rule;
+* :mod:`tablebase.scores` — the distance scores the exact searches compare;
 * :mod:`tablebase.reader` — the read-only connection and snapshots;
 * :mod:`tablebase.keys` — the key a position is stored under, and the symmetry to it;
 * :mod:`tablebase.build` — which solver and storage layout a build uses;
@@ -35,7 +36,11 @@ and array kernels live in modules of their own (``games/<family>/kernels.py``,
 ``games/common/kernels.py``). No module imports one that imports it back, directly
 or round a loop, typing-only imports included: what two modules share lives
 in the lower one (a small ``Protocol`` where the lower one needs the higher
-one's type). ``tests/test_imports.py`` checks both rules.
+one's type). The rules (:mod:`tablebase.games`) are below the solver, the
+store and everything built on them: a module of ``games/`` imports only
+``games/`` and the modules below it (``errors``, ``outcome``, ``scores``, ``version``,
+``progress``), inside functions too; a check written over the rules that needs a
+solver is handed one. ``tests/test_imports.py`` checks these rules.
 """
 
 from __future__ import annotations
@@ -51,9 +56,9 @@ from tablebase.errors import (
     UnreachablePositionError,
     VariantNotBuiltError,
 )
-from tablebase.games import RegisteredVariant, catalog, check_strategy, names, naming
+from tablebase.games import RegisteredVariant, catalog, names, naming
 from tablebase.games import variants as registered_variants
-from tablebase.query import DEFAULT_DB, Tablebase, VariantTable, count, open
+from tablebase.query import DEFAULT_DB, Tablebase, VariantTable, check_strategy, count, open
 from tablebase.results import (
     Line,
     MoveValue,

@@ -411,4 +411,19 @@ def count(name: str, *, symmetry: bool = True, progress: Progress | None = None)
     )
 
 
-__all__ = ["DEFAULT_DB", "PROBE_BUDGET", "Tablebase", "TablebaseError", "UnknownVariantError", "VariantTable", "count", "open"]
+def check_strategy(name: str, *, lower_bound: bool = False, walk_to: int = 0) -> Any:
+    """The by-machine check of the strategies a family states for variant ``name``
+    (:func:`tablebase.games.check_strategy`, handed the solver): an object with ``to_dict()`` and
+    ``summary()``; raises :class:`UnknownVariantError` naming ``name`` when no family has one for it.
+
+    >>> print(tablebase.check_strategy("ultimate").summary())       # doctest: +SKIP
+    """
+    from tablebase.solve import solve
+
+    return games.check_strategy(name, solve=solve, lower_bound=lower_bound, walk_to=walk_to)
+
+
+__all__ = [
+    "DEFAULT_DB", "PROBE_BUDGET", "Tablebase", "TablebaseError", "UnknownVariantError", "VariantTable", "check_strategy",
+    "count", "open",
+]

@@ -141,3 +141,54 @@ def test_the_package_has_no_import_loop() -> None:
     graph = import_graph(ROOT / "tablebase")
     cycle = find_cycle(graph)
     assert cycle is None, "import loop: " + " -> ".join(cycle or [])
+
+
+#: What the rules may import besides ``tablebase.games`` itself: the modules below them. Every other
+#: module of the package (the solver, the store, the query layer, the server, ...) and the CLI are above.
+BELOW_THE_RULES = ("tablebase.errors", "tablebase.outcome", "tablebase.progress", "tablebase.scores", "tablebase.version")
+
+
+def imports_above_the_rules(source: str, module: str) -> list[str]:
+    """The modules above the rules that the text of ``module`` imports, anywhere in it (inside functions
+    and under ``TYPE_CHECKING`` too; ``from tablebase import x`` as ``tablebase.x``)."""
+    package = module.rpartition(".")[0]
+    names: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            names += [f"{base}.{alias.name}" for alias in node.names]
+
+    def above(name: str) -> bool:
+        if name == "cli" or name.startswith("cli."):
+            return True
+        if name != "tablebase" and not name.startswith("tablebase."):
+            return False
+        return not any(name == low or name.startswith(low + ".") for low in ("tablebase.games", *BELOW_THE_RULES))
+
+    return sorted({name for name in names if above(name)})
+
+
+def test_the_check_of_the_layers_finds_upward_imports() -> None:
+    source = (
+        "import numpy\nfrom tablebase.games.base import Game\nfrom tablebase.outcome import WIN\nfrom . import rules\n"
+        "def f():\n    from tablebase.solve import solve\n    import cli.main\n    from tablebase import query, games\n"
+    )
+    assert imports_above_the_rules(source, "tablebase.games.x.y") == ["cli.main", "tablebase.query", "tablebase.solve.solve"]
+    assert imports_above_the_rules("from ... import store\n", "tablebase.games.x.y") == ["tablebase.store"]
+
+
+def test_the_games_import_nothing_above_the_rules() -> None:
+    """The rules (``tablebase/games/``) import no solver, store, query layer, server or CLI, not even
+    inside a function: what they share with those lives below them (:mod:`tablebase.outcome`,
+    :mod:`tablebase.scores`)."""
+    found = {
+        _module_name(path): imports_above_the_rules(path.read_text(), _module_name(path))
+        for path in sorted((ROOT / "tablebase" / "games").rglob("*.py"))
+    }
+    upward = {module: names for module, names in found.items() if names}
+    assert len(found) > 20 and upward == {}

@@ -261,8 +261,7 @@ def _ultimate_state(x: dict[int, list[int]], o: dict[int, list[int]], won_x: int
 @pytest.mark.slow
 def test_settled_fields_share_table_keys() -> None:
     """Marks inside a won field, or one neither side can win, change the key only by where they are."""
-    ultimate_jit = pytest.importorskip("tablebase.games.ultimate.search")
-    words = ultimate_jit.words
+    words = pytest.importorskip("tablebase.games.ultimate.fields").words
     # field 0 won by x (top row) with an x and an o below it; field 2 drawn (every line holds both
     # marks, spot 5 empty); field 1 open, x on spots 0 and 4, o on 1
     x = {0: [0, 1, 2, 4], 1: [0, 4], 2: [0, 2, 4, 7]}

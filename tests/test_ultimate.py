@@ -11,6 +11,7 @@ from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games import get
 from tablebase.games.base import grid_symmetries
 from tablebase.games.ultimate import Ultimate, UltimateStrategy, check_strategy
+from tablebase.solve import solve
 
 pyspiel = pytest.importorskip("pyspiel")
 
@@ -321,7 +322,7 @@ def test_strategy_opening_is_forced() -> None:
 
 
 def test_seed_strategy_wins_within_43_plies() -> None:
-    report = check_strategy(symmetry=True)
+    report = check_strategy(solve, symmetry=True)
     assert report.always_defined and report.first_failure is None
     assert report.all_x_wins and report.terminals["o wins"] == report.terminals["draw"] == 0
     assert report.root_outcome == "win"
@@ -339,7 +340,7 @@ def test_strategy_check_reports_a_broken_strategy() -> None:
                 move = 9 * (o_move % 9) + b
             return move, phase2, b2
 
-    report = check_strategy(game=Broken())
+    report = check_strategy(solve, game=Broken())
     assert not report.always_defined and report.terminals["failure"] > 0
     assert report.first_failure is not None and "next=" in report.first_failure
     assert not report.all_x_wins

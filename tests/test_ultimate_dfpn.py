@@ -13,6 +13,7 @@ import pytest
 import tablebase
 from tablebase.games import get
 from tablebase.games.base import LOSS, random_live_position
+from tablebase.scores import M
 from tablebase.solve.search import prove
 
 #: Every test here runs the compiled searches: slow, for their compilation in a fresh checkout.
@@ -24,6 +25,12 @@ def _jit() -> Any:
     """:mod:`tablebase.games.ultimate.search`, imported when a test here runs, not when the quick set
     is collected (once imported, every later Ultimate search of the session is compiled)."""
     return pytest.importorskip("tablebase.games.ultimate.search")
+
+
+@functools.cache
+def _fields() -> Any:
+    """:mod:`tablebase.games.ultimate.fields`: what the compiled searches know of a position."""
+    return pytest.importorskip("tablebase.games.ultimate.fields")
 
 
 VALUE = {"win": 1, "draw": 0, "loss": -1}
@@ -151,8 +158,8 @@ def test_marks_needed_match_the_rules(variant: str) -> None:
     table = _table(variant)
     for k in range(200):
         state = random_live_position(game, 10 + k % 50, rng)
-        xf, of, wx, wo, _active, _w0, _w1, _w2, mover = table._start(state, 0)
-        mine, theirs = _jit()._needs(xf, of, wx, wo, mover)
+        xf, of, wx, wo, _active, _w0, _w1, _w2, mover, _classic = table._start(state, 0)
+        mine, theirs = _fields()._needs(xf, of, wx, wo, mover)
         assert (min(mine, 30), min(theirs, 30)) == (
             min(_plain_need(game, state, mover), 30),
             min(_plain_need(game, state, 1 - mover), 30),
@@ -172,12 +179,12 @@ def test_distance_tests_of_the_wrong_parity_cost_one_node() -> None:
     table = game.outcome_table(state)
     value, _ = table.search(state, -1, 1, 10**9)
     assert value == 1
-    g = _jit().M - (label.distance - 2)
+    g = M - (label.distance - 2)
     score, nodes = table.distance_search(state, g - 1, g, 10**9)
     assert score < g and nodes > 1
     score, nodes = table.distance_search(state, g - 2, g - 1, 10**9)
     assert score < g - 1 and nodes == 1
-    g = _jit().M - label.distance
+    g = M - label.distance
     score, _ = table.distance_search(state, g - 1, g, 10**9)
     assert score >= g
 
@@ -200,24 +207,24 @@ def test_replies_that_win_at_once_are_seen_before_the_child_is_searched(variant:
     handed = trapped = 0
     for k in range(400):
         state = random_live_position(game, 8 + k % 30, rng)
-        xf, of, wx, wo, active, w0, w1, w2, mover = table._start(state, 0)
+        xf, of, wx, wo, active, w0, w1, w2, mover, _classic = table._start(state, 0)
         won = wx | wo
-        n, closed, free_open = _jit()._moves(xf, of, won, active, game.classic, out)
-        fields = _jit()._threats(xf, of, wx, wo, 1 - mover, threats)
-        own = _jit()._threats(xf, of, wx, wo, mover, own_threats)
+        n, closed, free_open = _fields()._moves(xf, of, won, active, game.classic, out)
+        fields = _fields()._threats(xf, of, wx, wo, 1 - mover, threats)
+        own = _fields()._threats(xf, of, wx, wo, mover, own_threats)
         for m in out[:n]:
-            ends, wins_field, *_, a2, _replies = _jit()._child(
+            ends, wins_field, *_, a2, _replies = _fields()._child(
                 xf, of, w0, w1, w2, won, wx if mover == 0 else wo, mover, closed, free_open, game.classic, m
             )
             child = game.apply(state, int(m))
-            if ends != _jit().GOES_ON:
+            if ends != _fields().GOES_ON:
                 assert game.outcome(child) is not None
                 continue
             child_active = (a2 >> 54) & 15
-            hands = _jit()._hands_a_win(threats, fields, m, wins_field, child_active)
+            hands = _fields()._hands_a_win(threats, fields, m, wins_field, child_active)
             assert hands == _wins_at_once(game, child), (game.format_position(state), int(m))
             handed += hands
-            if not hands and child_active != 9 and _jit()._trapped(
+            if not hands and child_active != 9 and _fields()._trapped(
                 xf, of, won, mover, game.classic, own_threats, own, m, wins_field, child_active
             ):
                 trapped += 1

@@ -103,7 +103,7 @@ def test_lemma5_on_sampled_lines() -> None:
 
 def test_funnel_checked_exhaustively_on_the_first_turns() -> None:
     report = check_funnel(5)
-    assert report.x_positions > 300 and report.outside == 0
+    assert report.x_positions > 300 and report.outside_funnel == 0
 
 
 def earliest_win(state: int, last_turn: int) -> int | None:

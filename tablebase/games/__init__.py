@@ -220,13 +220,15 @@ def catalog() -> list[str]:
     return [name for family in families() for name in getattr(family, "CATALOG", family.VARIANTS)]
 
 
-def check_strategy(name: str, *, lower_bound: bool = False, walk_to: int = 0) -> Any:
+def check_strategy(name: str, *, solve: Any, lower_bound: bool = False, walk_to: int = 0) -> Any:
     """The by-machine check of the strategies a family states for variant ``name`` (its module's
-    ``check_strategies``, for the variants it lists in ``STRATEGIES``): an object with ``to_dict()`` and ``summary()``; raises
-    :class:`UnknownVariantError` naming ``name`` when no family has one for it."""
+    ``check_strategies``, for the variants it lists in ``STRATEGIES``, handed ``solve``, the solver of
+    whole games, :func:`tablebase.solve.solve`): an object with ``to_dict()`` and ``summary()``; raises
+    :class:`UnknownVariantError` naming ``name`` when no family has one for it. The front door is
+    :func:`tablebase.check_strategy`, which hands it the solver."""
     having = [family for family in families() if hasattr(family, "check_strategies")]
     for family in having:
         if name in family.STRATEGIES:
-            return family.check_strategies(lower_bound=lower_bound, walk_to=walk_to)
+            return family.check_strategies(solve, lower_bound=lower_bound, walk_to=walk_to)
     known = ", ".join(repr(variant) for family in having for variant in family.STRATEGIES) or "none"
     raise UnknownVariantError(f"no strategy to check for {name!r} (variants with one: {known})")

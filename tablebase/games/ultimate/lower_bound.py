@@ -187,6 +187,11 @@ def win_bound(state: int) -> int:
     return max(plain, funnel)
 
 
+def _report_dict(report: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """The JSON of a report: its fields ``names``, then its seconds to the millisecond."""
+    return {**{name: getattr(report, name) for name in names}, "seconds": round(report.seconds, 3)}
+
+
 @dataclass
 class LowerBoundReport:
     """What :func:`check_lower_bound` found."""
@@ -212,11 +217,7 @@ class LowerBoundReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "holds": self.holds,
-            "earliest_x_win": self.earliest_x_win,
-            "line": self.line,
-            "positions": self.positions,
-            "seconds": round(self.seconds, 3),
+            **_report_dict(self, ("holds", "earliest_x_win", "line", "positions")),
             "claimed": CLAIMED_TURN,
             "lemma5": {"holds": self.lemma5_holds, "x_counts_after_turn_18": self.lemma5_counts},
             "iterations": [{"target_turn": t, "positions": n} for t, n in self.iterations],
@@ -299,26 +300,19 @@ class FunnelReport:
     x_positions: int
     #: Of those, how many had fields without an X yet; and how many of these were outside the funnel.
     open_positions: int
-    outside: int
+    outside_funnel: int
     #: A position outside the funnel (position string), if any.
     first_outside: str | None
     seconds: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "last_turn": self.last_turn,
-            "x_positions": self.x_positions,
-            "open_positions": self.open_positions,
-            "outside_funnel": self.outside,
-            "first_outside": self.first_outside,
-            "seconds": round(self.seconds, 3),
-        }
+        return _report_dict(self, ("last_turn", "x_positions", "open_positions", "outside_funnel", "first_outside"))
 
     def summary(self) -> str:
         return (
             f"every LBS line until x is to move at turn {self.last_turn}: {self.x_positions:,} positions with x to move"
             f" (up to symmetry), {self.open_positions:,} with a field still without x,"
-            f" {self.outside:,} of them outside the funnel; {self.seconds:.1f} s"
+            f" {self.outside_funnel:,} of them outside the funnel; {self.seconds:.1f} s"
         )
 
 
@@ -359,7 +353,7 @@ def check_funnel(last_turn: int) -> FunnelReport:
         last_turn=last_turn,
         x_positions=len(seen),
         open_positions=counts["open"],
-        outside=counts["outside"],
+        outside_funnel=counts["outside"],
         first_outside=first[0] if first else None,
         seconds=time.perf_counter() - start,
     )

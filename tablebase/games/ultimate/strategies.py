@@ -3,7 +3,8 @@ strategy hook (``STRATEGIES`` and ``check_strategies``; see :func:`tablebase.gam
 
 Registered in the ``tablebase.games`` entry point group on its own, with no
 variants, so that the rules (:mod:`tablebase.games.ultimate.rules`) do not import
-the checks written over them (:mod:`tablebase.games.ultimate.lower_bound`).
+the checks written over them (:mod:`tablebase.games.ultimate.lower_bound`). The check that
+solves a game whole is handed the solver (the rules sit below it).
 """
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from tablebase.games.base import Game
-from tablebase.games.ultimate.rules import check_strategy
 from tablebase.games.ultimate.lower_bound import check_funnel, check_lower_bound
+from tablebase.games.ultimate.upper_bound import Solver, check_strategy
 
-#: No variants of its own: the strategies are those of :mod:`tablebase.games.ultimate.rules`'s variants.
+#: No variants of its own: the strategies are those of :mod:`tablebase.games.ultimate`'s variants.
 VARIANTS: dict[str, Callable[[], Game]] = {}
 
 #: Variants whose seed strategies :func:`check_strategies` checks.
@@ -42,11 +43,12 @@ class StrategyChecks:
         return "\n".join(parts)
 
 
-def check_strategies(lower_bound: bool = False, walk_to: int = 0) -> StrategyChecks:
-    """Seed 004's strategies checked by machine: x's win within 43 moves, or with ``lower_bound``
-    o's strategy LBS (no x win before turn 29), plus the unpruned LBS walk to ``walk_to`` when given."""
+def check_strategies(solve: Solver, lower_bound: bool = False, walk_to: int = 0) -> StrategyChecks:
+    """Seed 004's strategies checked by machine: x's win within 43 moves (its game solved with
+    ``solve``), or with ``lower_bound`` o's strategy LBS (no x win before turn 29), plus the
+    unpruned LBS walk to ``walk_to`` when given."""
     if not lower_bound:
-        return StrategyChecks(check_strategy())
+        return StrategyChecks(check_strategy(solve))
     return StrategyChecks(check_lower_bound(), check_funnel(walk_to) if walk_to else None)
 
 

@@ -72,8 +72,9 @@ process that races it), :mod:`~tablebase.solve.search.distance` (step 2, and the
 that shares the start's distance tests), :mod:`~tablebase.solve.search.draws` (step 3),
 :mod:`~tablebase.solve.search.driver` (:func:`prove`: the steps position by position, the moves
 shared with a helper process, the best line, what is stored, and the retrograde method), with
-what they share in :mod:`~tablebase.solve.search.base` and the answer in
-:mod:`~tablebase.solve.search.result`.
+what they share in :mod:`~tablebase.solve.search.base`, the answer in
+:mod:`~tablebase.solve.search.result` and the distance scores in :mod:`tablebase.scores` (below the
+games, which compile them into their own searches).
 
 Example::
 

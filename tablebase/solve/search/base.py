@@ -1,5 +1,6 @@
-"""What the searches of :mod:`tablebase.solve.search` share: distance scores, the exceptions that
-unwind a search, its tunable budgets, and the tables and counters of one search."""
+"""What the searches of :mod:`tablebase.solve.search` share: the exceptions that unwind a search,
+its tunable budgets, and the tables and counters of one search (the distance scores are
+:mod:`tablebase.scores`)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,8 @@ import time
 from typing import Any, Callable
 
 from tablebase.games.base import DRAW, LOSS, WIN, Game
+from tablebase.scores import M
 
-#: Base of the distance scores (``M - d`` a win in ``d`` plies, ``-(M - d)`` a loss); larger than any game length.
-M = 1 << 20
-INF = M + 1
 _VALUE: dict[str, int] = {WIN: 1, LOSS: -1, DRAW: 0}
 
 
@@ -141,41 +140,6 @@ def _rank(label: tuple[str, int]) -> tuple[int, int]:
     if outcome == WIN:
         return (0, distance)
     return (1 if outcome == DRAW else 2, -distance)
-
-
-def shift(score: int) -> int:
-    """A child's score seen one ply earlier: one ply further from the end."""
-    if score > 0:
-        return score - 1
-    if score < 0:
-        return score + 1
-    return 0
-
-
-def unshift(bound: int) -> int:
-    """The child-side bound that corresponds to a parent-side window bound (inverse of :func:`shift`)."""
-    if bound > 0:
-        return bound + 1
-    if bound < 0:
-        return bound - 1
-    return 0
-
-
-def settle(best: int, lo: int, hi: int, alpha0: int, beta: int) -> tuple[int, int, int]:
-    """The fail-soft result of a node searched with the window ``(alpha0, beta)`` whose best move scored
-    ``best`` and whose bounds were ``lo``, ``hi``: ``(value, bounds to store)``. Plain Python, so that a
-    compiled search (Ultimate's) can compile this same step."""
-    if best < lo:
-        best = lo
-    elif best > hi:
-        best = hi
-    if best <= alpha0:
-        hi = best
-    elif best >= beta:
-        lo = best
-    else:
-        lo = hi = best
-    return best, lo, hi
 
 
 def fork_context() -> Any:

@@ -8,7 +8,8 @@ from typing import Any
 
 from tablebase.games.base import Game
 from tablebase.solve.search import base
-from tablebase.solve.search.base import _VALUE, fork_context, INF, M, _Abandoned, _Timeout, settle, shift, unshift
+from tablebase.scores import INF, M, settle, shift, unshift
+from tablebase.solve.search.base import _VALUE, fork_context, _Abandoned, _Timeout
 from tablebase.solve.search.outcome import _OutcomeSearch
 
 

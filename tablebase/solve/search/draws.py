@@ -7,7 +7,8 @@ from typing import Callable, cast
 
 from tablebase.games.base import DRAW
 from tablebase.solve.search import base
-from tablebase.solve.search.base import M, _at_most_zero, _OverBudget
+from tablebase.scores import M
+from tablebase.solve.search.base import _at_most_zero, _OverBudget
 from tablebase.solve.search.distance import _DistanceSearch
 
 

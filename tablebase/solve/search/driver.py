@@ -12,7 +12,8 @@ from tablebase.games.base import DRAW, LOSS, WIN, Game
 from tablebase.solve import enumerate_states
 from tablebase.solve.retrograde import NO_DISTANCE, OUTCOME_NAMES, UNKNOWN, label
 from tablebase.solve.search import base
-from tablebase.solve.search.base import _VALUE, fork_context, COMPILED_CHUNK, M, _Abandoned, _flip, _rank, _Timeout
+from tablebase.scores import M
+from tablebase.solve.search.base import _VALUE, fork_context, COMPILED_CHUNK, _Abandoned, _flip, _rank, _Timeout
 from tablebase.solve.search.draws import _DrawSearch
 from tablebase.solve.search.result import _Collected, SearchResult
 

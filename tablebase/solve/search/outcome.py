@@ -7,7 +7,8 @@ import time
 from typing import Any, Callable
 
 from tablebase.games.base import Game
-from tablebase.solve.search.base import _VALUE, fork_context, COMPILED_BUDGET, COMPILED_CHUNK, _Abandoned, _SearchState, _Timeout, settle
+from tablebase.scores import settle
+from tablebase.solve.search.base import _VALUE, fork_context, COMPILED_BUDGET, COMPILED_CHUNK, _Abandoned, _SearchState, _Timeout
 
 
 def _rival(
