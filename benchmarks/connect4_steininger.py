@@ -70,8 +70,9 @@ def tree_rss(pid: int) -> int:
     return total
 
 
-def measured(command: list[str]) -> tuple[str, float, float, int]:
-    """Run ``command`` with no input: its stdout, wall and CPU seconds, and peak tree RSS."""
+def measured(command: list[str], allowed: tuple[int, ...] = (0,)) -> tuple[str, float, float, int]:
+    """Run ``command`` with no input: its stdout, wall and CPU seconds, and peak tree RSS (an exit
+    code outside ``allowed`` ends the benchmark)."""
     peak = [0]
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         began = time.perf_counter()
@@ -91,7 +92,7 @@ def measured(command: list[str]) -> tuple[str, float, float, int]:
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        if proc.returncode:
+        if proc.returncode not in allowed:
             raise SystemExit(f"{' '.join(command)} exited with {proc.returncode}: {err.read().strip()[-300:]}")
         return out.read(), wall, usage.ru_utime + usage.ru_stime, peak[0]
 
@@ -125,12 +126,14 @@ def tb_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "cli"]
 
 
-def run_ours(width: int, height: int, db: Path) -> Run:
-    """``tablebase solve`` of the empty board into a fresh file."""
-    out, wall, cpu, peak = measured([*tb_command(), "solve", variant_name(width, height), "--json", "--db", str(db)])
+def run_ours(width: int, height: int, db: Path, time_limit: float | None) -> Run:
+    """``tablebase solve`` of the empty board into a fresh file (within ``time_limit`` seconds)."""
+    limit = [] if time_limit is None else ["--time-limit", str(time_limit)]
+    command = [*tb_command(), "solve", variant_name(width, height), "--json", *limit, "--db", str(db)]
+    out, wall, cpu, peak = measured(command, allowed=(0, 1))  # 1: not proved in time, said in the JSON
     found = json.loads(out)
     if not found["proved"]:
-        raise SystemExit(f"{variant_name(width, height)}: not proved: {found}")
+        return Run(f"not proved in {time_limit:g} s", wall, cpu, int(found["nodes"]), peak)
     player = "first" if found["outcome"] == "win" else "second"
     answer = "draw" if found["outcome"] == "draw" else f"{player} player will win on move #{found['distance']}"
     answer += f"; {found['moves_proved']}/{found['moves']} columns"
@@ -157,6 +160,7 @@ def main() -> None:
     parser.add_argument("--steininger", type=Path, help="folder with his binaries c4-7x6, c4-7x7 (see the docstring)")
     parser.add_argument("--boards", nargs="+", default=["7x6", "7x7"], help="boards WxH (default: 7x6 7x7)")
     parser.add_argument("--rounds", type=int, default=1, help="runs of each solver a board, alternating")
+    parser.add_argument("--time-limit", type=float, help="our command's --time-limit (an unproved board is reported as such)")
     args = parser.parse_args()
     print(f"cores: {os.cpu_count()}, load average at the start: {os.getloadavg()[0]:.2f}", flush=True)
     for board in args.boards:
@@ -173,7 +177,7 @@ def main() -> None:
                 if binary:
                     his.append(run_steininger(binary))
                     print(line("steininger", his[-1]), flush=True)
-                ours.append(run_ours(width, height, work / f"round{round_}.db"))
+                ours.append(run_ours(width, height, work / f"round{round_}.db", args.time_limit))
                 print(line("tablebase", ours[-1]), flush=True)
             if his:
                 ratio = statistics.median(r.wall for r in ours) / statistics.median(r.wall for r in his)
