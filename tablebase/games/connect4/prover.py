@@ -665,10 +665,10 @@ class Prover(ScoreSearch):
                 found[i] = (cells + 1 - moves) // 2
                 keys.append(None)
                 continue
-            key = int(_key(np.uint64(cur), np.uint64(mask), w, h, self.bottom, self.board, self.edges)[0])
-            keys.append(key)
-            if key not in jobs:
-                jobs[key] = _Job(cur, mask, moves, -((cells - moves) // 2), (cells + 1 - moves) // 2)
+            job_key = int(_key(np.uint64(cur), np.uint64(mask), w, h, self.bottom, self.board, self.edges)[0])
+            keys.append(job_key)
+            if job_key not in jobs:
+                jobs[job_key] = _Job(cur, mask, moves, -((cells - moves) // 2), (cells + 1 - moves) // 2)
         queue = sorted(jobs.values(), key=lambda job: (job.moves, self._off_centre(job.mask)))
         self._run(queue, budget if budget is not None else 1 << 62)
         for i, key in enumerate(keys):
