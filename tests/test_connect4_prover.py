@@ -91,6 +91,41 @@ def test_budgets_resume_and_threads_agree() -> None:
     assert one.score(state) == two.score(state) == Solver(7, 6).score(state)
 
 
+@pytest.mark.parametrize(("name", "plies"), [("connect4-4-5", (0, 8)), ("connect4-5-4", (0, 8))])
+def test_batch_labels_agree_with_one_by_one_labels(name: str, plies: tuple[int, int]) -> None:
+    """The children of a position proved together (a thread each, mirror images once) get the
+    labels one-by-one proofs and plain minimax give them; the empty board's columns come first."""
+    game = get(name)
+    together, alone = Prover(game.columns, game.rows, 1 << 16, threads=2), Prover(game.columns, game.rows, 1 << 16, threads=1)
+    rng = random.Random(5)
+    starts = [game.initial_state()] + [random_position(game, rng.randint(*plies), rng) for _ in range(5)]
+    for state in starts:
+        kids = [child for _move, child in game.children(state) if game.outcome(child) is None]
+        labels = together.label_all(kids)
+        assert labels == [alone.label(child) for child in kids], game.format_position(state)
+        for child, label in zip(kids, labels):
+            score = pons_score(columns_of(game.format_position(child)), game.rows)
+            assert label is not None and together.scores([child]) == [score]
+    assert together.label_all([]) == []
+
+
+def test_batch_budget_runs_out_then_resumes() -> None:
+    """A batch whose budget runs out leaves the positions not proved as ``None``; asking again
+    goes on from the table to the labels proved one by one."""
+    game = get("connect4-6-5")
+    state = game.initial_state()
+    kids = [child for _move, child in game.children(state)]
+    prover = Prover(6, 5, 1 << 18, threads=2)
+    first = prover.label_all(kids, budget=1000)
+    assert None in first and prover.nodes <= 1000 + 2
+    found = prover.label_all(kids)
+    assert None not in found
+    assert all(early in (None, label) for early, label in zip(first, found))
+    alone = Prover(6, 5, 1 << 18, threads=1)
+    assert found == [alone.label(child) for child in kids]
+    assert found[0] == found[-1] and found[1] == found[-2]  # mirror images
+
+
 def test_bad_arguments() -> None:
     with pytest.raises(ValueError, match="threads"):
         Prover(7, 6, 1 << 12, threads=0)

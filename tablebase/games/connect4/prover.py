@@ -26,10 +26,13 @@ move, ``mask``: every disc). What it adds to the scorer of
   the columns of one position, asked one after another) tests the sibling's
   score, which is often the position's own or next to it.
 - **Mirrored keys.** A position and its mirror image share one entry.
-- **One table, several threads.** The threads of :class:`Prover` search the
-  same window at once, sharing the table; all but the first jitter their
-  move order near the root, so they work on different parts of the tree and
-  leave what they proved for the others. The first answer stops the rest.
+- **One table, several threads.** The threads of :class:`Prover` share the
+  table. Given several positions (the columns of one position), each thread
+  scores a different one; threads left without one of their own join a
+  position being scored and search the same window, all but the first
+  jittering their move order near the root, so they work on different parts
+  of the tree and leave what they proved for the others. The first answer
+  stops the rest.
 
 Entries are one 64-bit word each (a bound or an exact score, the best move,
 the work below it, and the key's low 47 bits: with the slot number that
@@ -47,7 +50,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numba import njit
@@ -581,6 +584,18 @@ def _restore(table: np.ndarray, rows: np.ndarray) -> None:
         _store(table, rows[i, 0], _entry_type(e), _entry_score(e), _entry_move(e), 1 << _entry_work(e))
 
 
+class _Job:
+    """A position being scored by :meth:`Prover.scores`: the range its null windows left its
+    score in, the window's stop flag (set by the thread that settles it) and the threads on it."""
+
+    def __init__(self, cur: int, mask: int, moves: int, lo: int, hi: int):
+        self.cur, self.mask, self.moves = cur, mask, moves
+        self.lo, self.hi = lo, hi
+        self.guess: int | None = None  # the next window's score; None: not started
+        self.stop = np.zeros(1, np.int64)
+        self.threads = 0
+
+
 def cores() -> int:
     """The number of cores this process may run on."""
     try:
@@ -626,20 +641,114 @@ class Prover(ScoreSearch):
         self._stats = [np.array([0, 0, 0, 0x9E3779B97F4A7C15 >> 1 ^ i, 0], np.int64) for i in range(threads)]
         self._kids = [np.zeros((columns * rows + 2, columns, 5), np.int64) for _ in range(threads)]
 
-    def _search(self, cur: Any, mask: Any, moves: int, alpha: int, beta: int, budget: int) -> int | None:
-        """One window with every thread; ``None`` when ``budget`` nodes (all threads) did not suffice."""
-        shared = np.zeros(1, np.int64)
-        results: list[int | None] = [None] * self.threads
+    def score(self, state: int, budget: int | None = None) -> int | None:
+        """Pons' score of a non-terminal state, ``None`` when ``budget`` nodes did not suffice
+        (the table keeps what was proved, so asking again goes on from there)."""
+        return self.scores([state], budget)[0]
+
+    def scores(self, states: list[int], budget: int | None = None) -> list[int | None]:
+        """Pons' score of each non-terminal state of ``states``, ``None`` for those ``budget``
+        nodes (all threads together) did not reach; asking again goes on from the table.
+
+        Each thread scores a position of its own, those with fewer discs and more central
+        first (a position, its mirror image and those that differ from it only in dead discs
+        are one); once every position is taken, a thread joins the one with the fewest
+        threads on it (the same window, its move order jittered)."""
+        w, h = self.columns, self.rows
+        cells = w * h
+        found: list[int | None] = [None] * len(states)
+        jobs: dict[int, _Job] = {}
+        keys: list[int | None] = []
+        for i, state in enumerate(states):
+            cur, mask, moves = self.mover(state)
+            if _wins_now(np.uint64(cur), np.uint64(mask), h, self.bottom, self.board):
+                found[i] = (cells + 1 - moves) // 2
+                keys.append(None)
+                continue
+            job_key = int(_key(np.uint64(cur), np.uint64(mask), w, h, self.bottom, self.board, self.edges)[0])
+            keys.append(job_key)
+            if job_key not in jobs:
+                jobs[job_key] = _Job(cur, mask, moves, -((cells - moves) // 2), (cells + 1 - moves) // 2)
+        queue = sorted(jobs.values(), key=lambda job: (job.moves, self._off_centre(job.mask)))
+        self._run(queue, budget if budget is not None else 1 << 62)
+        for i, key in enumerate(keys):
+            if key is not None and jobs[key].lo >= jobs[key].hi:
+                found[i] = jobs[key].lo
+        return found
+
+    def _off_centre(self, mask: int) -> int:
+        """How far the discs of ``mask`` are from the centre column, in all (half columns)."""
+        column = (1 << self.rows) - 1
+        return sum(
+            ((mask >> c * (self.rows + 1)) & column).bit_count() * abs(2 * c - self.columns + 1) for c in range(self.columns)
+        )
+
+    def _guess(self, job: _Job) -> int:
+        """The first window of ``job``: a sibling's score where the last position scored is one
+        (siblings' scores are often close), else the middle of its range."""
+        guess = 0 if job.lo <= 0 <= job.hi else int((job.lo + job.hi) / 2)
+        last = self._last
+        if last is not None and last[0] == job.cur and last[1].bit_count() == job.moves and (last[1] ^ job.mask).bit_count() == 2:
+            guess = last[2]
+        return guess
+
+    def _run(self, queue: list[_Job], budget: int) -> None:
+        """Narrow the range of each job of ``queue`` with null windows until it is one score or
+        ``budget`` nodes (shared equally by the threads) are spent."""
+        lock = threading.Lock()
         per_thread = max(budget // self.threads, 1)
+        spent = [0] * self.threads
         args = (self.columns, self.rows, self.bottom, self.board, self.claims, self.edges, self.table)
+
+        def take(job: _Job | None) -> tuple[_Job | None, int]:
+            """Leave ``job`` for the next one (under ``lock``): the first not started, else the
+            first with the fewest threads; with its jitter."""
+            if job is not None:
+                job.threads -= 1
+            open_jobs = [j for j in queue if j.lo < j.hi]
+            if not open_jobs:
+                return None, 0
+            fresh = [j for j in open_jobs if j.guess is None]
+            job = fresh[0] if fresh else min(open_jobs, key=lambda j: j.threads)
+            if job.guess is None:
+                job.guess = self._guess(job)
+            job.threads += 1
+            return job, 111 * (job.threads - 1)
 
         def run(i: int) -> None:
             stats = self._stats[i]
-            stats[0], stats[1], stats[2] = 0, per_thread, 0
-            jitter = 0 if i == 0 else 111 * i
-            r = _window(cur, mask, moves, alpha, beta, jitter, *args, stats, shared, self._kids[i])
-            if not stats[2]:
-                results[i] = int(r)
+            left = per_thread
+            with lock:
+                job, jitter = take(None)
+            while job is not None and left > 0:
+                with lock:
+                    if job.lo >= job.hi:
+                        job, jitter = take(job)
+                        continue
+                    window = min(max(cast(int, job.guess), job.lo + 1), job.hi)
+                    stop = job.stop
+                stats[0], stats[1], stats[2] = 0, left, 0
+                r = _window(
+                    np.uint64(job.cur), np.uint64(job.mask), job.moves, window - 1, window, jitter, *args, stats, stop, self._kids[i]
+                )
+                left -= int(stats[0])
+                spent[i] += int(stats[0])
+                if stats[2]:
+                    continue  # out of nodes, or another thread settled the window
+                with lock:
+                    if stop is not job.stop:
+                        continue
+                    job.stop = np.zeros(1, np.int64)
+                    if r < window:
+                        job.hi = int(r)
+                    else:
+                        job.lo = int(r)
+                    job.guess = int(r)
+                    if job.lo >= job.hi:
+                        self._last = (job.cur, job.mask, job.lo)
+            if job is not None:
+                with lock:
+                    job.threads -= 1
 
         if self.threads == 1:
             run(0)
@@ -650,37 +759,7 @@ class Prover(ScoreSearch):
             run(0)
             for t in workers:
                 t.join()
-        self.nodes += sum(int(s[0]) for s in self._stats)
-        return next((r for r in results if r is not None), None)
-
-    def score(self, state: int, budget: int | None = None) -> int | None:
-        """Pons' score of a non-terminal state, ``None`` when ``budget`` nodes did not suffice
-        (the table keeps what was proved, so asking again goes on from there)."""
-        cur_int, mask_int, moves = self.mover(state)
-        cur, mask = np.uint64(cur_int), np.uint64(mask_int)
-        cells = self.columns * self.rows
-        if _wins_now(cur, mask, self.rows, self.bottom, self.board):
-            return (cells + 1 - moves) // 2
-        lo, hi = -((cells - moves) // 2), (cells + 1 - moves) // 2
-        left = budget if budget is not None else 1 << 62
-        guess = 0 if lo <= 0 <= hi else int((lo + hi) / 2)
-        last = self._last
-        if last is not None and last[0] == cur_int and last[1].bit_count() == moves and (last[1] ^ mask_int).bit_count() == 2:
-            guess = last[2]  # a sibling's score: siblings' scores are often close
-        while lo < hi:
-            window = min(max(guess, lo + 1), hi)
-            before = self.nodes
-            r = self._search(cur, mask, moves, window - 1, window, left)
-            left -= self.nodes - before
-            if r is None:
-                return None
-            if r < window:
-                hi = r
-            else:
-                lo = r
-            guess = r
-        self._last = (cur_int, mask_int, lo)
-        return lo
+        self.nodes += sum(spent)
 
     def __len__(self) -> int:
         """Entries taken in the table (the count of threads racing for one slot may be off by a few)."""

@@ -66,10 +66,32 @@ class ScoreSearch:
         moves = mask.bit_count()
         return (x_bits if moves % 2 == 0 else mask ^ x_bits), mask, moves
 
+    def scores(self, states: list[int], budget: int | None = None) -> list[int | None]:
+        """Pons' score of each non-terminal state of ``states``, ``None`` for those ``budget``
+        nodes (all of them together) did not reach."""
+        found: list[int | None] = []
+        left = budget
+        for state in states:
+            if left is not None and left <= 0:
+                found.append(None)
+                continue
+            before = self.nodes
+            found.append(self.score(state, left))
+            if left is not None:
+                left -= self.nodes - before
+        return found
+
     def label(self, state: int, budget: int | None = None) -> tuple[str, int] | None:
         """``(outcome, distance)`` of a non-terminal state for its side to move, ``None`` when
         ``budget`` nodes did not suffice."""
-        score = self.score(state, budget)
+        return self._label(state, self.score(state, budget))
+
+    def label_all(self, states: list[int], budget: int | None = None) -> list[tuple[str, int] | None]:
+        """:meth:`label` of each non-terminal state of ``states``, proved together
+        (:meth:`scores`); ``None`` for those ``budget`` nodes did not reach."""
+        return [self._label(state, score) for state, score in zip(states, self.scores(states, budget))]
+
+    def _label(self, state: int, score: int | None) -> tuple[str, int] | None:
         if score is None:
             return None
         discs = to_bitboards(state, self.columns, self.rows)[1].bit_count()

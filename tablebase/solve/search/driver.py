@@ -178,6 +178,27 @@ class _Searcher(_DrawSearch):
         self.proved[state] = label_
         return label_
 
+    def _label_all_compiled(self, states: list[int], labels: dict[int, tuple[str, int]]) -> None:
+        """Outcome and distance of each of ``states`` not in ``labels``, into ``labels`` (by index) as
+        each is known, from a compiled exact search of them together (``table.label_all(states,
+        budget)``: ``None`` for those not proved yet), run in node budgets between looks at the clock."""
+        began = time.perf_counter()
+        before: int = self.wdl.nodes  # type: ignore[attr-defined]
+        try:
+            while len(labels) < len(states):
+                todo = [i for i in range(len(states)) if i not in labels]
+                found: list[tuple[str, int] | None] = self.wdl.label_all(  # type: ignore[attr-defined]
+                    [states[i] for i in todo], COMPILED_CHUNK
+                )
+                for i, label_ in zip(todo, found):
+                    if label_ is not None:
+                        labels[i] = self.proved[states[i]] = label_
+                if len(labels) < len(states) and self.deadline is not None and time.perf_counter() > self.deadline:
+                    raise _Timeout
+        finally:
+            self.seconds["outcome"] += time.perf_counter() - began
+            self.nodes += self.wdl.nodes - before  # type: ignore[attr-defined]
+
     def expand(self, state: int, record: bool = False) -> list[tuple[int, int, tuple[str, int]]]:
         """Prove every child of ``state``: ``(move, child, label)`` for each; with ``record``, the
         labels go to :attr:`moves` as they are known (so a timeout keeps them)."""
@@ -196,12 +217,16 @@ class _Searcher(_DrawSearch):
         them: this one takes them from the first, the helper from the last, each skipping those the
         other has proved and giving up one the other proves first. The last one left is proved like
         a start position: its outcome raced and its distance tests shared by children with a second
-        process."""
+        process. Without a helper, a compiled table that proves states together (``label_all``)
+        proves them so."""
         for i, state in enumerate(states):
             known = self.exact(state)
             if known is not None:
                 labels[i] = known
         share = self.share_labels
+        if not share and hasattr(self.wdl, "label_all"):
+            self._label_all_compiled(states, labels)
+            return
         helper_at = time.perf_counter() + base.HELPER_AFTER
         helper: Any = None
         conn: Any = None
