@@ -403,6 +403,59 @@ def export(
     typer.echo(f"{info.name}: {info.states:,} states written to {to} as {info.storage} rows")
 
 
+@command(
+    help="Solve and store a variant's opening table: the positions reached from the start when one side"
+    " plays perfectly, each with every move (stop with Ctrl-C, run again to go on)."
+)
+def opening(
+    variant: VariantArg,
+    plies: Annotated[
+        Optional[int],
+        typer.Option("--plies", help="The table reaches positions with at most this many plies played."),
+    ] = None,
+    every: Annotated[
+        bool, typer.Option("--every", help="Every position up to --plies, not only those reached against perfect play.")
+    ] = False,
+    export: Annotated[
+        Optional[Path],
+        typer.Option("--export", help="Then write every position stored with its moves to FILE (gzip'd text), as a game ships it."),
+    ] = None,
+    install: Annotated[
+        bool, typer.Option("--install", help="First copy the opening table the package ships for the variant into the file.")
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
+    json_: JsonOption = False,
+    db: DbOption = tablebase.DEFAULT_DB,
+) -> None:
+    if plies is None and export is None and not install:
+        fail("give --plies N to solve the table, --export FILE or --install")
+    with tablebase.open(db) as tb:
+        if install:
+            new = tb.install_opening(variant)
+            if not json_:
+                typer.echo(f"{variant}: {new:,} new positions installed from the shipped opening table")
+        if plies is not None:
+            progress = None if quiet else BuildProgress(variant)
+            try:
+                report = tb.opening(variant, plies, every=every, progress=progress)
+            except KeyboardInterrupt:
+                fail("interrupted; the positions solved so far are stored: run the same command again to go on")
+            finally:
+                if progress is not None:
+                    progress.close()
+            if json_:
+                emit_json(report.to_dict())
+            else:
+                typer.echo(
+                    f"{variant}: {report.positions:,} positions to {report.plies} plies ({report.solved:,} solved now,"
+                    f" {report.stored:,} stored already), {report.nodes:,} nodes, {report.seconds:.1f} s"
+                )
+        if export is not None:
+            count = tb.export_opening(variant, export)
+            if not json_:
+                typer.echo(f"{variant}: {count:,} positions with their moves written to {export}")
+
+
 @command(name="list", help="List the variants built into the database.")
 def list_(
     json_: JsonOption = False,
@@ -538,6 +591,10 @@ def verify(
     sample: Annotated[
         Optional[int], typer.Option("--sample", min=1, help="Check this many random states against their children.")
     ] = None,
+    search: Annotated[
+        Optional[int],
+        typer.Option("--search", min=1, help="Also prove this many random stored positions with moves again by the search."),
+    ] = None,
     json_: JsonOption = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
     db: DbOption = tablebase.DEFAULT_DB,
@@ -547,7 +604,7 @@ def verify(
         for name in list(variants or [i.name for i in tb.variants()]):
             progress = None if quiet else BuildProgress(name)
             try:
-                reports.append(tb.verify(name, sample=sample, progress=progress))
+                reports.append(tb.verify(name, sample=sample, progress=progress, search=search))
             finally:
                 if progress is not None:
                     progress.close()
@@ -556,7 +613,8 @@ def verify(
     else:
         for r in reports:
             status = "ok" if r.ok else f"{r.error_count} disagreement(s)"
-            typer.echo(f"{r.variant}: {r.states:,} states, {r.moves:,} moves: {status}")
+            searched = f", {r.searched:,} proved again by the search" if r.searched else ""
+            typer.echo(f"{r.variant}: {r.states:,} states, {r.moves:,} moves{searched}: {status}")
             for e in r.errors:
                 typer.echo(f"  {e}")
     if not all(r.ok for r in reports):

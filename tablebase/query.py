@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 from tablebase import games
-from tablebase.errors import BuildError, DatabaseError, TablebaseError, UnknownVariantError, VariantNotBuiltError
+from tablebase.errors import (
+    BuildError, DatabaseError, TablebaseError, UnknownVariantError, UnreachablePositionError, VariantNotBuiltError,
+)
 from tablebase.games.base import Game, parse_position
 from tablebase.reader import Reader, check_file, database_errors, read_variants
 from tablebase.results import PlyCount, SolveReport, Stats
@@ -41,7 +43,7 @@ from tablebase.variant import PROBE_BUDGET, VariantTable
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from tablebase.results import VariantInfo, VerifyReport
+    from tablebase.results import OpeningReport, VariantInfo, VerifyReport
 
     from tablebase.solve import Progress
 
@@ -85,7 +87,10 @@ class Tablebase:
         self._owns_engine = engine is None
         self._tables: dict[str, VariantTable] = {}
         self._read = Reader(self.path, engine)
-        self._writing = threading.Lock()
+        # re-entrant: a write may read a variant, which may install its shipped opening table first
+        self._writing = threading.RLock()
+        #: Variants whose shipped opening table this object has looked for in the file.
+        self._shipped_checked: set[str] = set()
 
     # -- connections ---------------------------------------------------------
 
@@ -126,7 +131,18 @@ class Tablebase:
             return read_variants(conn)
 
     def variant(self, name: str) -> VariantTable:
-        """The built variant ``name``; raises if the name is unknown or not built here."""
+        """The built variant ``name``; raises if the name is unknown or not built here.
+
+        A variant whose game ships an opening table (:meth:`~tablebase.games.base.Game.shipped_opening`)
+        has it installed first (:meth:`install_opening`) when the file exists, can be written and
+        does not hold the variant's start position with its moves (looked at once per object).
+        """
+        if name not in self._shipped_checked:
+            self._install_shipped(name)
+        return self._table(name)
+
+    def _table(self, name: str) -> VariantTable:
+        """:meth:`variant` without looking for a shipped opening table."""
         table = self._tables.get(name)
         if table is None:
             table = self._tables.setdefault(name, VariantTable(self, games.get(name), name))
@@ -156,6 +172,78 @@ class Tablebase:
         return "\n".join(lines)
 
     # -- writing -------------------------------------------------------------
+
+    def _install_shipped(self, name: str) -> int:
+        """Install the opening table ``name``'s game ships when :meth:`variant` says it should;
+        how many positions were new."""
+        self._shipped_checked.add(name)
+        game = games.get(name)
+        if game.shipped_opening() is None or not self._owns_engine or not self.path.is_file():
+            return 0
+        try:
+            table = self._table(name)
+            if table.info.complete or table.probe(None, search=False).moves:
+                return 0
+        except (VariantNotBuiltError, UnreachablePositionError):
+            pass
+        try:
+            self._check_writable()
+        except DatabaseError:
+            return 0
+        return self.install_opening(name)
+
+    def install_shipped(self) -> dict[str, int]:
+        """Install the shipped opening table of every fixed variant that has one, as
+        :meth:`variant` does on first use; how many positions were new, by variant."""
+        return {name: self._install_shipped(name) for name in games.names()}
+
+    @_writes
+    def install_opening(self, name: str) -> int:
+        """Copy the opening table ``name``'s game ships into this file (in one transaction,
+        skipping the positions stored already); how many positions were new."""
+        from tablebase import opening
+        from tablebase.store.engine import upgrade
+        from tablebase.store.writer import write_proved
+
+        game = games.get(name)
+        source = game.shipped_opening()
+        if source is None:
+            raise BuildError(f"variant {name!r} ships no opening table")
+        self._shipped_checked.add(name)
+        positions, edges = opening.read(game, source)
+        self._check_writable()
+        self._drop_reader()
+        upgrade(self.engine)
+        table = self.get_variant(name)
+        if table is not None and table.info.complete:
+            raise BuildError(f"variant {name!r} is fully built here; it needs no opening table")
+        self._drop_reader()
+        stored = write_proved(self.engine, game, positions, edges, 0.0)
+        self._drop_reader()
+        return stored
+
+    @_writes
+    def opening(self, name: str, plies: int, *, every: bool = False, progress: Progress | None = None) -> OpeningReport:
+        """Solve and store the opening table of ``name`` to ``plies`` plies: every position reached
+        from the start when one side plays perfectly (any move as good as the best) and the other
+        any move, with the perfect side to move, for both sides; with ``every``, every position up to
+        ``plies`` plies. Each is stored with every move as it is solved, so a call stopped part way
+        (Ctrl-C) goes on where it stopped when called again. ``progress`` hears of each position
+        (``ply N``, positions done, positions known so far). The shipped table is not installed
+        first (:meth:`install_opening` does that)."""
+        from tablebase import opening
+
+        game = games.get(name)
+        self._shipped_checked.add(name)
+        return opening.compute(self, game, plies, every, progress)
+
+    def export_opening(self, name: str, path: str | os.PathLike[str]) -> int:
+        """Write the positions of ``name`` stored with all their moves, and their children's values,
+        to the opening table file ``path`` (:mod:`tablebase.opening`), the form a game ships;
+        returns how many positions had moves."""
+        from tablebase import opening
+
+        return opening.export(self.variant(name), path)
 
     @_writes
     def upgrade(self) -> tuple[str | None, str]:
@@ -354,17 +442,25 @@ class Tablebase:
         self._read.close()
         self._tables.clear()
 
-    def verify(self, name: str, sample: int | None = None, progress: Progress | None = None) -> VerifyReport:
+    def verify(
+        self, name: str, sample: int | None = None, progress: Progress | None = None, *, search: int | None = None
+    ) -> VerifyReport:
         """Re-derive every stored label of ``name`` from its stored moves and the rules.
 
         States-only variants, and any variant with ``sample`` (that many random
         states), are checked against their children derived from the rules.
         ``progress`` is called as during a build, on the check of every state of
-        a states-only variant.
+        a states-only variant. With ``search``, that many stored positions with
+        moves, drawn at random (fixed seed), are also proved again by the search
+        from nothing, and their values and every move's value compared.
         """
-        from tablebase.verify import check
+        from tablebase.verify import check, verify_by_search
 
-        return check(self.variant(name), sample, progress)
+        table = self.variant(name)
+        report = check(table, sample, progress)
+        if search:
+            verify_by_search(table, search, report, progress=progress)
+        return report
 
 
 def _check_time_limit(time_limit: float | None) -> None:

@@ -252,6 +252,8 @@ class VerifyReport:
     moves: int = 0
     errors: list[str] = field(default_factory=list)
     error_count: int = 0
+    #: Positions re-proved by the search (``verify --search``).
+    searched: int = 0
 
     @property
     def ok(self) -> bool:
@@ -264,7 +266,9 @@ class VerifyReport:
 
     def to_dict(self) -> dict[str, Any]:
         """One entry of ``tablebase verify --json``."""
-        return {**_pick(self, "variant", "states", "moves", "ok", "error_count"), "errors": list(self.errors)}
+        return {
+            **_pick(self, "variant", "states", "moves", "searched", "ok", "error_count"), "errors": list(self.errors)
+        }
 
 
 @dataclass(frozen=True)
@@ -289,6 +293,29 @@ class SolveReport:
 
     def to_dict(self) -> dict[str, Any]:
         """``tablebase solve --json``."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class OpeningReport:
+    """What ``opening`` did: the positions of a variant's opening table, how many were solved now
+    and how many were stored already."""
+
+    variant: str
+    #: The table reaches positions with at most this many plies played.
+    plies: int
+    #: Every position up to :attr:`plies` (both sides any move), not only those reached against perfect play.
+    every: bool
+    #: Positions of the table (each stored with every move once done).
+    positions: int
+    #: Positions solved by this call, and those stored with every move before it.
+    solved: int
+    stored: int
+    nodes: int
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """``tablebase opening --json``."""
         return asdict(self)
 
 

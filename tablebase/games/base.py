@@ -35,6 +35,8 @@ from tablebase.outcome import WIN as WIN
 from tablebase.outcome import Outcome as Outcome
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     from tablebase.games.common.dense import DenseIndex
     from tablebase.games.common.kernels import VectorKernels
 
@@ -351,6 +353,14 @@ class Game(ABC):
         absent while no line is complete.
         """
         return {"active": [], "owners": {}}
+
+    # -- shipped data ----------------------------------------------------------
+
+    def shipped_opening(self) -> Traversable | None:
+        """The opening table the package ships for this variant (a file written by
+        :meth:`tablebase.Tablebase.export_opening`), ``None`` if it ships none: copied into a
+        writable tablebase file on first use (:meth:`tablebase.Tablebase.install_opening`)."""
+        return None
 
     # -- speed ---------------------------------------------------------------
 

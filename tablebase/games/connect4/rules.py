@@ -21,6 +21,7 @@ digit of its column.
 from __future__ import annotations
 
 import re
+from importlib import resources
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -31,6 +32,8 @@ from tablebase.games.connect4.bits import to_bitboards as to_bitboards
 from tablebase.outcome import DRAW, LOSS, Outcome
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     from tablebase.games.connect4.index import Connect4Index
     from tablebase.games.common.kernels import VectorKernels
 
@@ -39,6 +42,11 @@ MAX_SIDE = 7
 #: The largest board the builders enumerate (6x5 and 5x6; 6x5's 2,818,972,642 positions take
 #: about 6 minutes and 6 GB on 2 cores over the dense index).
 MAX_ENUMERABLE_CELLS = 30
+
+#: The board whose opening table the package ships, and the file's name in the data folder
+#: (written by ``tablebase opening connect4 --export``).
+OPENING_BOARD = (7, 6)
+OPENING_FILE = "opening-7x6.tsv.gz"
 
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
@@ -376,6 +384,13 @@ class Connect4Game(Game):
         layout["click_moves"] = {cell["name"]: self._digits[i % self.columns] for i, cell in enumerate(layout["cells"])}
         layout["gravity"] = True
         return layout
+
+    def shipped_opening(self) -> Traversable | None:
+        """The 7x6 opening table in the package's data folder (:data:`OPENING_FILE`), when it is there."""
+        if (self.columns, self.rows) != OPENING_BOARD:
+            return None
+        found = resources.files("tablebase.games.connect4") / "data" / OPENING_FILE
+        return found if found.is_file() else None
 
     def board_marks(self, state: int) -> BoardMarks:
         marks: BoardMarks = {"active": [], "owners": {}}

@@ -1,0 +1,239 @@
+"""Opening tables of variants solved position by position: computed by the search, exported to a
+small file, shipped with a game and installed into a tablebase file.
+
+The opening table of a variant to ``plies`` plies (:func:`compute`) is every position reached
+from the start when one side plays perfectly and the other plays any legal move, with the
+perfect side to move and at most ``plies`` plies played, for both sides: the first player from
+the start, the second from each first move. Playing perfectly is playing any move as good as
+the best one (the same outcome and distance), so a table does not depend on how ties are
+broken. With ``every`` it is every position up to ``plies`` plies instead. Each position is
+stored with every move, so a probe of it lists every move's value.
+
+The file :func:`export` writes and :func:`read` reads is gzip'd UTF-8 text, one row a line:
+
+* a first line ``#`` followed by a JSON object: ``format`` (:data:`FORMAT`), ``version``
+  (:data:`VERSION`), the ``variant``, its ``family`` and ``parameters`` (a table installs into
+  a variant with the same family and parameters), ``positions`` (rows with moves) and ``rows``;
+* a line of column names, :data:`COLUMNS`;
+* a row per position, sorted by position: the position string (the key the tablebase stores it
+  under), its outcome for the side to move (``win``, ``loss`` or ``draw``), its distance in plies
+  (empty for a draw that can go on for ever) and ``1`` if the table has the position with every
+  move, ``0`` if it is there as the child of such a position.
+
+The moves themselves are not in the file: they follow from the rules.
+"""
+
+from __future__ import annotations
+
+import gzip
+import heapq
+import json
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator
+
+from tablebase.errors import BuildError, DatabaseError, TablebaseError
+from tablebase.games.base import Game, parse_position
+from tablebase.outcome import DRAW, LOSS, WIN
+from tablebase.results import OpeningReport
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
+    from tablebase.progress import Progress
+    from tablebase.query import Tablebase
+    from tablebase.results import Probe
+    from tablebase.variant import VariantTable
+
+FORMAT = "tablebase opening table"
+VERSION = 1
+COLUMNS = "position\toutcome\tdistance\tmoves"
+#: Positions solved between two saves of the search's kept table.
+KEEP_EVERY = 20
+
+_OUTCOMES = (WIN, LOSS, DRAW)
+
+
+def compute(tb: Tablebase, game: Game, plies: int, every: bool, progress: Progress | None) -> OpeningReport:
+    """Solve and store the opening table of ``game`` in ``tb`` (see the module's docstring),
+    position by position in order of plies, going on from what the file holds."""
+    if plies < 0:
+        raise BuildError(f"plies must be 0 or more, got {plies!r}")
+    tb.upgrade()
+    started = time.perf_counter()
+    name = game.name
+    start = game.initial_state()
+    heap = [(0, start)]
+    if not every and game.outcome(start) is None:
+        heap += [(1, game.apply(start, move)) for move in game.legal_moves(start)]
+    heapq.heapify(heap)
+    known = {game.canonical(state)[0] for ply, state in heap if ply <= plies and game.outcome(state) is None}
+    seen: set[int] = set()
+    solved = nodes = 0
+    compiled: Any = None
+    loaded = False
+    try:
+        while heap:
+            ply, state = heapq.heappop(heap)
+            key = game.canonical(state)[0]
+            if key in seen or ply > plies or game.outcome(state) is not None:
+                continue
+            if progress is not None:
+                progress(f"ply {ply}", len(seen), len(known))
+            seen.add(key)
+            position = game.format_position(state)
+            probe = _stored(tb, game, position, state)
+            if probe is None:
+                if not loaded:
+                    compiled, loaded = tb._kept_table(name, game, start), True
+                report, compiled = tb._solve(name, game, state, None, compiled)
+                solved += 1
+                nodes += report.nodes
+                if solved % KEEP_EVERY == 0:
+                    tb._keep_table(name, compiled)
+                probe = _stored(tb, game, position, state)
+                if probe is None:
+                    raise BuildError(f"position {position!r} of {name} was not stored with every move")
+            step = 1 if every else 2
+            if ply + step <= plies:
+                for child in _next(game, probe, every):
+                    heapq.heappush(heap, (ply + step, child))
+                    if game.outcome(child) is None:
+                        known.add(game.canonical(child)[0])
+            if progress is not None:
+                progress(f"ply {ply}", len(seen), len(known))
+    finally:
+        tb._keep_table(name, compiled)
+    return OpeningReport(
+        variant=name,
+        plies=plies,
+        every=every,
+        positions=len(seen),
+        solved=solved,
+        stored=len(seen) - solved,
+        nodes=nodes,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _stored(tb: Tablebase, game: Game, position: str, state: int) -> Probe | None:
+    """The probe of ``position`` when the file holds it with every move proved, else ``None``."""
+    table = tb.get_variant(game.name)
+    probe = None if table is None else table.get_probe(position, search=False)
+    if probe is None or len(probe.moves) != game.move_count(state) or any(m.outcome is None for m in probe.moves):
+        return None
+    return probe
+
+
+def _next(game: Game, probe: Probe, every: bool) -> Iterator[int]:
+    """The positions of the table one step after ``probe``'s: every child with ``every``, else
+    every reply to each move as good as the best one."""
+    best = probe.moves[0]
+    for move in probe.moves:
+        child = parse_position(game, move.position)
+        if every:
+            yield child
+            continue
+        if (move.outcome, move.distance) != (best.outcome, best.distance):
+            break
+        if game.outcome(child) is None:
+            yield from (game.apply(child, reply) for reply in game.legal_moves(child))
+
+
+def export(table: VariantTable, path: str | os.PathLike[str]) -> int:
+    """Write every position ``table`` stores with all its moves, and its children's values, to
+    ``path`` in the format of the module's docstring; returns how many positions had moves."""
+    game = table.game
+    rows, moves = table.dump()
+    by_ref = {ref: (key, outcome, distance) for ref, key, _, _, outcome, distance in rows}
+    children: dict[int, list[int]] = {}
+    for source, _, child in moves:
+        children.setdefault(source, []).append(child)
+    full = {
+        ref
+        for ref, refs in children.items()
+        if len(refs) == game.move_count(parse_position(game, by_ref[ref][0]))
+    }
+    if not full:
+        raise BuildError(f"variant {table.name!r} has no position stored with every move to export")
+    kept = full.union(child for ref in full for child in children[ref])
+    lines = sorted(
+        f"{key}\t{outcome}\t{'' if distance is None else distance}\t{int(ref in full)}"
+        for ref, (key, outcome, distance) in by_ref.items()
+        if ref in kept
+    )
+    header = {
+        "format": FORMAT, "version": VERSION, "variant": table.name, "family": game.family,
+        "parameters": game.parameters(), "positions": len(full), "rows": len(lines),
+    }  # fmt: skip
+    text = "\n".join([f"#{json.dumps(header)}", COLUMNS, *lines]) + "\n"
+    target = Path(path)
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        with partial.open("wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out:
+            out.write(text.encode("utf-8"))
+        partial.replace(target)
+    except OSError as err:
+        partial.unlink(missing_ok=True)
+        raise DatabaseError(f"cannot write {str(target)!r}: {err.strerror or err}") from None
+    return len(full)
+
+
+def read(
+    game: Game, source: Traversable | Path
+) -> tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]]:
+    """The positions of an opening table file (canonical state -> outcome and distance) and the
+    moves of those it has with every move (``(state, move, child)``, from the rules), as
+    :func:`tablebase.store.writer.write_proved` stores them."""
+    shown = str(source)
+    positions: dict[int, tuple[str, int | None]] = {}
+    full: list[int] = []
+    try:
+        with source.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as lines:
+            header = _header(game, shown, next(lines, ""), next(lines, ""))
+            for number, line in enumerate(lines, 3):
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) != 4 or fields[1] not in _OUTCOMES or fields[3] not in ("0", "1"):
+                    raise DatabaseError(f"opening table {shown!r}, line {number}: malformed row {line[:80]!r}")
+                try:
+                    state = game.canonical(parse_position(game, fields[0]))[0]
+                    distance = int(fields[2]) if fields[2] else None
+                except (TablebaseError, ValueError):
+                    raise DatabaseError(f"opening table {shown!r}, line {number}: malformed row {line[:80]!r}") from None
+                positions[state] = (fields[1], distance)
+                if fields[3] == "1":
+                    full.append(state)
+    except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as err:
+        raise DatabaseError(f"cannot read opening table {shown!r}: {err}") from None
+    if len(full) != header.get("positions"):
+        raise DatabaseError(f"opening table {shown!r} is cut short: {len(full):,} of {header.get('positions')} positions")
+    edges = []
+    for state in full:
+        for move, child in game.children(state):
+            canon = game.canonical(child)[0]
+            if canon not in positions:
+                raise DatabaseError(
+                    f"opening table {shown!r} lacks the position after {game.format_move(move)!r}"
+                    f" in {game.format_position(state)!r}"
+                )
+            edges.append((state, move, canon))
+    return positions, edges
+
+
+def _header(game: Game, shown: str, first: str, second: str) -> dict[str, Any]:
+    """The JSON header of an opening table file, checked against ``game``."""
+    try:
+        header = json.loads(first[1:]) if first.startswith("#") else None
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or header.get("format") != FORMAT or second.rstrip("\n") != COLUMNS:
+        raise DatabaseError(f"{shown!r} is not an opening table file")
+    if header.get("version") != VERSION:
+        raise DatabaseError(f"opening table {shown!r} has version {header.get('version')!r}; this reads {VERSION}")
+    if (header.get("family"), header.get("parameters")) != (game.family, game.parameters()):
+        raise DatabaseError(f"opening table {shown!r} is of {header.get('variant')!r}, not of {game.name!r}")
+    return header
+
+
+__all__ = ["COLUMNS", "FORMAT", "KEEP_EVERY", "VERSION", "compute", "export", "read"]
