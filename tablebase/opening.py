@@ -187,36 +187,41 @@ def read(
     moves of those it has with every move (``(state, move, child)``, from the rules), as
     :func:`tablebase.store.writer.write_proved` stores them."""
     shown = str(source)
-    positions: dict[int, tuple[str, int | None]] = {}
-    full: list[int] = []
+    values: dict[str, tuple[str, int | None]] = {}
+    full: list[str] = []
     try:
         with source.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as lines:
             header = _header(game, shown, next(lines, ""), next(lines, ""))
             for number, line in enumerate(lines, 3):
                 fields = line.rstrip("\n").split("\t")
-                if len(fields) != 4 or fields[1] not in _OUTCOMES or fields[3] not in ("0", "1"):
+                if len(fields) != 4 or fields[1] not in _OUTCOMES or fields[3] not in ("0", "1") or not (
+                    fields[2].isdigit() or not fields[2]
+                ):
                     raise DatabaseError(f"opening table {shown!r}, line {number}: malformed row {line[:80]!r}")
-                try:
-                    state = game.canonical(parse_position(game, fields[0]))[0]
-                    distance = int(fields[2]) if fields[2] else None
-                except (TablebaseError, ValueError):
-                    raise DatabaseError(f"opening table {shown!r}, line {number}: malformed row {line[:80]!r}") from None
-                positions[state] = (fields[1], distance)
+                values[fields[0]] = (fields[1], int(fields[2]) if fields[2] else None)
                 if fields[3] == "1":
-                    full.append(state)
+                    full.append(fields[0])
     except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as err:
         raise DatabaseError(f"cannot read opening table {shown!r}: {err}") from None
     if len(full) != header.get("positions"):
         raise DatabaseError(f"opening table {shown!r} is cut short: {len(full):,} of {header.get('positions')} positions")
+    positions: dict[int, tuple[str, int | None]] = {}
     edges = []
-    for state in full:
+    for key in full:
+        try:
+            state = game.canonical(parse_position(game, key))[0]
+        except TablebaseError as err:
+            raise DatabaseError(f"opening table {shown!r}: {err}") from None
+        positions[state] = values[key]
         for move, child in game.children(state):
             canon = game.canonical(child)[0]
-            if canon not in positions:
+            value = values.get(game.format_position(canon))
+            if value is None:
                 raise DatabaseError(
                     f"opening table {shown!r} lacks the position after {game.format_move(move)!r}"
                     f" in {game.format_position(state)!r}"
                 )
+            positions[canon] = value
             edges.append((state, move, canon))
     return positions, edges
 
