@@ -175,8 +175,9 @@ def export(table: VariantTable, path: str | os.PathLike[str]) -> int:
             out.write(text.encode("utf-8"))
         partial.replace(target)
     except OSError as err:
-        partial.unlink(missing_ok=True)
         raise DatabaseError(f"cannot write {str(target)!r}: {err.strerror or err}") from None
+    finally:
+        partial.unlink(missing_ok=True)
     return len(full)
 
 

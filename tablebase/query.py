@@ -195,7 +195,7 @@ class Tablebase:
     def install_shipped(self) -> dict[str, int]:
         """Install the shipped opening table of every fixed variant that has one, as
         :meth:`variant` does on first use; how many positions were new, by variant."""
-        return {name: self._install_shipped(name) for name in games.names()}
+        return {name: self._install_shipped(name) for name in games.names() if games.get(name).shipped_opening()}
 
     @_writes
     def install_opening(self, name: str) -> int:
