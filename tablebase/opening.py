@@ -31,7 +31,7 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Protocol
 
 from tablebase.errors import BuildError, DatabaseError, TablebaseError
 from tablebase.games.base import Game, parse_position
@@ -42,8 +42,7 @@ if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
     from tablebase.progress import Progress
-    from tablebase.query import Tablebase
-    from tablebase.results import Probe
+    from tablebase.results import Probe, SolveReport
     from tablebase.variant import VariantTable
 
 FORMAT = "tablebase opening table"
@@ -55,7 +54,23 @@ KEEP_EVERY = 20
 _OUTCOMES = (WIN, LOSS, DRAW)
 
 
-def compute(tb: Tablebase, game: Game, plies: int, every: bool, progress: Progress | None) -> OpeningReport:
+class TablebaseFile(Protocol):
+    """What :func:`compute` uses of a tablebase file (:class:`tablebase.query.Tablebase` is one)."""
+
+    def upgrade(self) -> tuple[str | None, str]: ...
+
+    def get_variant(self, name: str) -> VariantTable | None: ...
+
+    def _solve(
+        self, name: str, game: Game, state: int, time_limit: float | None, compiled: Any = None, line: bool = False
+    ) -> tuple[SolveReport, Any]: ...
+
+    def _kept_table(self, name: str, game: Game, state: int) -> Any: ...
+
+    def _keep_table(self, name: str, table: Any) -> None: ...
+
+
+def compute(tb: TablebaseFile, game: Game, plies: int, every: bool, progress: Progress | None) -> OpeningReport:
     """Solve and store the opening table of ``game`` in ``tb`` (see the module's docstring),
     position by position in order of plies, going on from what the file holds."""
     if plies < 0:
@@ -117,7 +132,7 @@ def compute(tb: Tablebase, game: Game, plies: int, every: bool, progress: Progre
     )
 
 
-def _stored(tb: Tablebase, game: Game, position: str, state: int) -> Probe | None:
+def _stored(tb: TablebaseFile, game: Game, position: str, state: int) -> Probe | None:
     """The probe of ``position`` when the file holds it with every move proved, else ``None``."""
     table = tb.get_variant(game.name)
     probe = None if table is None else table.get_probe(position, search=False)
@@ -242,4 +257,4 @@ def _header(game: Game, shown: str, first: str, second: str) -> dict[str, Any]:
     return header
 
 
-__all__ = ["COLUMNS", "FORMAT", "KEEP_EVERY", "VERSION", "compute", "export", "read"]
+__all__ = ["COLUMNS", "FORMAT", "KEEP_EVERY", "VERSION", "TablebaseFile", "compute", "export", "read"]
