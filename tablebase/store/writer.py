@@ -481,14 +481,18 @@ def write_proved(
                 """Insert the rows of ``states`` not stored yet, and learn the ids of all of them."""
                 states = [s for s in dict.fromkeys(states) if s not in ids]
                 known: dict[str, int] = {}
-                for lo in range(0, len(states), 500):
-                    part = [key(s) for s in states[lo : lo + 500]]
-                    known.update(
-                        cur.execute(
-                            f"SELECT key, id FROM states WHERE variant_id = ? AND key IN ({','.join('?' * len(part))})",
-                            (variant_id, *part),
-                        ).fetchall()
-                    )
+
+                def look_up(keys: list[str]) -> None:
+                    for lo in range(0, len(keys), 500):
+                        part = keys[lo : lo + 500]
+                        known.update(
+                            cur.execute(
+                                f"SELECT key, id FROM states WHERE variant_id = ? AND key IN ({','.join('?' * len(part))})",
+                                (variant_id, *part),
+                            ).fetchall()
+                        )
+
+                look_up([key(s) for s in states])
                 rows = []
                 for state in states:
                     if key(state) in known:
@@ -509,13 +513,12 @@ def write_proved(
                             game.orbit_size(state),
                         )
                     )
-                for r in rows:
-                    cur.execute(
-                        "INSERT INTO states (variant_id, key, to_move, ply, terminal, outcome, distance, orbit,"
-                        " representative) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
-                        r,
-                    )
-                    known[r[1]] = int(cur.lastrowid or 0)
+                cur.executemany(
+                    "INSERT INTO states (variant_id, key, to_move, ply, terminal, outcome, distance, orbit,"
+                    " representative) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                    rows,
+                )
+                look_up([r[1] for r in rows])
                 for state in states:
                     ids[state] = known[key(state)]
 
