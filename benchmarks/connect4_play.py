@@ -43,6 +43,9 @@ from pathlib import Path
 from tablebase import games
 
 HOST = "127.0.0.1"
+#: Two late 7x6 positions (28 discs from random games) whose searches are quick: the first request
+#: shows what a cold server adds to a search (a worker's start, the compiled code), the second not.
+LATE = ("...x.o./..ox.o./o.oo.o./o.xo.xx/xxxoxox/xooxxxo", "oo..x../xo..o../oxo.x../xxo.x../oooxxox/xoxxoox")
 #: Longest wait for the server to answer after it starts, in seconds.
 START_TIMEOUT = 600.0
 
@@ -170,17 +173,23 @@ def main() -> None:
         replies: list[Reply] = []
         with serving(db, port, env, args.solvers) as start:
             print(f"server ready after {start:.2f} s ({'empty numba cache' if args.cold_compile else 'numba cache as found'})")
+            if args.variant == "connect4":
+                for label, position in zip(("first request", "second request"), LATE):
+                    began = time.perf_counter()
+                    status, _ = ask(port, args.variant, position, args.time_limit)
+                    print(f"{label} (a late position, {status}): {time.perf_counter() - began:.2f} s", flush=True)
             for number in range(2 * args.games):
                 seat = number // args.games
                 began = time.perf_counter()
                 ended = play(port, args.variant, seat, rng, args.time_limit, replies)
                 side = "first" if seat == 0 else "second"
                 print(f"game {number + 1}: engine {side}, {ended} ({time.perf_counter() - began:.1f} s)", flush=True)
-    print(f"\n{args.variant}, {2 * args.games} games, reply latency in seconds (client wall time)")
-    print(f"{'ply':>8} {'replies':>7} {'p50':>8} {'p95':>8} {'max':>8} {'stored':>7} {'imperfect':>9}")
-    for ply in sorted({r.ply for r in replies}):
-        print(summary(str(ply), [r for r in replies if r.ply == ply]))
-    print(summary("all", replies))
+    if replies:
+        print(f"\n{args.variant}, {2 * args.games} games, reply latency in seconds (client wall time)")
+        print(f"{'ply':>8} {'replies':>7} {'p50':>8} {'p95':>8} {'max':>8} {'stored':>7} {'imperfect':>9}")
+        for ply in sorted({r.ply for r in replies}):
+            print(summary(str(ply), [r for r in replies if r.ply == ply]))
+        print(summary("all", replies))
     print(f"server start-up until ready: {start:.2f} s")
 
 
