@@ -161,6 +161,13 @@ class Analysis:
         return probe
 
 
+def load_rules() -> list[Game]:
+    """Every registered variant's rules, loaded now (once a process) so that no request waits for them."""
+    from tablebase import games
+
+    return [games.get(name) for name in games.names()]
+
+
 def search_positions(
     game: Game, state: int, seconds: float, table: Any = None
 ) -> tuple[bool, dict[int, tuple[str, int | None]]]:
@@ -229,4 +236,4 @@ class Searches:
         return True
 
 
-__all__ = ["MAX_SECONDS", "Analysis", "BusyError", "NotProvedError", "Searches", "search_positions"]
+__all__ = ["MAX_SECONDS", "Analysis", "BusyError", "NotProvedError", "Searches", "load_rules", "search_positions"]

@@ -113,7 +113,7 @@ def _work(
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server shuts its workers down itself
     import tablebase
     from tablebase import games
-    from tablebase.serve.analysis import Analysis, Searches
+    from tablebase.serve.analysis import Analysis, Searches, load_rules
 
     found: list[dict[int, tuple[str, int | None]]] = []
     searches = Searches(int(memory_cap * TABLE_SHARE))
@@ -127,7 +127,7 @@ def _work(
         analysis = Analysis(tb, max_seconds=max_seconds, prover=prover)
         searches.kept = tb.kept_table_path
         leave_first_core()
-        for game in map(games.get, games.names() if warm else []):
+        for game in load_rules() if warm else []:
             if not game.enumerable:
                 searches.prepare(game)  # at the usual priority: a server that waits for it serves nothing yet
         yield_to_server()
