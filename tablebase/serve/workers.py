@@ -291,8 +291,13 @@ class Solvers(SolverPool):
                     continue
                 message = worker.conn.recv()
             except (EOFError, OSError):
+                alive = worker.process.is_alive()
                 worker.stop()
-                raise TablebaseError(f"the search worker did not get ready within {timeout:g} s") from None
+                if alive:
+                    raise TablebaseError(f"the search worker was not ready within {timeout:g} s") from None
+                raise TablebaseError(
+                    f"the search worker stopped before it was ready (exit code {worker.process.exitcode})"
+                ) from None
             worker.ready, worker.memory = message[0] == "ready", message[2]
         worker.idle_since = time.monotonic()
         self.idle.append(worker)
