@@ -9,9 +9,12 @@ engine move is the first move ``GET /api/{variant}/solve?position=P`` lists
 (best first), as the web board plays it. For every engine reply it measures
 the wall time the client waits and checks that the move is perfect: its value
 (for the side that plays it) equals the position's value as the reply states
-it. It prints the 50th and 95th percentiles and the maximum, overall and by
-ply (discs on the board), how many replies there were, how many the file
-answered (``stored``), and the server's start-up time.
+it. A reply that is not a move (``503``: not proved within the time limit,
+or busy) counts as unanswered, and a random move is played instead. It prints
+the 50th and 95th percentiles and the maximum, overall and by ply (discs on
+the board), how many replies there were, how many the file answered
+(``stored``), how many were unanswered or imperfect, and the server's start-up
+time.
 
     python benchmarks/connect4_play.py --games 4
     python benchmarks/connect4_play.py --db tablebase.db --variant connect4-5-4 --games 20
@@ -52,10 +55,12 @@ START_TIMEOUT = 600.0
 
 @dataclass
 class Reply:
-    """One engine reply: the plies before it, the client's wait, whether it was perfect, whether the file held it."""
+    """One engine reply: the plies before it, the client's wait, whether it came (200), whether its move was
+    perfect, whether the file held the position."""
 
     ply: int
     seconds: float
+    answered: bool
     perfect: bool
     stored: bool
 
@@ -120,14 +125,14 @@ def play(port: int, variant: str, engine_seat: int, rng: random.Random, time_lim
             seconds = time.perf_counter() - began
             if status != 200:
                 print(f"  ply {ply}: {status} {body.get('detail')} after {seconds:.1f} s; a random move instead")
-                replies.append(Reply(ply, seconds, False, False))
+                replies.append(Reply(ply, seconds, False, False, False))
                 state = rng.choice(game.children(state))[1]
             else:
                 moves = body["moves"]
                 assert isinstance(moves, list) and moves
                 best = moves[0]
                 perfect = (best["outcome"], best["distance"]) == (body["outcome"], body["distance"])
-                replies.append(Reply(ply, seconds, perfect, bool(body["stored"])))
+                replies.append(Reply(ply, seconds, True, perfect, bool(body["stored"])))
                 state = game.parse_position(best["position"])
         else:
             state = rng.choice(game.children(state))[1]
@@ -145,7 +150,8 @@ def summary(label: str, replies: list[Reply]) -> str:
     seconds = [r.seconds for r in replies]
     return (
         f"{label:>8} {len(replies):>7} {percentile(seconds, 0.5):>8.3f} {percentile(seconds, 0.95):>8.3f}"
-        f" {max(seconds):>8.3f} {sum(r.stored for r in replies):>7} {sum(not r.perfect for r in replies):>9}"
+        f" {max(seconds):>8.3f} {sum(r.stored for r in replies):>7} {sum(not r.answered for r in replies):>10}"
+        f" {sum(r.answered and not r.perfect for r in replies):>9}"
     )
 
 
@@ -186,7 +192,7 @@ def main() -> None:
                 print(f"game {number + 1}: engine {side}, {ended} ({time.perf_counter() - began:.1f} s)", flush=True)
     if replies:
         print(f"\n{args.variant}, {2 * args.games} games, reply latency in seconds (client wall time)")
-        print(f"{'ply':>8} {'replies':>7} {'p50':>8} {'p95':>8} {'max':>8} {'stored':>7} {'imperfect':>9}")
+        print(f"{'ply':>8} {'replies':>7} {'p50':>8} {'p95':>8} {'max':>8} {'stored':>7} {'unanswered':>10} {'imperfect':>9}")
         for ply in sorted({r.ply for r in replies}):
             print(summary(str(ply), [r for r in replies if r.ply == ply]))
         print(summary("all", replies))
