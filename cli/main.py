@@ -657,15 +657,30 @@ def play(
     ] = "first",
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
+    from tablebase import games
+
     with tablebase.open(db) as tb:
-        vt = tb.variant(variant)
-        players = vt.game.players
+        players = games.get(variant).players
         seats = {players[0]: 0, players[1]: 1, "first": 0, "second": 1}
         seat = seats.get(as_.lower())
         if seat is None:
             fail(f"invalid side {as_!r} for {variant}: use {', '.join(seats)}")
         human = players[seat]
-        history = [vt.probe(position)]
+
+        def known(position: str | None) -> tablebase.Probe:
+            """The probe of ``position``: from the file, else (a variant not built whole) proved by search
+            and stored, as ``tablebase solve`` does."""
+            table = tb.get_variant(variant)
+            probe = table.get_probe(position) if table is not None else None
+            if probe is not None:
+                return probe
+            if table is None or not table.info.complete:
+                typer.echo("searching...")
+                tb.solve(variant, position)
+            return tb.variant(variant).probe(position)
+
+        history = [known(position)]
+        vt = tb.variant(variant)
         typer.echo(f"{variant}: you play {human}; '?' shows the value of each move, 'undo' takes back, 'quit' stops.")
         while True:
             probe = history[-1]
@@ -684,7 +699,7 @@ def play(
                 move = probe.best_move
                 assert move is not None
                 typer.echo(f"perfect play: {move.move} ({value_text(move.outcome, move.distance)})")
-                history.append(vt.probe(move.position))
+                history.append(known(move.position))
                 continue
             answer = ""
             while not answer:
@@ -719,7 +734,7 @@ def play(
                     continue
                 typer.echo(f"illegal move {answer!r}")
                 continue
-            history.append(vt.probe(chosen.position))
+            history.append(known(chosen.position))
 
 
 @command(help="Serve the HTTP JSON API and the web board, read-only unless --write (needs the serve extra).")

@@ -154,6 +154,26 @@ def test_play_as_first_and_an_unknown_side(built_db: Path) -> None:
     assert runner.invoke(app, ["play", "tictactoe", "--as", "z", "--db", str(built_db)]).exit_code == 1
 
 
+@pytest.mark.slow
+def test_play_a_variant_not_built_searches_each_position_and_stores_it(tmp_path: Path) -> None:
+    pytest.importorskip("numba")
+    import re
+
+    db = tmp_path / "t.db"
+    assert runner.invoke(app, ["build", "tictactoe", "--db", str(db)]).exit_code == 0
+    start = "...../...../.x.o./.xoox"  # connect4-5-4, not built: x to move
+    result = runner.invoke(app, ["play", "connect4-5-4", start, "--as", "o", "--db", str(db)], input="1\nquit\n")
+    assert result.exit_code == 0, result.output
+    # perfect play answers twice (the start, then after o's 1), each move keeping the value of its position
+    values = re.findall(r": x to move, (.+)\n", result.stdout)
+    answers = re.findall(r"perfect play: \d \((.+)\)", result.stdout)
+    assert len(answers) == 2 and answers == values[:2], result.stdout
+    assert "searching..." in result.stdout
+    # what was proved is in the file: the start is probed without a search
+    probe = runner.invoke(app, ["probe", "connect4-5-4", start, "--db", str(db)])
+    assert probe.exit_code == 0 and answers[0] in probe.stdout
+
+
 def test_build_progress_logs_long_phases_when_not_a_terminal() -> None:
     import io
     import time

@@ -315,7 +315,7 @@ def start(db: Path, workers: int) -> tuple[subprocess.Popen[bytes], int]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 600  # it answers once its search worker is ready: compiled on a first run
     while True:
         assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
         try:
@@ -344,7 +344,7 @@ def test_workers_share_one_pool_of_solvers_and_sigterm_stops_cleanly(
     process, port = served
     server = psutil.Process(process.pid)
     http = [psutil.Process(pid) for pid in listening(server, port)]
-    assert len(http) == 2  # two HTTP processes (the pool's search workers start on demand)
+    assert len(http) == 2  # two HTTP processes
     # each has its own socket on the port, so the kernel spreads connections between them
     clients = [socket.create_connection(("127.0.0.1", port)) for _ in range(32)]
     for sock in clients:
@@ -356,9 +356,8 @@ def test_workers_share_one_pool_of_solvers_and_sigterm_stops_cleanly(
         sock.close()
     # a search from one connection holds the one solver: every other search is refused, whichever
     # HTTP process takes it
-    before = len(server.children())
     first = open_request(port, HARD)
-    wait_for(lambda: len(server.children()) > before, 20)  # the pool started the search's worker
+    time.sleep(1.0)  # the search reaches the worker
     other = "/api/ultimate/solve?time_limit=1"  # the start of ultimate: not proved in a second either
     assert fetch(port, other)[1]["error"] == "busy"
     for _ in range(4):
@@ -390,9 +389,9 @@ def test_one_http_process_stops_cleanly_on_sigterm_too(db: Path) -> None:
     process, port = start(db, 1)
     try:
         server = psutil.Process(process.pid)
-        assert not [p for p in server.children() if "spawn_main" in " ".join(p.cmdline())]  # no supervisor
+        assert not listening(server, port)  # no supervisor: the server itself listens
         pending = open_request(port, HARD)
-        wait_for(lambda: server.children(), 20)  # its search worker started
+        time.sleep(1.0)  # the search reaches the worker
         family = [server, *server.children(recursive=True)]
         process.send_signal(signal.SIGTERM)
         assert process.wait(30) == 0

@@ -257,3 +257,60 @@ def test_a_child_proved_by_an_earlier_search_is_known_without_a_search(tictactoe
             {"win": "loss", "loss": "win", "draw": "draw"}[first["moves"][0]["outcome"]],
             first["moves"][0]["distance"] - 1,
         )
+
+
+# -- compiled tables kept between searches ----------------------------------------
+
+#: A 7x6 position whose search takes about 700,000 nodes on a fresh table (10 discs from a random game).
+OPENING = "......./......./......./.x...../.x...xo/oo.oxox"
+
+
+@pytest.mark.slow
+def test_searches_of_a_game_go_on_from_one_table_that_starts_from_the_kept_one(tmp_path: Path) -> None:
+    pytest.importorskip("numba")
+    from tablebase.serve.analysis import Searches
+
+    game = games.get("connect4")
+    state = game.parse_position(OPENING)
+    fresh = Searches(memory=1 << 24)
+    proved, positions = fresh(game, state, 60)
+    assert proved and game.canonical(state)[0] in positions
+    table = fresh.table
+    assert table.table.nbytes <= (1 << 24) + 16  # the memory given, not the 1 GiB of an opening search
+    work = table.nodes
+    assert work > 10_000
+    # the next position of the game goes on with the same table: most of its proof was found on the way
+    child = game.children(state)[1][1]
+    assert fresh(game, child, 60)[0] and fresh.table is table
+    alone = Searches(memory=1 << 24)
+    assert alone(game, child, 60)[0] and table.nodes - work < alone.table.nodes / 10
+    # a worker that starts from the table a tablebase kept beside its file proves it at once
+    kept = tmp_path / "tablebase.db.connect4.search.npy"
+    assert table.save(kept) > 0
+    again = Searches(memory=1 << 24, kept=lambda name: kept if name == "connect4" else None)
+    assert again(game, state, 60)[0] and again.table.nodes < work / 10
+    # another game drops the table and makes its own
+    other = games.get("connect4-5-4")
+    assert again(other, other.parse_position("...../.o.../.ox.x/.ooxx"), 60)[0]
+    assert again.game == "connect4-5-4" and again.table is not table
+
+
+@pytest.mark.slow
+def test_a_prepared_pool_keeps_a_ready_worker_that_stays_under_its_memory_cap(tictactoe_db: Path) -> None:
+    pytest.importorskip("numba")
+    import asyncio
+
+    pool = Solvers(tictactoe_db, size=1, idle_seconds=0.05)
+    try:
+        pool.prepare()
+        (worker,) = pool.workers()
+        assert worker.ready and worker.jobs == 0 and worker.memory < pool.memory_cap
+        time.sleep(0.1)
+        assert pool.release_idle() == 0 and worker.process.is_alive()
+        game = games.get("connect4")
+        probe = asyncio.run(pool.solve(game, game.parse_position(OPENING), 30))
+        assert probe.outcome is not None and len(probe.moves) == 7
+        assert pool.workers() == [worker] and worker.jobs == 1 and pool.recycled == 0
+        assert worker.memory < pool.memory_cap
+    finally:
+        pool.close()

@@ -9,6 +9,7 @@ installs chromium on CI. ``TABLEBASE_CHROMIUM`` names another chromium binary.
 from __future__ import annotations
 
 import os
+import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +30,8 @@ if CHROMIUM is None or not Path(CHROMIUM).exists():
 
 from fastapi.testclient import TestClient  # noqa: E402
 
+import tablebase  # noqa: E402
+from tablebase import games  # noqa: E402
 from tablebase.serve import create_app  # noqa: E402
 
 #: Real variants played here besides the toys of serve_support (a second or two each to build).
@@ -344,7 +347,7 @@ def test_ultimate_solve_on_a_late_position_shows_values(page: Any, api: TestClie
     open_board(page, "ultimate", ULTIMATE_LATE)
     assert page.inner_text("#status") == "x to move: not solved yet"
     assert set(o for o, _, _ in cell_values(page).values()) == {"unknown"}
-    assert page.is_disabled("#best")
+    assert page.is_enabled("#best")  # it searches first
     click(page, "#solve")
     solved = api.get("/api/ultimate/solve", params={"position": ULTIMATE_LATE, "time_limit": 20}).json()
     assert page.inner_text("#status") == status_of(solved)
@@ -908,3 +911,158 @@ def test_connect4_shows_each_columns_value_once_above_it(page: Any, api: TestCli
     frame = page.eval_on_selector("#board .frame", "f => f.getBoundingClientRect().top")
     tops = page.eval_on_selector_all("#board .column-value", "v => v.map(e => e.getBoundingClientRect().bottom)")
     assert all(bottom <= frame for bottom in tops)
+
+
+# -- the help text -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variant", "position", "says", "not_said"),
+    [
+        ("connect4", None, ["Click a column", "drop a disc", "value above a column"], ["cell", "token"]),
+        ("tictactoe", None, ["Click a cell", "play there"], ["token", "disc", "column"]),
+        ("rota", "xxox.oo./. x", ["Click a token", "then where it goes"], ["Click a cell", "disc"]),
+        ("wild", None, ["Click a cell", "pick one of the moves offered"], ["token", "disc"]),
+        ("ultimate", ULTIMATE_LATE, ["Click a cell", "goes in the highlighted field"], ["token", "disc"]),
+    ],
+)
+def test_the_help_text_speaks_of_the_game_shown(page: Any, variant: str, position: str | None, says: list[str], not_said: list[str]) -> None:
+    open_board(page, variant, position)
+    hint = page.inner_text("#board-hint")
+    assert all(text in hint for text in says), hint
+    assert not any(text in hint for text in not_said), hint
+
+
+def test_the_help_text_follows_the_moves_of_the_position(page: Any) -> None:
+    # Rota places its tokens first, then slides them
+    open_board(page, "rota")
+    assert "Click a cell" in page.inner_text("#board-hint") and "token" not in page.inner_text("#board-hint")
+    open_board(page, "rota", "xxox.oo./. x")
+    assert "Click a token" in page.inner_text("#board-hint")
+
+
+# -- Connect Four boards of 4 to 7 columns, positions solved by search ---------
+
+#: Boards and the discs of a late position of each, with every column open (solved in a moment).
+C4_BOARDS = {"connect4-4-4": 6, "connect4-5-4": 8, "connect4-6-4": 10, "connect4": 30}
+
+
+def open_columns_position(name: str, discs: int, seed: int = 0) -> str:
+    """A position of ``name`` with ``discs`` discs from a seeded random game, not over, every column open."""
+    game = games.get(name)
+    rng = random.Random(seed)
+    while True:
+        state = game.initial_state()
+        for _ in range(discs):
+            if game.outcome(state) is not None:
+                break
+            state = rng.choice(game.children(state))[1]
+        if game.outcome(state) is None and game.move_count(state) == game.columns:  # type: ignore[attr-defined]
+            return game.format_position(state)
+
+
+@pytest.fixture(scope="module")
+def c4_positions() -> dict[str, str]:
+    return {name: open_columns_position(name, discs) for name, discs in C4_BOARDS.items()}
+
+
+@pytest.fixture(scope="module")
+def c4_db(tmp_path_factory: pytest.TempPathFactory, c4_positions: dict[str, str]) -> Path:
+    """A file holding each of :data:`C4_BOARDS`' late positions with all its columns, solved by search."""
+    pytest.importorskip("numba")
+    path = tmp_path_factory.mktemp("c4") / "tablebase.db"
+    with tablebase.open(path) as tb:
+        for name, position in c4_positions.items():
+            assert tb.solve(name, position, time_limit=600).proved
+    return path
+
+
+@pytest.fixture(scope="module")
+def c4_url(c4_db: Path) -> Iterator[str]:
+    for port in serving(create_app(c4_db, solvers=0)):
+        yield f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="module")
+def c4_api(c4_db: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(c4_db, solvers=0)) as client:
+        yield client
+
+
+#: Widths from a phone to a wide desktop, in CSS pixels.
+WIDTHS = (360, 480, 768, 1024, 1200, 1600)
+
+
+@pytest.mark.slow
+def test_each_column_value_stands_on_its_own_above_its_column(browser: Any, c4_url: str, c4_positions: dict[str, str]) -> None:
+    for width in WIDTHS:
+        context = browser.new_context(base_url=c4_url, viewport={"width": width, "height": 900})
+        page = context.new_page()
+        try:
+            for name, position in c4_positions.items():
+                open_board(page, name, position)
+                click(page, "#solve")  # the file holds it: answered at once
+                shown = page.evaluate(
+                    """() => ({
+                        numbers: [...document.querySelectorAll('#board .column-number')].map(n => {
+                            const r = n.getBoundingClientRect(); return [n.dataset.column, (r.left + r.right) / 2]; }),
+                        values: [...document.querySelectorAll('#board .column-value')].map(v => {
+                            const r = v.getBoundingClientRect(); return [v.dataset.column, r.left, r.right, v.textContent]; }),
+                        text: document.querySelector('#board').textContent,
+                    })"""
+                )
+                columns = games.get(name).columns  # type: ignore[attr-defined]
+                assert len(shown["values"]) == columns, (width, name)
+                centre = dict(shown["numbers"])
+                pitch = centre["2"] - centre["1"]
+                for column, left, right, text in shown["values"]:
+                    # within its column, with room to spare on each side
+                    assert centre[column] - 0.45 * pitch <= left and right <= centre[column] + 0.45 * pitch, (width, name, text)
+                ordered = sorted(shown["values"], key=lambda v: v[1])
+                for before, after in zip(ordered, ordered[1:]):
+                    assert after[1] - before[2] >= 0.1 * pitch, (width, name, before, after)
+                # the board's text reads column by column, every word apart: "1 draw 12 2 loss 2 ..."
+                values = {column: text.split() for column, _, _, text in shown["values"]}
+                expected = [word for column, _ in shown["numbers"] for word in [column, *values[column]]]
+                assert shown["text"].split() == expected, (width, name)
+                assert all(len(words) == 2 and words[1].isdigit() for words in values.values()), values
+        finally:
+            context.close()
+
+
+def perfect(api: TestClient, variant: str, before: str, after: str) -> bool:
+    """Whether the move from ``before`` to ``after`` keeps the value of ``before`` (a perfect move)."""
+    result = api.get(f"/api/{variant}/solve", params={"position": before, "time_limit": 30}).json()
+    move = next(m for m in result["moves"] if m["position"] == after)
+    return (move["outcome"], move["distance"]) == (result["outcome"], result["distance"])
+
+
+@pytest.mark.slow
+def test_perfect_play_answers_on_a_board_explored_by_search(browser: Any, c4_url: str, c4_api: TestClient) -> None:
+    variant = "connect4-5-4"  # not built: the file holds one position, the rest comes from searches on request
+    start = open_columns_position(variant, 4)
+    context = browser.new_context(base_url=c4_url, viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    try:
+        open_board(page, variant, start)
+        assert page.inner_text("#status") == "x to move: not solved yet"
+        # "Play best move" searches the position, then plays its best move
+        click(page, "#best")
+        assert perfect(c4_api, variant, start, shown_position(page))
+        page.check("#answer")
+        for _ in range(3):
+            before = shown_position(page)
+            column = c4_api.get(f"/api/{variant}/board", params={"position": before}).json()["moves"][0]
+            click(page, f"#board .cell[data-move='{column['move']}']")
+            mine = column["position"]
+            if c4_api.get(f"/api/{variant}/board", params={"position": mine}).json()["moves"] == []:
+                break
+            # perfect play searched the position after my move and answered it
+            answered = shown_position(page)
+            assert answered != mine and perfect(c4_api, variant, mine, answered)
+            assert page.eval_on_selector_all("#record li", "l => l.length") >= 3
+        # undo takes back the answer and the move it answered
+        click(page, "#undo")
+        assert shown_position(page) == before
+    finally:
+        context.close()

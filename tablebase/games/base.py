@@ -156,9 +156,10 @@ class Game(ABC):
             out.append((move, child, result, 0 if result is not None else self.move_count(child)))
         return out
 
-    def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
+    def outcome_table(self, state: int, time_limit: float | None = None, memory: int | None = None) -> Any | None:
         """A compiled win/draw/loss search for positions reached from ``state``, or ``None``
-        (also when loading it would take a good part of ``time_limit`` seconds).
+        (also when loading it would take a good part of ``time_limit`` seconds). A game that
+        sizes its table keeps it within ``memory`` bytes when that is given.
 
         :mod:`tablebase.solve.search` then uses it for its outcome step: an
         object that reads and writes like the search's ``{state: (lo, hi,

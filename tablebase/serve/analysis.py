@@ -10,8 +10,11 @@ process; a second request meanwhile is told the server is busy.
 
 from __future__ import annotations
 
+import os
+import random
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Game
@@ -23,6 +26,10 @@ from tablebase.results import MoveValue, Probe
 MAX_SECONDS = 30.0
 #: Proved positions kept in memory (canonical states, all variants); the store is emptied when full.
 MAX_POSITIONS = 2_000_000
+#: Seconds of search that compile (or load from numba's cache) a game's search before its first request.
+WARM_SECONDS = 10.0
+#: Plies before the end of a random game where that search starts.
+WARM_PLIES = 8
 
 class NotProvedError(TablebaseError):
     """The search did not prove the position within its time limit."""
@@ -154,13 +161,79 @@ class Analysis:
         return probe
 
 
-def search_positions(game: Game, state: int, seconds: float) -> tuple[bool, dict[int, tuple[str, int | None]]]:
+def load_rules() -> list[Game]:
+    """Every registered variant's rules, loaded now (once a process) so that no request waits for them."""
+    from tablebase import games
+
+    return [games.get(name) for name in games.names()]
+
+
+def search_positions(
+    game: Game, state: int, seconds: float, table: Any = None
+) -> tuple[bool, dict[int, tuple[str, int | None]]]:
     """Whether a search of ``seconds`` proved ``state`` and each of its children, and the canonical
-    states it proved with their ``(outcome, distance)`` (none when it did not)."""
+    states it proved with their ``(outcome, distance)`` (none when it did not); ``table``: a
+    reusable compiled table of ``game`` to go on with (:meth:`Game.outcome_table`)."""
     from tablebase.solve.search import prove
 
-    result = prove(game, state, seconds, children=True)
+    result = prove(game, state, seconds, children=True, table=table)
     return result.complete, result.positions if result.complete else {}
 
 
-__all__ = ["MAX_SECONDS", "Analysis", "BusyError", "NotProvedError", "search_positions"]
+class Searches:
+    """:func:`search_positions` that goes on from the compiled table of the game searched last,
+    where the game's table is reusable, so each search of a game starts from what the earlier
+    ones proved. A new table takes at most ``memory`` bytes and starts with the entries a
+    tablebase kept for its game in the file ``kept(name)`` names, if that exists
+    (:meth:`~tablebase.query.Tablebase.kept_table_path`); a search of another game drops the
+    table and starts one of its own."""
+
+    def __init__(self, memory: int | None = None, kept: Callable[[str], os.PathLike[str] | None] | None = None):
+        self.memory = memory
+        self.kept = kept
+        #: The name of the game whose table is kept, and the table.
+        self.game: str | None = None
+        self.table: Any = None
+        self._fresh: set[str] = set()  # games whose tables are not reusable: each search makes its own
+
+    def __call__(self, game: Game, state: int, seconds: float) -> tuple[bool, dict[int, tuple[str, int | None]]]:
+        return search_positions(game, state, seconds, self._table(game, state, seconds))
+
+    def _table(self, game: Game, state: int, seconds: float | None) -> Any:
+        """The kept table of ``game``, or a new one (``None`` where its table is not reusable)."""
+        if game.name == self.game:
+            return self.table
+        if game.name in self._fresh:
+            return None
+        self.game, self.table = None, None  # the last game's table goes before the next is made
+        table: Any = game.outcome_table(state, seconds, memory=self.memory)
+        if not getattr(table, "reusable", False):
+            self._fresh.add(game.name)
+            return None
+        path = self.kept(game.name) if self.kept is not None else None
+        if path is not None and os.path.exists(path) and hasattr(table, "load"):
+            try:
+                table.load(path)
+            except ValueError:
+                pass  # a table of another board, or a damaged file: the search does without it
+        self.game, self.table = game.name, table
+        return table
+
+    def prepare(self, game: Game) -> bool:
+        """Make the table of ``game`` and run its search once, on a position :data:`WARM_PLIES`
+        before the end of a seeded random game, so that its compiled code is compiled (or loaded
+        from numba's cache) before a request waits for it; ``False`` (and nothing done) where the
+        game's table is not reusable."""
+        state = game.initial_state()
+        table = self._table(game, state, None)
+        if table is None:
+            return False
+        rng = random.Random(0)
+        line = [state]
+        while game.outcome(line[-1]) is None:
+            line.append(rng.choice(game.children(line[-1]))[1])
+        search_positions(game, line[max(0, len(line) - 1 - WARM_PLIES)], WARM_SECONDS, table)
+        return True
+
+
+__all__ = ["MAX_SECONDS", "Analysis", "BusyError", "NotProvedError", "Searches", "load_rules", "search_positions"]

@@ -81,7 +81,7 @@ from tablebase.errors import TablebaseError, UnknownVariantError
 from tablebase.games.base import parse_position as parse_text
 from tablebase.query import PROBE_BUDGET, Tablebase
 from tablebase.results import Probe, VariantInfo
-from tablebase.serve.analysis import Analysis
+from tablebase.serve.analysis import Analysis, load_rules
 from tablebase.serve.caching import MAX_AGE, NO_STORE, Caching, names_tag, render_json, request_identity, scope_identity
 from tablebase.serve.errors import NotEnumeratedError, NotSolvedError, add_error_handlers, error_detail
 from tablebase.serve.hub import RemoteSolvers
@@ -211,6 +211,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        load_rules()
         yield
         if pool is not None:
             pool.close()

@@ -59,8 +59,9 @@ class SolverHub:
 
     def __init__(self, pool: Solvers):
         import tablebase
-        from tablebase.serve.analysis import Analysis
+        from tablebase.serve.analysis import Analysis, load_rules
 
+        load_rules()
         self.tb = tablebase.open(pool.path)
         self.analysis = Analysis(self.tb, max_positions=KEPT_POSITIONS)
         pool.learn = self.analysis.remember

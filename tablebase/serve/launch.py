@@ -101,12 +101,21 @@ def run(
         if workers == 1:
             app = create_app(db, solvers, memory_cap, write, max_age)
             pool = app.state.solvers
+            if pool is not None:
+                _prepare(pool)
             Server(config(app, **options), pool.cancel if pool is not None else lambda: None).run(sockets=sockets)
         else:
             _run_processes(db, sockets, workers, options, solvers, memory_cap, write, max_age)
     finally:
         for sock in sockets:
             sock.close()
+
+
+def _prepare(pool: Solvers) -> None:
+    """Have a search worker ready before the server answers (:meth:`Solvers.prepare`), saying so."""
+    print("preparing the search (compiled code, kept tables)...", file=sys.stderr, flush=True)
+    seconds = pool.prepare()
+    print(f"search ready in {seconds:.1f} s", file=sys.stderr, flush=True)
 
 
 def _run_processes(
@@ -123,7 +132,11 @@ def _run_processes(
     from tablebase.serve.hub import SolverHub
     from tablebase.serve.running import Supervisor
 
-    hub = SolverHub(Solvers(db, solvers, memory_cap, write=write)).start() if solvers != 0 else None
+    hub = None
+    if solvers != 0:
+        pool = Solvers(db, solvers, memory_cap, write=write)
+        _prepare(pool)
+        hub = SolverHub(pool).start()
     settings = {
         "TABLEBASE_DB": str(Path(db).absolute()),
         "TABLEBASE_SOLVERS": "0" if hub is None else "",

@@ -60,6 +60,9 @@ NICENESS = 19
 POLL = 0.02
 #: Seconds an idle worker waits for its next search before it exits.
 IDLE_SECONDS = 10.0
+#: Share of a worker's memory cap its kept search table may take (the rest: the interpreter, the
+#: compiled code, what a search keeps besides): 512 MiB under the default cap.
+TABLE_SHARE = 0.5
 
 
 def default_size() -> int:
@@ -79,13 +82,18 @@ def rss() -> int:
         return peak if os.uname().sysname == "Darwin" else peak * 1024
 
 
-def yield_to_server() -> None:
-    """Make this process give way to the server: off the first core where there are two or more, and
-    run only on time no other process wants (Linux ``SCHED_IDLE``; elsewhere the lowest ``nice``)."""
+def leave_first_core() -> None:
+    """Move this process off the first core, which is left to the server, where there are two or more."""
     if hasattr(os, "sched_getaffinity"):
         cores = sorted(os.sched_getaffinity(0))
         if len(cores) >= 2:
             os.sched_setaffinity(0, cores[1:])
+
+
+def yield_to_server() -> None:
+    """Make this process give way to the server: off the first core (:func:`leave_first_core`), and
+    run only on time no other process wants (Linux ``SCHED_IDLE``; elsewhere the lowest ``nice``)."""
+    leave_first_core()
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined,unused-ignore]
     except (AttributeError, OSError):
@@ -93,26 +101,37 @@ def yield_to_server() -> None:
             os.nice(NICENESS - os.nice(0))
 
 
-def _work(conn: Connection, path: str, max_seconds: float, memory_cap: int, write: bool = False) -> None:
+def _work(
+    conn: Connection, path: str, max_seconds: float, memory_cap: int, write: bool = False, warm: bool = False
+) -> None:
     """A worker's life: answer ``(kind, variant, state, seconds)`` jobs until the pipe closes or memory is
     full; ``kind`` is ``"solve"`` (prove within ``seconds``) or ``"probe"`` (the file's probe, which proves
-    the moves of a position stored with its value only)."""
+    the moves of a position stored with its value only). The searches of a game go on from one compiled
+    table (:class:`~tablebase.serve.analysis.Searches`), in at most a :data:`TABLE_SHARE` of
+    ``memory_cap``, that starts with what the tablebase file's solves kept; with ``warm``, the search of
+    each game explored by search is prepared before it says it is ready."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the server shuts its workers down itself
     import tablebase
     from tablebase import games
-    from tablebase.serve.analysis import Analysis, search_positions
+    from tablebase.serve.analysis import Analysis, Searches, load_rules
 
     found: list[dict[int, tuple[str, int | None]]] = []
+    searches = Searches(int(memory_cap * TABLE_SHARE))
 
     def prover(game: Game, state: int, seconds: float) -> tuple[bool, dict[int, tuple[str, int | None]]]:
-        proved, positions = search_positions(game, state, seconds)
+        proved, positions = searches(game, state, seconds)
         found.append(positions)
         return proved, positions
 
     with tablebase.open(path) as tb:
         analysis = Analysis(tb, max_seconds=max_seconds, prover=prover)
-        yield_to_server()  # after start-up, which a request waits for
-        conn.send(("ready", None, rss()))
+        searches.kept = tb.kept_table_path
+        leave_first_core()
+        for game in load_rules() if warm else []:
+            if not game.enumerable:
+                searches.prepare(game)  # at the usual priority: a server that waits for it serves nothing yet
+        yield_to_server()
+        conn.send(("ready", None, rss()))  # after start-up, which a request waits for
         while True:
             try:
                 kind, name, state, seconds = conn.recv()
@@ -239,18 +258,57 @@ class Solvers(SolverPool):
         self.closed = False
         #: Set by :meth:`cancel`: running searches are stopped and no new one starts.
         self.stopping = False
+        #: Workers kept however long they stay idle, ready with their compiled search (:meth:`prepare`).
+        self.warm = 0
 
     def _start(self) -> Worker:
         mine, theirs = self._context.Pipe()
         process = self._context.Process(
             target=_work,
-            args=(theirs, str(self.path), self.max_seconds, self.memory_cap, self.write),
+            args=(theirs, str(self.path), self.max_seconds, self.memory_cap, self.write, self.warm > 0),
             name="tablebase-solver",
             daemon=True,
         )
         process.start()
         theirs.close()
         return Worker(process, mine)
+
+    def prepare(self, timeout: float = 600.0) -> float:
+        """Start a worker and wait until it is ready (its compiled search loaded, or compiled, and the
+        tablebase file's kept search table read: ``_work``), so that the first request finds it so;
+        from then on one worker is kept ready, however long it stays idle, and one that exits is
+        replaced at once. Returns the seconds it took; raises :class:`TablebaseError` if the worker
+        stops or is not ready within ``timeout`` seconds."""
+        began = time.monotonic()
+        self.warm = 1
+        worker = self._start()
+        while not worker.ready:
+            left = began + timeout - time.monotonic()
+            try:
+                if left <= 0 or not worker.conn.poll(min(1.0, left)):
+                    if left <= 0 or not worker.process.is_alive():
+                        raise EOFError
+                    continue
+                message = worker.conn.recv()
+            except (EOFError, OSError):
+                alive = worker.process.is_alive()
+                worker.stop()
+                if alive:
+                    raise TablebaseError(f"the search worker was not ready within {timeout:g} s") from None
+                raise TablebaseError(
+                    f"the search worker stopped before it was ready (exit code {worker.process.exitcode})"
+                ) from None
+            worker.ready, worker.memory = message[0] == "ready", message[2]
+        worker.idle_since = time.monotonic()
+        self.idle.append(worker)
+        return time.monotonic() - began
+
+    def _keep_warm(self) -> None:
+        """Start a worker where fewer than :attr:`warm` are left (it gets ready while idle)."""
+        if self.warm and not self.closed and not self.stopping and len(self.workers()) < self.warm:
+            worker = self._start()
+            worker.idle_since = time.monotonic()
+            self.idle.append(worker)
 
     def workers(self) -> list[Worker]:
         """Every live worker, idle ones first."""
@@ -326,6 +384,8 @@ class Solvers(SolverPool):
                 worker.idle_since = time.monotonic()
                 self.idle.append(worker)
                 self._reap_later()
+            else:
+                self._keep_warm()
         if self.learn is not None and proved:
             self.learn(game, proved)
         if status == "error":
@@ -369,9 +429,10 @@ class Solvers(SolverPool):
         loop.call_later(self.idle_seconds + POLL, self.release_idle)
 
     def release_idle(self) -> int:
-        """Stop the workers idle for :attr:`idle_seconds` or more; returns how many were stopped."""
+        """Stop the workers idle for :attr:`idle_seconds` or more but the :attr:`warm` used last;
+        returns how many were stopped."""
         now = time.monotonic()
-        done = [w for w in self.idle if now - w.idle_since >= self.idle_seconds]
+        done = [w for w in self.idle[: len(self.idle) - self.warm] if now - w.idle_since >= self.idle_seconds]
         for worker in done:
             self.idle.remove(worker)
             worker.stop()

@@ -220,16 +220,20 @@ class Connect4Game(Game):
             self._dense = Connect4Index(self.columns, self.rows)
         return self._dense
 
-    def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
+    def outcome_table(self, state: int, time_limit: float | None = None, memory: int | None = None) -> Any | None:
         """The exact score search compiled with numba (:mod:`tablebase.games.connect4.prover`,
         on every core), when it is installed; its ``label`` gives outcome and distance at once.
-        Its table holds 2^27 entries (1 GiB) for a position with at most 8 discs, else 2^24 (128 MiB)."""
+        Its table holds 2^27 entries (1 GiB) for a position with at most 8 discs, else 2^24 (128 MiB),
+        or the largest power of two that fits in ``memory`` bytes if that is fewer."""
         try:
             from tablebase.games.connect4.prover import Prover
         except ImportError:
             return None
         discs = to_bitboards(state, self.columns, self.rows)[1].bit_count()
-        return Prover(self.columns, self.rows, 1 << 27 if discs <= 8 else 1 << 24)
+        entries = 1 << 27 if discs <= 8 else 1 << 24
+        if memory is not None:
+            entries = min(entries, 1 << max(memory // 8, 1).bit_length() - 1)
+        return Prover(self.columns, self.rows, entries)
 
     # -- symmetry ------------------------------------------------------------
 

@@ -365,7 +365,7 @@ class Ultimate(Game):
             return None
         return CELLS - (state & M162).bit_count()
 
-    def outcome_table(self, state: int, time_limit: float | None = None) -> Any | None:
+    def outcome_table(self, state: int, time_limit: float | None = None, memory: int | None = None) -> Any | None:
         """The outcome search compiled with numba (:mod:`tablebase.games.ultimate.search`), when it is
         installed; loading it takes a second or two, so not for a first search of less than
         :data:`COMPILED_MIN_SECONDS`, nor of fewer than :data:`COMPILED_MIN_SPOTS` open spots."""

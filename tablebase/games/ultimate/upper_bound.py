@@ -111,7 +111,7 @@ class UltimateStrategy(Ultimate):
     def successors(self, state: int) -> list[tuple[int, int, Outcome | None, int]]:
         return Game.successors(self, state)
 
-    def outcome_table(self, state: int, time_limit: float | None = None) -> None:
+    def outcome_table(self, state: int, time_limit: float | None = None, memory: int | None = None) -> None:
         return None
 
     def move_count(self, state: int) -> int:

@@ -213,11 +213,17 @@ async function play(move, { answer = true, engine = false } = {}) {
   app.record.push({ view, move, engine });
   app.at = app.record.length - 1;
   show(true);
-  const reply = view.moves[0];
-  if (answer && !engine && $("#answer").checked && reply?.outcome) {
-    await sleep(250);
-    await play(reply, { engine: true });
-  }
+  if (answer && !engine && $("#answer").checked) await playBest({ engine: true });
+}
+
+// Plays the best move of the shown position, its moves searched first where their values are not known
+// yet: perfect play's answer (``engine``, after a pause), or the user's "Play best move".
+async function playBest({ engine }) {
+  if (!shown().view.moves[0]?.outcome && !shown().view.over) await solve();
+  const best = shown().view.moves[0];
+  if (!best?.outcome) return;
+  if (engine) await sleep(250);
+  await play(best, { answer: false, engine });
 }
 
 // Goes to ``position`` of the shown variant: a step of the record if it is one, a move if one leads there.
@@ -390,7 +396,7 @@ function render(choices = []) {
   renderChooser(choices);
   $("#position").value = view.position;
   $("#undo").disabled = app.at < 1;
-  $("#best").disabled = !view.moves.length || !view.moves[0].outcome;
+  $("#best").disabled = !view.moves.length;
   $("#solve").hidden = app.variant.complete;
   // the perfect line needs every position's value: variants explored by search have none to follow
   $("#show-line").hidden = !app.variant.complete;
@@ -438,6 +444,29 @@ function renderRegions(board, layout, view) {
     }
   }
   return overlays;
+}
+
+// How to play the shown position on the board, from what the layout and the moves say: a column
+// for a gravity layout, else the cells a move is made of (one: a placement; more: a token and
+// where it goes), a choice where moves on the same cells differ by a label, the active field.
+function boardHint(layout, view) {
+  const how = "(or Tab to it and press Enter)";
+  if (layout.gravity) {
+    return `Click a column ${how} to drop a disc in it; the value above a column is that of dropping there.`;
+  }
+  const counts = new Set(app.moves.map((m) => m.cells.length));
+  const ways = [];
+  if (counts.has(1)) ways.push(`Click a cell ${how} to play there`);
+  if ([...counts].some((n) => n > 1)) {
+    ways.push(ways.length ? "to move a token, click it, then where it goes" : `Click a token ${how}, then where it goes`);
+  }
+  if (!ways.length) return "";
+  let text = ways.join("; ");
+  if (app.moves.some((m) => m.label)) text += ", then pick one of the moves offered for it";
+  text += ".";
+  if (view.active.length === 1) text += " The move goes in the highlighted field.";
+  else if (view.active.length) text += " The move goes in one of the highlighted fields.";
+  return text;
 }
 
 // Cells whose contents differ between the previous position of the record and the shown one.
@@ -488,13 +517,14 @@ function columnsOf(layout) {
   return list;
 }
 
-// Round discs in a frame, each column's number under it and its move's value once above it, the
-// last disc marked and let fall from above the board: the drawing of a gravity layout.
+// Round discs in a frame, each column's number under it and its move's value once above it (the
+// outcome over the distance, so that it stays within its column on narrow columns), the last disc
+// marked and let fall from above the board: the drawing of a gravity layout.
 function renderGravity(board, layout, view) {
   const xs = layout.cells.map((c) => c.x);
   const ys = layout.cells.map((c) => c.y);
   const [left, right, top, bottom] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-  board.setAttribute("viewBox", `${left - 0.65} ${top - 1.25} ${right - left + 1.3} ${bottom - top + 2.45}`);
+  board.setAttribute("viewBox", `${left - 0.65} ${top - 1.45} ${right - left + 1.3} ${bottom - top + 2.65}`);
   board.append(svg("rect", {
     class: "frame", x: left - 0.55, y: top - 0.55, width: right - left + 1.1, height: bottom - top + 1.1, rx: 0.25,
   }));
@@ -507,11 +537,17 @@ function renderGravity(board, layout, view) {
   for (const column of columnsOf(layout)) {
     const move = byMove.get(column.move);
     const landing = [...column.cells].reverse().find((c) => !contents.get(c.name));
-    labels.append(svg("text", { class: "column-number", "data-column": column.move, x: column.x, y: bottom + 0.85 }, column.move));
+    // each label followed by a space, so that the board's text reads "1 draw 16 2 ..." and not "1draw 162"
+    labels.append(svg("text", { class: "column-number", "data-column": column.move, x: column.x, y: bottom + 0.85 }, column.move), " ");
     if (move?.outcome) {
-      labels.append(svg("text", {
-        class: "value column-value", "data-column": column.move, "data-outcome": move.outcome, x: column.x, y: top - 0.85,
-      }, valueText(move.outcome, move.distance)));
+      const x = column.x;
+      const value = svg("text", { class: "value column-value", "data-column": column.move, "data-outcome": move.outcome, x });
+      if (move.distance === null) {
+        value.append(svg("tspan", { x, y: top - 0.95 }, move.outcome));
+      } else {
+        value.append(svg("tspan", { x, y: top - 1.12 }, move.outcome), " ", svg("tspan", { x, y: top - 0.8 }, move.distance));
+      }
+      labels.append(value, " ");
     }
     for (const cell of column.cells) {
       const group = svg("g", { class: "cell", "data-cell": cell.name });
@@ -563,6 +599,7 @@ function renderBoard(view) {
   $("#no-board").hidden = Boolean(layout);
   $("#board-hint").hidden = !layout;
   if (!layout) return;
+  $("#board-hint").textContent = boardHint(layout, view);
   board.classList.toggle("gravity", Boolean(layout.gravity));
   if (layout.gravity) {
     board.classList.remove("compact", "round", "long-values");
@@ -823,8 +860,7 @@ function wire() {
   $("#variant").addEventListener("change", (e) => task(() => selectVariant(e.target.value)));
   $("#undo").addEventListener("click", () => task(async () => undo()));
   $("#best").addEventListener("click", () => {
-    const best = app.moves[0];
-    if (best?.outcome) task(() => play(best, { answer: false }));
+    if (shown().view.moves.length) task(() => playBest({ engine: false }));
   });
   $("#solve").addEventListener("click", () => task(solve));
   $("#cancel").addEventListener("click", cancel);
