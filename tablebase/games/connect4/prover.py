@@ -684,12 +684,13 @@ class Prover(ScoreSearch):
         )
 
     def _guess(self, job: _Job) -> int:
-        """The first window of ``job``: a sibling's score where the last position scored is one
-        (siblings' scores are often close), else the middle of its range."""
+        """The first window of ``job``: where the last position scored is a sibling, its score
+        (siblings' scores are often close), one more when ``job`` is farther from the centre (a move
+        off the centre is seldom better for the player who made it); else the middle of its range."""
         guess = 0 if job.lo <= 0 <= job.hi else int((job.lo + job.hi) / 2)
         last = self._last
         if last is not None and last[0] == job.cur and last[1].bit_count() == job.moves and (last[1] ^ job.mask).bit_count() == 2:
-            guess = last[2]
+            guess = last[2] + (self._off_centre(job.mask) > self._off_centre(last[1]))
         return guess
 
     def _run(self, queue: list[_Job], budget: int) -> None:
