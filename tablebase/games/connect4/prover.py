@@ -55,6 +55,7 @@ from typing import Any, cast
 import numpy as np
 from numba import njit
 
+from tablebase.games.connect4.bounds import NONE, evens_bound, follow_up_bound, has_four
 from tablebase.games.connect4.score import ScoreSearch
 from tablebase.games.connect4.search import four_spots, popcount
 
@@ -69,7 +70,7 @@ KEPT_WORK = 10
 
 _KEY_BITS = 47
 _KEY_MASK = (1 << _KEY_BITS) - 1
-_INF = 1000
+_INF = NONE
 #: Entry types (bits 7-8 of an entry).
 _UPPER = 1
 _LOWER = 2
@@ -90,28 +91,6 @@ _KEPT_FORMAT = 0x6334_7461_626C_6501
 
 
 @njit(cache=True, inline="always")
-def _four(b: Any, s: Any) -> Any:
-    """The top cell of each four of ``b`` in the direction of step ``s``."""
-    pairs = b & (b << (np.uint64(2) * s))
-    return pairs & (pairs << s)
-
-
-@njit(cache=True, inline="always")
-def _has_four(b: Any, h: int) -> bool:
-    return bool(
-        _four(b, np.uint64(1)) | _four(b, np.uint64(h + 1)) | _four(b, np.uint64(h)) | _four(b, np.uint64(h + 2))
-    )
-
-
-@njit(cache=True, inline="always")
-def _four_cells(b: Any, s: Any) -> Any:
-    """Every cell of each four of ``b`` in the direction of step ``s``."""
-    quads = _four(b, s)
-    pairs = quads | (quads >> s)
-    return pairs | (pairs >> (np.uint64(2) * s))
-
-
-@njit(cache=True, inline="always")
 def _win_score(cells: int, moves: int, k: int) -> int:
     """Score of winning ``k`` plies (odd) from a position with ``moves`` discs."""
     return (cells + 2 - moves - k) // 2
@@ -122,70 +101,6 @@ def _narrow(alpha: int, beta: int, cells: int, moves: int) -> tuple[int, int]:
     """The window ``(alpha, beta)`` of a position with ``moves`` discs whose mover cannot win at
     once: no better than a win in 3 plies, no worse than a loss in 4."""
     return max(alpha, -_win_score(cells, moves, 4)), min(beta, _win_score(cells, moves, 3))
-
-
-@njit(cache=True)
-def _evens_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, claims: Any) -> int:
-    """An upper bound on the score of the first player to move (an even number of discs, an
-    even number of rows) from the second player claiming every even cell not playable now;
-    ``_INF`` when the strategy proves nothing."""
-    opp = cur ^ mask
-    playable = mask + bottom
-    theirs = opp | (claims & ~cur & ~playable)
-    mine = board & ~theirs
-    if _four(mine, np.uint64(1)):
-        return _INF
-    sh = np.uint64(h + 1)
-    sn = np.uint64(h)
-    sp = np.uint64(h + 2)
-    their_h = _four(theirs, sh)
-    their_n = _four(theirs, sn)
-    their_p = _four(theirs, sp)
-    my_h = _four(mine, sh)
-    my_n = _four(mine, sn)
-    my_p = _four(mine, sp)
-    headers = bottom << np.uint64(h)
-    below = headers + np.uint64(1)
-    if (my_h & (their_h - below)) or (my_n & (their_n - below)) or (my_p & (their_p - below)):
-        return _INF
-    if not (their_h or their_n or their_p):
-        return 0
-    if their_h:
-        row = h // 2
-        while row > 1:
-            if their_h & (headers >> np.uint64(2 * row - 1)):
-                return -row
-            row -= 1
-    else:
-        losses = ~mask & (_four_cells(theirs, sp) | _four_cells(theirs, sn))
-        for row in range(1, h // 2 + 1):
-            if losses & (headers >> np.uint64(2 * row - 1)):
-                return -row
-    return -1
-
-
-@njit(cache=True)
-def _follow_up_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, claims: Any) -> int:
-    """An upper bound on the score of the player to move with an even number of empty cells, from
-    the other player answering each move on top of it (a move into a column with an odd number of
-    empty cells: in another such column), which gives that player every cell of ``claims`` not
-    playable now: 0 when the mover has no four without those cells; when the other player has a
-    four with them, a loss no later than the cells above its top cell allow (they fill after it);
-    ``_INF`` when it proves nothing."""
-    playable = (mask + bottom) & board
-    theirs = (cur ^ mask) | (claims & ~mask & ~playable)
-    if _has_four(board & ~theirs, h):
-        return _INF
-    sh = np.uint64(h)
-    tops = _four(theirs, np.uint64(1)) | _four(theirs, sh + np.uint64(1)) | _four(theirs, sh + np.uint64(2))
-    tops |= _four(theirs, sh) >> (np.uint64(3) * sh)
-    if not tops:
-        return 0
-    row = 0
-    while not (tops & (bottom << np.uint64(row))):
-        row += 1
-    above = h - 1 - row  # empty when the four is made: the loss comes that many plies before the end, or one more
-    return -(1 + (above + above % 2) // 2)
 
 
 @njit(cache=True, inline="always")
@@ -339,7 +254,7 @@ def _static(
     initial = True
     while True:
         empty = board & ~mask
-        if beta > 0 and not _has_four(cur | empty, h):
+        if beta > 0 and not has_four(cur | empty, h):
             beta = 0
             if alpha >= beta:
                 return sign * beta, True, cur, mask, moves, zero, False, zero
@@ -369,9 +284,9 @@ def _static(
             continue
         if (cells - moves) % 2 == 0:
             if h % 2 == 0:
-                bound = _evens_bound(cur, mask, h, bottom, board, claims)
+                bound = evens_bound(cur, mask, h, bottom, board, claims)
             else:
-                bound = _follow_up_bound(cur, mask, h, bottom, board, claims)
+                bound = follow_up_bound(cur, mask, h, bottom, board, claims)
             if bound < beta:
                 beta = bound
                 if alpha >= beta:
@@ -416,7 +331,7 @@ def _negamax(
     alpha0 = alpha
     beta0 = beta
     empty = board & ~mask
-    if not _has_four(cur | empty, h) and beta > 0:
+    if not has_four(cur | empty, h) and beta > 0:
         beta = 0
     alpha, beta = _narrow(alpha, beta, cells, moves)
     if alpha >= beta:
