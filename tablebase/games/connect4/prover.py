@@ -55,6 +55,7 @@ from typing import Any, cast
 import numpy as np
 from numba import njit
 
+from tablebase.games.connect4.bounds import NONE, evens_bound, follow_up_bound, has_four
 from tablebase.games.connect4.score import ScoreSearch
 from tablebase.games.connect4.search import four_spots, popcount
 
@@ -69,7 +70,7 @@ KEPT_WORK = 10
 
 _KEY_BITS = 47
 _KEY_MASK = (1 << _KEY_BITS) - 1
-_INF = 1000
+_INF = NONE
 #: Entry types (bits 7-8 of an entry).
 _UPPER = 1
 _LOWER = 2
@@ -78,34 +79,15 @@ _EXACT = 3
 ETC_LEFT = 15
 #: Move-order score of a jitter step (the scores of a move are in hundredths).
 _JITTER = 30
+#: Fields of a child in the search's scratch rows: discs of its mover, every disc, disc count, column, move-order score, key, whether the key is the mirror image's, the threats
+#: of the player who moved into it.
+_ROW = 8
 
 #: First word of a kept table's file.
 _KEPT_FORMAT = 0x6334_7461_626C_6501
 
 # per-thread state: stats[0] nodes, [1] node budget, [2] aborted, [3] random state, [4] entries taken
 # shared: shared[0] stop flag
-
-
-@njit(cache=True, inline="always")
-def _four(b: Any, s: Any) -> Any:
-    """The top cell of each four of ``b`` in the direction of step ``s``."""
-    pairs = b & (b << (np.uint64(2) * s))
-    return pairs & (pairs << s)
-
-
-@njit(cache=True, inline="always")
-def _has_four(b: Any, h: int) -> bool:
-    return bool(
-        _four(b, np.uint64(1)) | _four(b, np.uint64(h + 1)) | _four(b, np.uint64(h)) | _four(b, np.uint64(h + 2))
-    )
-
-
-@njit(cache=True, inline="always")
-def _four_cells(b: Any, s: Any) -> Any:
-    """Every cell of each four of ``b`` in the direction of step ``s``."""
-    quads = _four(b, s)
-    pairs = quads | (quads >> s)
-    return pairs | (pairs >> (np.uint64(2) * s))
 
 
 @njit(cache=True, inline="always")
@@ -119,70 +101,6 @@ def _narrow(alpha: int, beta: int, cells: int, moves: int) -> tuple[int, int]:
     """The window ``(alpha, beta)`` of a position with ``moves`` discs whose mover cannot win at
     once: no better than a win in 3 plies, no worse than a loss in 4."""
     return max(alpha, -_win_score(cells, moves, 4)), min(beta, _win_score(cells, moves, 3))
-
-
-@njit(cache=True)
-def _evens_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, claims: Any) -> int:
-    """An upper bound on the score of the first player to move (an even number of discs, an
-    even number of rows) from the second player claiming every even cell not playable now;
-    ``_INF`` when the strategy proves nothing."""
-    opp = cur ^ mask
-    playable = mask + bottom
-    theirs = opp | (claims & ~cur & ~playable)
-    mine = board & ~theirs
-    if _four(mine, np.uint64(1)):
-        return _INF
-    sh = np.uint64(h + 1)
-    sn = np.uint64(h)
-    sp = np.uint64(h + 2)
-    their_h = _four(theirs, sh)
-    their_n = _four(theirs, sn)
-    their_p = _four(theirs, sp)
-    my_h = _four(mine, sh)
-    my_n = _four(mine, sn)
-    my_p = _four(mine, sp)
-    headers = bottom << np.uint64(h)
-    below = headers + np.uint64(1)
-    if (my_h & (their_h - below)) or (my_n & (their_n - below)) or (my_p & (their_p - below)):
-        return _INF
-    if not (their_h or their_n or their_p):
-        return 0
-    if their_h:
-        row = h // 2
-        while row > 1:
-            if their_h & (headers >> np.uint64(2 * row - 1)):
-                return -row
-            row -= 1
-    else:
-        losses = ~mask & (_four_cells(theirs, sp) | _four_cells(theirs, sn))
-        for row in range(1, h // 2 + 1):
-            if losses & (headers >> np.uint64(2 * row - 1)):
-                return -row
-    return -1
-
-
-@njit(cache=True)
-def _follow_up_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, claims: Any) -> int:
-    """An upper bound on the score of the player to move with an even number of empty cells, from
-    the other player answering each move on top of it (a move into a column with an odd number of
-    empty cells: in another such column), which gives that player every cell of ``claims`` not
-    playable now: 0 when the mover has no four without those cells; when the other player has a
-    four with them, a loss no later than the cells above its top cell allow (they fill after it);
-    ``_INF`` when it proves nothing."""
-    playable = (mask + bottom) & board
-    theirs = (cur ^ mask) | (claims & ~mask & ~playable)
-    if _has_four(board & ~theirs, h):
-        return _INF
-    sh = np.uint64(h)
-    tops = _four(theirs, np.uint64(1)) | _four(theirs, sh + np.uint64(1)) | _four(theirs, sh + np.uint64(2))
-    tops |= _four(theirs, sh) >> (np.uint64(3) * sh)
-    if not tops:
-        return 0
-    row = 0
-    while not (tops & (bottom << np.uint64(row))):
-        row += 1
-    above = h - 1 - row  # empty when the four is made: the loss comes that many plies before the end, or one more
-    return -(1 + (above + above % 2) // 2)
 
 
 @njit(cache=True, inline="always")
@@ -322,31 +240,39 @@ def _store(table: np.ndarray, key: Any, kind: int, score: int, move: int, nodes:
 def _static(
     cur: Any, mask: Any, moves: int, alpha: int, beta: int, w: int, h: int, bottom: Any, board: Any, claims: Any,
     edges: np.ndarray, table: np.ndarray,
-) -> tuple[int, bool, Any, Any, int]:
+) -> tuple[int, bool, Any, Any, int, Any, bool, Any]:
     """Follow a position (whose mover cannot win at once) down its forced moves: ``(score, True, ...)``
     when that settles it within ``(alpha, beta)`` (the score for the position given), else
-    ``(bound, False, cur, mask, moves)`` of the first position with a choice, ``bound`` an upper
-    bound on the position given (``_INF``: none)."""
+    ``(bound, False, cur, mask, moves, key, mirrored, threats)`` of the first position with a
+    choice, ``bound`` an upper bound on the position given (``_INF``: none), its key where it was
+    looked up (else 0) and the empty cells that would make a four of the discs of the player who
+    moved into the position given."""
     cells = w * h
     sign = 1
+    zero = np.uint64(0)
+    first = zero
+    initial = True
     while True:
         empty = board & ~mask
-        if beta > 0 and not _has_four(cur | empty, h):
+        if beta > 0 and not has_four(cur | empty, h):
             beta = 0
             if alpha >= beta:
-                return sign * beta, True, cur, mask, moves
+                return sign * beta, True, cur, mask, moves, zero, False, zero
         opp = cur ^ mask
         opp_threats = four_spots(opp, h) & empty
+        if initial:
+            first = opp_threats
+            initial = False
         possible = (mask + bottom) & board
         opp_wins = opp_threats & possible
         nonlosing = possible & ~(opp_threats >> np.uint64(1))
         if nonlosing == 0 or (opp_wins and ((opp_wins & (opp_wins - np.uint64(1))) or not (opp_wins & nonlosing))):
-            return sign * -_win_score(cells, moves, 2), True, cur, mask, moves
+            return sign * -_win_score(cells, moves, 2), True, cur, mask, moves, zero, False, zero
         if moves >= cells - 2:
-            return 0, True, cur, mask, moves
+            return 0, True, cur, mask, moves, zero, False, zero
         alpha, beta = _narrow(alpha, beta, cells, moves)
         if alpha >= beta:
-            return sign * beta, True, cur, mask, moves
+            return sign * beta, True, cur, mask, moves, zero, False, zero
         forced = opp_wins
         if not forced and not (nonlosing & (nonlosing - np.uint64(1))):
             forced = nonlosing
@@ -358,42 +284,45 @@ def _static(
             continue
         if (cells - moves) % 2 == 0:
             if h % 2 == 0:
-                bound = _evens_bound(cur, mask, h, bottom, board, claims)
+                bound = evens_bound(cur, mask, h, bottom, board, claims)
             else:
-                bound = _follow_up_bound(cur, mask, h, bottom, board, claims)
+                bound = follow_up_bound(cur, mask, h, bottom, board, claims)
             if bound < beta:
                 beta = bound
                 if alpha >= beta:
-                    return sign * beta, True, cur, mask, moves
+                    return sign * beta, True, cur, mask, moves, zero, False, zero
         if moves < cells - ETC_LEFT:
-            key, _ = _key(cur, mask, w, h, bottom, board, edges)
+            key, mirrored = _key(cur, mask, w, h, bottom, board, edges)
             e = _lookup(table, key)
             if e != 0:
                 kind = _entry_type(e)
                 s = _entry_score(e)
                 if kind == _EXACT:
-                    return sign * s, True, cur, mask, moves
+                    return sign * s, True, cur, mask, moves, zero, False, zero
                 if kind == _LOWER:
                     if s > alpha:
                         alpha = s
                     if alpha >= beta:
-                        return sign * s, True, cur, mask, moves
+                        return sign * s, True, cur, mask, moves, zero, False, zero
                 else:
                     if s < beta:
                         beta = s
                     if alpha >= beta:
-                        return sign * s, True, cur, mask, moves
+                        return sign * s, True, cur, mask, moves, zero, False, zero
                     # an upper bound of this position, and of the one given unless the sign turned
-                    return (beta if sign > 0 else _INF), False, cur, mask, moves
-        return _INF, False, cur, mask, moves
+                    return (beta if sign > 0 else _INF), False, cur, mask, moves, key, mirrored, first
+            return _INF, False, cur, mask, moves, key, mirrored, first
+        return _INF, False, cur, mask, moves, zero, False, first
 
 
 @njit(cache=True)
 def _negamax(
     cur: Any, mask: Any, moves: int, alpha: int, beta: int, jitter: int, w: int, h: int, bottom: Any, board: Any,
     claims: Any, edges: np.ndarray, table: np.ndarray, stats: np.ndarray, shared: np.ndarray, kids: np.ndarray,
+    key: Any, mirrored: bool,
 ) -> int:
-    """Fail-soft score of a position with a choice of moves (no immediate win, no forced move)."""
+    """Fail-soft score of a position with a choice of moves (no immediate win, no forced move);
+    ``key`` and ``mirrored`` as :func:`_key` gives them where :func:`_static` found them, else 0."""
     stats[0] += 1
     if stats[0] > stats[1] or shared[0]:
         stats[2] = 1
@@ -402,7 +331,7 @@ def _negamax(
     alpha0 = alpha
     beta0 = beta
     empty = board & ~mask
-    if not _has_four(cur | empty, h) and beta > 0:
+    if not has_four(cur | empty, h) and beta > 0:
         beta = 0
     alpha, beta = _narrow(alpha, beta, cells, moves)
     if alpha >= beta:
@@ -419,7 +348,7 @@ def _negamax(
         move = nonlosing & (column << np.uint64(c * (h + 1)))
         if not move:
             continue
-        s, settled, ccur, cmask, cmoves = _static(opp, mask | move, moves + 1, -beta, -alpha, w, h, bottom, board, claims, edges, table)
+        s, settled, ccur, cmask, cmoves, ckey, cmirrored, cthreats = _static(opp, mask | move, moves + 1, -beta, -alpha, w, h, bottom, board, claims, edges, table)
         if s != _INF:
             if -s > value:
                 value = -s
@@ -432,6 +361,9 @@ def _negamax(
             row[n, 1] = np.int64(cmask)
             row[n, 2] = cmoves
             row[n, 3] = c
+            row[n, 5] = np.int64(ckey)
+            row[n, 6] = cmirrored
+            row[n, 7] = np.int64(cthreats)
             n += 1
     hi = _win_score(cells, moves, 5)
     if beta > hi:
@@ -440,7 +372,8 @@ def _negamax(
             return beta
     if n == 0:
         return value
-    key, mirrored = _key(cur, mask, w, h, bottom, board, edges)
+    if key == 0:
+        key, mirrored = _key(cur, mask, w, h, bottom, board, edges)
     e = _lookup(table, key)
     table_move = -1
     kind = 0
@@ -464,11 +397,8 @@ def _negamax(
     # move order: threats playable next turn and the turn after, all threats, table move, centre
     for i in range(n):
         c = row[i, 3]
-        placed = (nonlosing & (column << np.uint64(c * (h + 1))))
-        mine = cur | placed
-        after = mask | placed
-        cempty = board & ~after
-        threats = four_spots(mine, h) & cempty & ~(opp_threats << np.uint64(1))
+        after = mask | (nonlosing & (column << np.uint64(c * (h + 1))))
+        threats = np.uint64(row[i, 7]) & ~(opp_threats << np.uint64(1))
         valid = ((after + bottom) & board)
         next_valid = (valid << np.uint64(1)) & board
         score = 120 * popcount(threats & next_valid) + 50 * popcount(threats & ((next_valid << np.uint64(1)) & board))
@@ -487,7 +417,7 @@ def _negamax(
     for i in range(1, n):
         j = i
         while j > 0 and row[j - 1, 4] < row[j, 4]:
-            for f in range(5):
+            for f in range(_ROW):
                 t = row[j - 1, f]
                 row[j - 1, f] = row[j, f]
                 row[j, f] = t
@@ -503,10 +433,12 @@ def _negamax(
         ccur = np.uint64(row[i, 0])
         cmask = np.uint64(row[i, 1])
         cmoves = int(row[i, 2])
+        ckey = np.uint64(row[i, 5])
+        cmirrored = bool(row[i, 6])
         if (cmoves - moves) % 2 == 0:
-            r = _negamax(ccur, cmask, cmoves, alpha, beta, child_jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids)
+            r = _negamax(ccur, cmask, cmoves, alpha, beta, child_jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids, ckey, cmirrored)
         else:
-            r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, child_jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids)
+            r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, child_jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids, ckey, cmirrored)
         if stats[2]:
             return 0
         if r > best:
@@ -534,13 +466,13 @@ def _window(
 ) -> int:
     """Fail-soft score within ``(alpha, beta)`` of a position whose mover cannot win at once;
     sets ``shared[0]`` when done so the other threads stop."""
-    s, settled, ccur, cmask, cmoves = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, claims, edges, table)
+    s, settled, ccur, cmask, cmoves, ckey, cmirrored, _ = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, claims, edges, table)
     if settled:
         r = s
     elif (cmoves - moves) % 2 == 0:
-        r = _negamax(ccur, cmask, cmoves, alpha, beta, jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids)
+        r = _negamax(ccur, cmask, cmoves, alpha, beta, jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids, ckey, cmirrored)
     else:
-        r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids)
+        r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids, ckey, cmirrored)
     if not stats[2]:
         shared[0] = 1
     return r
@@ -639,7 +571,7 @@ class Prover(ScoreSearch):
         self.nodes = 0
         self._last: tuple[int, int, int] | None = None  # the mover's discs, every disc and score of the last position scored
         self._stats = [np.array([0, 0, 0, 0x9E3779B97F4A7C15 >> 1 ^ i, 0], np.int64) for i in range(threads)]
-        self._kids = [np.zeros((columns * rows + 2, columns, 5), np.int64) for _ in range(threads)]
+        self._kids = [np.zeros((columns * rows + 2, columns, _ROW), np.int64) for _ in range(threads)]
 
     def score(self, state: int, budget: int | None = None) -> int | None:
         """Pons' score of a non-terminal state, ``None`` when ``budget`` nodes did not suffice
@@ -684,12 +616,13 @@ class Prover(ScoreSearch):
         )
 
     def _guess(self, job: _Job) -> int:
-        """The first window of ``job``: a sibling's score where the last position scored is one
-        (siblings' scores are often close), else the middle of its range."""
+        """The first window of ``job``: where the last position scored is a sibling, its score
+        (siblings' scores are often close), one more when ``job`` is farther from the centre (a move
+        off the centre is seldom better for the player who made it); else the middle of its range."""
         guess = 0 if job.lo <= 0 <= job.hi else int((job.lo + job.hi) / 2)
         last = self._last
         if last is not None and last[0] == job.cur and last[1].bit_count() == job.moves and (last[1] ^ job.mask).bit_count() == 2:
-            guess = last[2]
+            guess = last[2] + (self._off_centre(job.mask) > self._off_centre(last[1]))
         return guess
 
     def _run(self, queue: list[_Job], budget: int) -> None:
