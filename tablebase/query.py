@@ -149,6 +149,13 @@ class Tablebase:
         table._bound()
         return table
 
+    def _get_table(self, name: str) -> VariantTable | None:
+        """:meth:`get_variant` without looking for a shipped opening table."""
+        try:
+            return self._table(name)
+        except VariantNotBuiltError:
+            return None
+
     def get_variant(self, name: str) -> VariantTable | None:
         """Like :meth:`variant`, but ``None`` when it is not built (unknown names still raise)."""
         try:
@@ -330,7 +337,8 @@ class Tablebase:
         and every position stored with moves has all its legal moves. With ``line``, the
         search goes on down the best line, each position on it stored with every move, while
         time allows. ``time_limit`` bounds the whole call: reading what the file knows, the
-        search and the writing."""
+        search and the writing. A shipped opening table is not installed first: what the
+        file holds is used, the rest is the search's own work (:meth:`install_opening`)."""
         game = games.get(name)
         state = game.initial_state() if position is None else parse_position(game, position)
         _check_time_limit(time_limit)
@@ -352,7 +360,7 @@ class Tablebase:
         self._check_writable()
         self._drop_reader()
         upgrade(self.engine)
-        table = self.get_variant(name)
+        table = self._get_table(name)
         if game.enumerable and table is not None and table.info.complete:
             raise BuildError(f"variant {name!r} is fully built here; probe it instead")
         known = {} if table is None else table._stored_below(state, _share(deadline, SOLVE_READ_SHARE))

@@ -264,6 +264,24 @@ def test_install_only_into_a_writable_file_that_lacks_the_table(computed: Any, t
         assert tb.install_shipped()[NAME] == 0
 
 
+def test_solve_proves_by_search_and_leaves_the_shipped_table_out(computed: Any, tmp_path: Path, shipped: Any) -> None:
+    exported = tmp_path / "ttt.tsv.gz"
+    with tablebase.open(computed[0]) as tb:
+        tb.export_opening(NAME, exported)
+    plain = empty_file(tmp_path / "plain.db")
+    with tablebase.open(plain) as tb:
+        tb.solve(NAME, "x../.../...")
+    shipped(NAME, exported)
+    path = empty_file(tmp_path / "solved.db")
+    with tablebase.open(path) as tb:
+        report = tb.solve(NAME, "x../.../...")
+        assert report.nodes > 0
+        assert stored_rows(path) == stored_rows(plain)
+        # the start is not stored with its moves, so a probe installs the table on first use
+        assert tb.variant(NAME).probe().moves
+    assert with_moves(path) >= with_moves(computed[0])
+
+
 def test_a_table_file_is_checked_when_read(computed: Any, tmp_path: Path) -> None:
     exported = tmp_path / "ttt.tsv.gz"
     with tablebase.open(computed[0]) as tb:
