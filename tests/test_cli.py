@@ -178,7 +178,7 @@ def test_build_progress_logs_long_phases_when_not_a_terminal() -> None:
     import io
     import time
 
-    from cli.main import BuildProgress
+    from cli.progress import BuildProgress
 
     stream = io.StringIO()
     progress = BuildProgress("mnk-5-4-4", stream)

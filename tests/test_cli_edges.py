@@ -13,7 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 import tablebase
-from cli.main import BuildProgress, app
+from cli.main import app
+from cli.progress import BuildProgress
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
