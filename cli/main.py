@@ -334,15 +334,15 @@ def opening(
         Optional[int],
         typer.Option("--plies", help="The table reaches positions with at most this many plies played."),
     ] = None,
-    every: Annotated[
-        bool, typer.Option("--every", help="Every position up to --plies, not only those reached against perfect play.")
-    ] = False,
     export: Annotated[
         Optional[Path],
         typer.Option("--export", help="Then write every position stored with its moves to FILE (gzip'd text), as a game ships it."),
     ] = None,
     install: Annotated[
         bool, typer.Option("--install", help="First copy the opening table the package ships for the variant into the file.")
+    ] = False,
+    every: Annotated[
+        bool, typer.Option("--every", help="Every position up to --plies, not only those reached against perfect play.")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
     json_: JsonOption = False,

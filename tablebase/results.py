@@ -11,7 +11,7 @@ can go on for ever.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from tablebase.svg import board_svg
 
@@ -271,8 +271,16 @@ class VerifyReport:
         }
 
 
+class _AsDict:
+    """A report whose JSON form is its fields."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as the command's ``--json`` prints it."""
+        return asdict(cast(Any, self))
+
+
 @dataclass(frozen=True)
-class SolveReport:
+class SolveReport(_AsDict):
     """What ``solve`` proved about one position and how many positions it stored."""
 
     variant: str
@@ -291,13 +299,9 @@ class SolveReport:
     moves: int = 0
     moves_proved: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """``tablebase solve --json``."""
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class OpeningReport:
+class OpeningReport(_AsDict):
     """What ``opening`` did: the positions of a variant's opening table, how many were solved now
     and how many were stored already."""
 
@@ -313,10 +317,6 @@ class OpeningReport:
     stored: int
     nodes: int
     seconds: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """``tablebase opening --json``."""
-        return asdict(self)
 
 
 @dataclass(frozen=True)
