@@ -136,9 +136,7 @@ def _stored(tb: TablebaseFile, game: Game, position: str, state: int) -> Probe |
     """The probe of ``position`` when the file holds it with every move proved, else ``None``."""
     table = tb.get_variant(game.name)
     probe = None if table is None else table.get_probe(position, search=False)
-    if probe is None or len(probe.moves) != game.move_count(state) or any(m.outcome is None for m in probe.moves):
-        return None
-    return probe
+    return probe if probe is not None and probe.proves_every_move(game.move_count(state)) else None
 
 
 def _next(game: Game, probe: Probe, every: bool) -> Iterator[int]:

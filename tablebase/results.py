@@ -57,6 +57,10 @@ class Probe:
         """The best move, or ``None`` when the game is over."""
         return self.moves[0] if self.moves else None
 
+    def proves_every_move(self, legal: int) -> bool:
+        """Whether the probe gives the value of every one of the position's ``legal`` moves (or the game is over)."""
+        return self.terminal or (len(self.moves) == legal and all(m.outcome is not None for m in self.moves))
+
     def _head(self) -> dict[str, Any]:
         return _pick(self, "variant", "position", "to_move", "outcome", "distance")
 

@@ -74,10 +74,7 @@ class Analysis:
         table = self.tb.get_variant(game.name)
         if table is not None:
             probe = table.get_probe(game.format_position(state), search=search)
-            if probe is not None and (
-                probe.terminal
-                or (len(probe.moves) == game.move_count(state) and all(m.outcome is not None for m in probe.moves))
-            ):
+            if probe is not None and probe.proves_every_move(game.move_count(state)):
                 return probe
         return self._from_memory(game, state)
 
