@@ -34,6 +34,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from tablebase.games.base import DRAW, LOSS
@@ -66,9 +67,11 @@ def _need(x: int, o: int) -> int:
     return best
 
 
-#: ``NEED[x << 9 | o]``: the fewest X marks that complete a line of a field with these marks
-#: (:data:`NEVER` when every line holds an O).
-NEED: bytes = bytes(_need(i >> 9, i & 511) for i in range(1 << 18))
+@cache
+def need_table() -> bytes:
+    """``need_table()[x << 9 | o]``: the fewest X marks that complete a line of a field with
+    these marks (:data:`NEVER` when every line holds an O); made on first use."""
+    return bytes(_need(i >> 9, i & 511) for i in range(1 << 18))
 
 
 def field_needs(state: int) -> list[int]:
@@ -81,6 +84,7 @@ def field_needs(state: int) -> list[int]:
     os_ = (state >> O_SHIFT) & M81
     won_x = (state >> WON_X) & 511
     won_o = (state >> WON_O) & 511
+    need = need_table()
     needs = []
     for f in range(9):
         if won_x >> f & 1:
@@ -88,7 +92,7 @@ def field_needs(state: int) -> list[int]:
         elif won_o >> f & 1:
             needs.append(NEVER)
         else:
-            needs.append(NEED[((xs >> (9 * f)) & 511) << 9 | ((os_ >> (9 * f)) & 511)])
+            needs.append(need[((xs >> (9 * f)) & 511) << 9 | ((os_ >> (9 * f)) & 511)])
     return needs
 
 
