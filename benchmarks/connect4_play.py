@@ -13,8 +13,8 @@ it. A reply that is not a move (``503``: not proved within the time limit,
 or busy) counts as unanswered, and a random move is played instead. It prints
 the 50th and 95th percentiles and the maximum, overall and by ply (discs on
 the board), how many replies there were, how many the file answered
-(``stored``), how many were unanswered or imperfect, and the server's start-up
-time.
+(``stored``), how many were unanswered or imperfect, the ``--slowest``
+replies with their positions, and the server's start-up time.
 
     python benchmarks/connect4_play.py --games 4
     python benchmarks/connect4_play.py --db tablebase.db --variant connect4-5-4 --games 20
@@ -63,6 +63,7 @@ class Reply:
     answered: bool
     perfect: bool
     stored: bool
+    position: str
 
 
 def command() -> list[str]:
@@ -125,14 +126,14 @@ def play(port: int, variant: str, engine_seat: int, rng: random.Random, time_lim
             seconds = time.perf_counter() - began
             if status != 200:
                 print(f"  ply {ply}: {status} {body.get('detail')} after {seconds:.1f} s; a random move instead")
-                replies.append(Reply(ply, seconds, False, False, False))
+                replies.append(Reply(ply, seconds, False, False, False, position))
                 state = rng.choice(game.children(state))[1]
             else:
                 moves = body["moves"]
                 assert isinstance(moves, list) and moves
                 best = moves[0]
                 perfect = (best["outcome"], best["distance"]) == (body["outcome"], body["distance"])
-                replies.append(Reply(ply, seconds, True, perfect, bool(body["stored"])))
+                replies.append(Reply(ply, seconds, True, perfect, bool(body["stored"]), position))
                 state = game.parse_position(best["position"])
         else:
             state = rng.choice(game.children(state))[1]
@@ -163,6 +164,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--time-limit", type=float, default=30.0, help="seconds each /solve may search (capped at 30)")
     parser.add_argument("--solvers", type=int, help="the server's --solvers (default: its own)")
+    parser.add_argument("--slowest", type=int, default=5, help="list this many slowest replies with their positions")
     parser.add_argument("--cold-compile", action="store_true", help="give the server an empty numba cache")
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -196,6 +198,9 @@ def main() -> None:
         for ply in sorted({r.ply for r in replies}):
             print(summary(str(ply), [r for r in replies if r.ply == ply]))
         print(summary("all", replies))
+        print("slowest replies:")
+        for reply in sorted(replies, key=lambda r: -r.seconds)[: args.slowest]:
+            print(f"  {reply.seconds:8.3f} s  ply {reply.ply:>2}  {reply.position}")
     print(f"server start-up until ready: {start:.2f} s")
 
 

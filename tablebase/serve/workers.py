@@ -91,12 +91,13 @@ def leave_first_core() -> None:
 
 
 def yield_to_server() -> None:
-    """Make this process give way to the server: off the first core (:func:`leave_first_core`), and
-    run only on time no other process wants (Linux ``SCHED_IDLE``; elsewhere the lowest ``nice``)."""
-    leave_first_core()
+    """Make this process give way to the server: run only on time no other process wants (Linux
+    ``SCHED_IDLE``: a search keeps every core, and the server takes one back the moment it wakes);
+    elsewhere at the lowest ``nice`` and off the first core (:func:`leave_first_core`)."""
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))  # type: ignore[attr-defined,unused-ignore]
     except (AttributeError, OSError):
+        leave_first_core()
         if hasattr(os, "nice"):
             os.nice(NICENESS - os.nice(0))
 
@@ -126,7 +127,6 @@ def _work(
     with tablebase.open(path) as tb:
         analysis = Analysis(tb, max_seconds=max_seconds, prover=prover)
         searches.kept = tb.kept_table_path
-        leave_first_core()
         for game in load_rules() if warm else []:
             if not game.enumerable:
                 searches.prepare(game)  # at the usual priority: a server that waits for it serves nothing yet
