@@ -215,7 +215,7 @@ def sample_ranges(index: Connect4Index, ply: int, rng: random.Random, count: int
     return found
 
 
-@pytest.mark.parametrize(("name", "count"), [("connect4-4-4", 4), ("connect4-5-4", 2)])
+@pytest.mark.parametrize(("name", "count"), [("connect4-4-4", 4), pytest.param("connect4-5-4", 2, marks=pytest.mark.slow)])
 def test_child_windows_hold_every_child(name: str, count: int) -> None:
     game = games.get(name)
     index = game.dense_index()
