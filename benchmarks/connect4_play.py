@@ -21,6 +21,10 @@ replies with their positions, and the server's start-up time.
 
 ``--cold-compile`` gives the server an empty numba cache (``NUMBA_CACHE_DIR``),
 so the compiled search is built from scratch, as on a fresh install.
+``--cli`` plays through ``tablebase play`` instead (a process a game, the
+random side typing its moves): each reply is timed from the move sent to the
+engine's ``perfect play:`` line (the engine's first move of a game from the
+start of the process), and checked the same way.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -141,6 +145,55 @@ def play(port: int, variant: str, engine_seat: int, rng: random.Random, time_lim
     return f"{game.outcome(state)} for {game.to_move(state)} after {ply} plies"
 
 
+def play_cli(
+    db: Path, variant: str, engine_seat: int, rng: random.Random, replies: list[Reply], env: dict[str, str]
+) -> str:
+    """One game of ``tablebase play`` (a new process, the human's side random moves), the engine in
+    ``engine_seat``; each reply timed from the move sent (from the start of the process for a first move)
+    to the engine's ``perfect play:`` line. Returns how it ended."""
+    game = games.get(variant)
+    side = "second" if engine_seat == 0 else "first"
+    cmd = [*command(), "play", variant, "--as", side, "--db", str(db)]
+    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert proc.stdin is not None and proc.stdout is not None
+    pending, position, value, searched = "", "", "", False
+    sent = time.perf_counter()
+    try:
+        while chunk := os.read(proc.stdout.fileno(), 65536):
+            *lines, pending = (pending + chunk.decode()).split("\n")
+            for line in lines:
+                if line == "searching...":
+                    searched = True
+                elif line.startswith("game over"):
+                    return line
+                elif " to move, " in line:
+                    position, value = line.split(": ", 1)[0], line.split(" to move, ", 1)[1]
+                elif line.startswith("perfect play: "):
+                    made = line[line.index("(") + 1 : line.rindex(")")]
+                    ply = game.plies_played(game.parse_position(position)) or 0
+                    replies.append(Reply(ply, time.perf_counter() - sent, True, made == value, not searched, position))
+            if pending.endswith("your move: "):
+                pending, searched = "", False
+                move = rng.choice(game.children(game.parse_position(position)))[0]
+                sent = time.perf_counter()
+                proc.stdin.write(f"{game.format_move(move)}\n".encode())
+                proc.stdin.flush()
+        raise SystemExit(f"tablebase play stopped: {pending.strip()[-200:]}")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def play_games(count: int, one: Callable[[int], str]) -> None:
+    """``count`` games with the engine first, then as many with it second; ``one(seat)`` plays a game."""
+    for number in range(2 * count):
+        seat = number // count
+        began = time.perf_counter()
+        ended = one(seat)
+        side = "first" if seat == 0 else "second"
+        print(f"game {number + 1}: engine {side}, {ended} ({time.perf_counter() - began:.1f} s)", flush=True)
+
+
 def percentile(values: list[float], share: float) -> float:
     """The nearest-rank percentile ``share`` (0..1) of ``values``."""
     ordered = sorted(values)
@@ -164,6 +217,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--time-limit", type=float, default=30.0, help="seconds each /solve may search (capped at 30)")
     parser.add_argument("--solvers", type=int, help="the server's --solvers (default: its own)")
+    parser.add_argument("--cli", action="store_true", help="play through `tablebase play` (a process a game), no server")
     parser.add_argument("--slowest", type=int, default=5, help="list this many slowest replies with their positions")
     parser.add_argument("--cold-compile", action="store_true", help="give the server an empty numba cache")
     args = parser.parse_args()
@@ -177,8 +231,12 @@ def main() -> None:
         env = dict(os.environ)
         if args.cold_compile:
             env["NUMBA_CACHE_DIR"] = str(Path(work) / "numba")
-        port = free_port()
         replies: list[Reply] = []
+        if args.cli:
+            play_games(args.games, lambda seat: play_cli(db, args.variant, seat, rng, replies, env))
+            report(args, replies)
+            return
+        port = free_port()
         with serving(db, port, env, args.solvers) as start:
             print(f"server ready after {start:.2f} s ({'empty numba cache' if args.cold_compile else 'numba cache as found'})")
             if args.variant == "connect4":
@@ -186,12 +244,13 @@ def main() -> None:
                     began = time.perf_counter()
                     status, _ = ask(port, args.variant, position, args.time_limit)
                     print(f"{label} (a late position, {status}): {time.perf_counter() - began:.2f} s", flush=True)
-            for number in range(2 * args.games):
-                seat = number // args.games
-                began = time.perf_counter()
-                ended = play(port, args.variant, seat, rng, args.time_limit, replies)
-                side = "first" if seat == 0 else "second"
-                print(f"game {number + 1}: engine {side}, {ended} ({time.perf_counter() - began:.1f} s)", flush=True)
+            play_games(args.games, lambda seat: play(port, args.variant, seat, rng, args.time_limit, replies))
+    report(args, replies)
+    print(f"server start-up until ready: {start:.2f} s")
+
+
+def report(args: argparse.Namespace, replies: list[Reply]) -> None:
+    """The latency table by ply and overall, and the slowest replies."""
     if replies:
         print(f"\n{args.variant}, {2 * args.games} games, reply latency in seconds (client wall time)")
         print(f"{'ply':>8} {'replies':>7} {'p50':>8} {'p95':>8} {'max':>8} {'stored':>7} {'unanswered':>10} {'imperfect':>9}")
@@ -201,7 +260,6 @@ def main() -> None:
         print("slowest replies:")
         for reply in sorted(replies, key=lambda r: -r.seconds)[: args.slowest]:
             print(f"  {reply.seconds:8.3f} s  ply {reply.ply:>2}  {reply.position}")
-    print(f"server start-up until ready: {start:.2f} s")
 
 
 if __name__ == "__main__":
