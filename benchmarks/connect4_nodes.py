@@ -7,8 +7,8 @@ convention), e.g. ``4453 -2``. Columns count from 1, or from 0 with
 :class:`tablebase.games.connect4.prover.Prover` with one thread (so the count
 is the same on every run) and a table of ``--entries`` entries; the score is
 checked against the known one. ``--columns`` scores every child of the
-position instead, in one table, and the position from them (what
-``tablebase solve`` does).
+position instead, together in one table (centre first, as ``tablebase
+solve`` does), and the position from them.
 
 Prints, per file, the positions, the nodes in all and per position and the
 mismatches; ``--peer FILE`` (lines ``moves score nodes`` from another solver,
@@ -86,7 +86,7 @@ def main() -> None:
             prover = Prover(width, height, args.entries, threads=1)
             children = [child for _move, child in game.children(state)]
             if args.columns and all(game.outcome(child) is None for child in children):
-                found = max(-s for s in map(prover.score, children) if s is not None)
+                found = max(-s for s in prover.scores(children) if s is not None)
             else:
                 found = prover.score(state)
             nodes = prover.nodes

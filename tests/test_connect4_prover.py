@@ -213,7 +213,7 @@ def test_a_later_solve_goes_on_from_the_kept_table(tmp_path: Path) -> None:
     with tablebase.open(tmp_path / "fresh.db") as tb:
         fresh = tb.solve("connect4", child)
     assert (again.outcome, again.distance) == (fresh.outcome, fresh.distance)
-    assert again.nodes < fresh.nodes / 2
+    assert again.nodes < 0.6 * fresh.nodes
 
 
 def test_a_damaged_kept_table_is_named(tmp_path: Path) -> None:

@@ -18,9 +18,9 @@ move, ``mask``: every disc). What it adds to the scorer of
 - **Threat-based move order.** Children are ranked by the threats the move
   leaves that can be played next turn and the turn after, the threats in
   all, the table's best move and the centre.
-- **Enhanced transposition cut-offs.** Early in the game, each child's entry
-  is read before any child is searched: a child known to be good enough
-  ends the node at once.
+- **Enhanced transposition cut-offs.** Until the last few plies, each
+  child's entry is read before any child is searched: a child known to be
+  good enough ends the node at once.
 - **Siblings' scores first.** The first window of a position scored right
   after a sibling (the same discs but the opponent's last, in another column:
   the columns of one position, asked one after another) tests the sibling's
@@ -76,7 +76,7 @@ _UPPER = 1
 _LOWER = 2
 _EXACT = 3
 #: Positions with fewer discs than ``cells - ETC_LEFT`` read their children's entries first.
-ETC_LEFT = 15
+ETC_LEFT = 7
 #: Move-order score of a jitter step (the scores of a move are in hundredths).
 _JITTER = 30
 #: Fields of a child in the search's scratch rows: discs of its mover, every disc, disc count, column, move-order score, key, whether the key is the mirror image's, the threats
