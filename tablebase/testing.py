@@ -18,6 +18,7 @@ This module imports no test framework.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -125,18 +126,27 @@ def check_random_symmetries(game: Game, playouts: int, seed: int, step: int) -> 
 
 
 def check_search_hints(game: Game, playouts: int = 20, seed: int = 0, max_plies: int = 200) -> None:
-    """``move_count`` counts the legal moves, ``max_plies`` bounds the plies left, and ``draw_length``
-    (where the game gives one) is the plies left of every playout that ends in a draw, on random playouts."""
+    """``move_count`` counts the legal moves, ``max_plies`` bounds the plies left, ``draw_length``
+    (where the game gives one) is the plies left of every playout that ends in a draw, and every
+    later position, in every orientation, matches one of an earlier one's ``key_patterns`` (where
+    the game gives them), on random playouts."""
     rng = random.Random(seed)
     for _ in range(playouts):
         state = game.initial_state()
         bounds = []
         draws = []
-        for _ply in range(max_plies):
+        patterns: list[tuple[str, list[re.Pattern[str]]]] = []
+        for ply in range(max_plies):
             text = game.format_position(state)
             _expect(game.move_count(state) == len(game.legal_moves(state)), f"{text!r}: move_count")
             bounds.append(game.max_plies(state))
             draws.append(game.draw_length(state))
+            for image in {game.format_position(game.transform(state, sym)) for sym in range(game.num_symmetries)}:
+                for earlier, likes in patterns:
+                    _expect(any(like.fullmatch(image) for like in likes), f"{image!r} matches no key pattern of {earlier!r}")
+            found = game.key_patterns(state) if ply % 4 == 0 else None
+            if found is not None:
+                patterns.append((text, [_like(pattern) for pattern in found]))
             if game.outcome(state) is not None:
                 break
             state = game.apply(state, rng.choice(game.legal_moves(state)))
@@ -149,6 +159,11 @@ def check_search_hints(game: Game, playouts: int = 20, seed: int = 0, max_plies:
             if drawn:
                 length = draws[played_before]
                 _expect(length is None or length == left, f"{game.name}: draw_length {length} where a draw came after {left} plies")
+
+
+def _like(pattern: str) -> re.Pattern[str]:
+    """SQL ``LIKE`` ``pattern`` (``%``: any run, ``_``: any one character, case ignored) as a regular expression."""
+    return re.compile("".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern), re.I | re.S)
 
 
 def check_unmoves(game: Game, playouts: int = 40, seed: int = 7) -> None:

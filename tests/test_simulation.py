@@ -80,6 +80,14 @@ def test_checks_catch_broken_rules() -> None:
     with pytest.raises(AssertionError, match="max_plies 0"):
         testing.check_search_hints(broken, playouts=2, seed=0)
 
+    class Unmirrored(type(games.get("connect4-5-4"))):  # type: ignore[misc]
+        def key_patterns(self, state: int) -> list[str]:
+            return [self.format_position(state).replace(".", "_")]  # the mirror image left out
+
+    unmirrored = Unmirrored(5, 4, name="unmirrored")
+    with pytest.raises(AssertionError, match="matches no key pattern"):
+        testing.check_search_hints(unmirrored, playouts=5, seed=0)
+
 
 def test_a_symmetry_that_exchanges_the_players_is_refused_with_the_reason() -> None:
     """A heap game is impartial (its value does not depend on who is to move), but a symmetry

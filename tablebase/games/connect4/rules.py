@@ -235,6 +235,11 @@ class Connect4Game(Game):
             entries = min(entries, 1 << max(memory // 8, 1).bit_length() - 1)
         return Prover(self.columns, self.rows, entries)
 
+    def key_patterns(self, state: int) -> list[str]:
+        """Discs stay where they fall: the position and its mirror image with their empty cells
+        as wildcards."""
+        return sorted({self.format_position(self.transform(state, sym)).replace(".", "_") for sym in (0, 1)})
+
     # -- symmetry ------------------------------------------------------------
 
     @property
