@@ -85,6 +85,7 @@ def compute(tb: TablebaseFile, game: Game, plies: int, every: bool, progress: Pr
     heapq.heapify(heap)
     known = {game.canonical(state)[0] for ply, state in heap if ply <= plies and game.outcome(state) is None}
     seen: set[int] = set()
+    step = 1 if every else 2
     solved = nodes = 0
     compiled: Any = None
     loaded = False
@@ -110,7 +111,6 @@ def compute(tb: TablebaseFile, game: Game, plies: int, every: bool, progress: Pr
                 probe = _stored(tb, game, position, state)
                 if probe is None:
                     raise BuildError(f"position {position!r} of {name} was not stored with every move")
-            step = 1 if every else 2
             if ply + step <= plies:
                 for child in _next(game, probe, every):
                     heapq.heappush(heap, (ply + step, child))

@@ -221,7 +221,7 @@ class Tablebase:
         self._check_writable()
         self._drop_reader()
         upgrade(self.engine)
-        table = self.get_variant(name)
+        table = self._get_table(name)
         if table is not None and table.info.complete:
             raise BuildError(f"variant {name!r} is fully built here; it needs no opening table")
         self._drop_reader()

@@ -141,9 +141,8 @@ def check_search_hints(game: Game, playouts: int = 20, seed: int = 0, max_plies:
             _expect(game.move_count(state) == len(game.legal_moves(state)), f"{text!r}: move_count")
             bounds.append(game.max_plies(state))
             draws.append(game.draw_length(state))
-            for image in {game.format_position(game.transform(state, sym)) for sym in range(game.num_symmetries)}:
-                for earlier, likes in patterns:
-                    _expect(any(like.fullmatch(image) for like in likes), f"{image!r} matches no key pattern of {earlier!r}")
+            if patterns:
+                _check_patterns(game, state, patterns)
             found = game.key_patterns(state) if ply % 4 == 0 else None
             if found is not None:
                 patterns.append((text, [_like(pattern) for pattern in found]))
@@ -159,6 +158,13 @@ def check_search_hints(game: Game, playouts: int = 20, seed: int = 0, max_plies:
             if drawn:
                 length = draws[played_before]
                 _expect(length is None or length == left, f"{game.name}: draw_length {length} where a draw came after {left} plies")
+
+
+def _check_patterns(game: Game, state: int, patterns: list[tuple[str, list[re.Pattern[str]]]]) -> None:
+    """Every orientation of ``state`` matches one of the key patterns of each earlier position."""
+    for image in {game.format_position(game.transform(state, sym)) for sym in range(game.num_symmetries)}:
+        for earlier, likes in patterns:
+            _expect(any(like.fullmatch(image) for like in likes), f"{image!r} matches no key pattern of {earlier!r}")
 
 
 def _like(pattern: str) -> re.Pattern[str]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Sequence, TypedDict
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Literal, Sequence, TypedDict
 
 from typing_extensions import NotRequired
 
@@ -179,6 +179,12 @@ class Game(ABC):
         A search seeded from stored positions reads only those that match.
         """
         return None
+
+    def placed_patterns(self, state: int, board: Callable[[int], str], tail: str = "") -> list[str]:
+        """:meth:`key_patterns` of a game whose marks stay where they are placed: ``board`` of each
+        orientation of ``state`` with its empty cells (``.``) as wildcards, followed by ``tail``."""
+        images = {self.transform(state, sym) for sym in range(self.num_symmetries)}
+        return sorted({board(image).replace(".", "_") + tail for image in images})
 
     def children(self, state: int) -> list[tuple[int, int]]:
         """``(move, next_state)`` for every legal move (empty when terminal)."""

@@ -238,7 +238,7 @@ class Connect4Game(Game):
     def key_patterns(self, state: int) -> list[str]:
         """Discs stay where they fall: the position and its mirror image with their empty cells
         as wildcards."""
-        return sorted({self.format_position(self.transform(state, sym)).replace(".", "_") for sym in (0, 1)})
+        return self.placed_patterns(state, self.format_position)
 
     # -- symmetry ------------------------------------------------------------
 

@@ -381,8 +381,7 @@ class Ultimate(Game):
 
     def key_patterns(self, state: int) -> list[str]:
         """Marks stay where they are: each orientation's board with its empty cells as wildcards."""
-        images = {self.transform(state, sym) for sym in range(8)}
-        return sorted(self._format_board(image).replace(".", "_") + " %" for image in images)
+        return self.placed_patterns(state, self._format_board, " %")
 
     # -- symmetry ------------------------------------------------------------
 
