@@ -25,6 +25,7 @@ The moves themselves are not in the file: they follow from the rules.
 
 from __future__ import annotations
 
+import bisect
 import gzip
 import heapq
 import json
@@ -194,50 +195,115 @@ def export(table: VariantTable, path: str | os.PathLike[str]) -> int:
     return len(full)
 
 
+class ShippedTable:
+    """An opening table file read for look-ups: each position's value and whether the file has it
+    with every move (the rows stay text until asked for, so opening a large table is quick)."""
+
+    def __init__(self, game: Game, source: Traversable | Path):
+        self.game = game
+        self.shown = str(source)
+        try:
+            with source.open("rb") as raw:
+                text = gzip.decompress(raw.read()).decode("utf-8")
+        except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as err:
+            raise DatabaseError(f"cannot read opening table {self.shown!r}: {err}") from None
+        lines = text.split("\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        self.header = _header(game, self.shown, lines[0] if lines else "", lines[1] if len(lines) > 1 else "")
+        #: The rows, sorted (a tab sorts before every character of a position, so by position too).
+        self._rows = lines[2:]
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def get(self, key: str) -> tuple[str, int | None, bool] | None:
+        """``(outcome, distance, with every move)`` of the position stored under ``key``, ``None``
+        when the table lacks it."""
+        rows = self._rows
+        i = bisect.bisect_left(rows, key + "\t")
+        if i == len(rows) or not rows[i].startswith(key + "\t"):
+            return None
+        return self._row(i)[1:]
+
+    def _row(self, i: int) -> tuple[str, str, int | None, bool]:
+        """The fields of row ``i``, checked."""
+        line = self._rows[i]
+        fields = line.split("\t")
+        if len(fields) != 4 or fields[1] not in _OUTCOMES or fields[3] not in ("0", "1") or not (
+            fields[2].isdigit() or not fields[2]
+        ):
+            raise DatabaseError(f"opening table {self.shown!r}, line {i + 3}: malformed row {line[:80]!r}")
+        return fields[0], fields[1], int(fields[2]) if fields[2] else None, fields[3] == "1"
+
+    def value(self, state: int) -> tuple[str, int | None, bool] | None:
+        """:meth:`get` of a canonical state."""
+        return self.get(self.game.format_position(state))
+
+    def moves(
+        self, state: int, positions: dict[int, tuple[str, int | None]], edges: list[tuple[int, int, int]]
+    ) -> None:
+        """Add the canonical ``state`` (held with every move) and its children to ``positions``, and
+        its moves (``(state, move, child)``, from the rules) to ``edges``."""
+        game = self.game
+        found = self.value(state)
+        if found is None or not found[2]:
+            raise DatabaseError(f"opening table {self.shown!r} lacks {game.format_position(state)!r} with its moves")
+        positions[state] = found[:2]
+        for move, child in game.children(state):
+            canon = game.canonical(child)[0]
+            value = self.value(canon)
+            if value is None:
+                raise DatabaseError(
+                    f"opening table {self.shown!r} lacks the position after {game.format_move(move)!r}"
+                    f" in {game.format_position(state)!r}"
+                )
+            positions[canon] = value[:2]
+            edges.append((state, move, canon))
+
+    def read(self) -> tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]]:
+        """Every position of the table (canonical state -> outcome and distance) and the moves of
+        those it has with every move, as :func:`tablebase.store.writer.write_proved` stores them;
+        every row checked."""
+        full = [key for key, _, _, moves in map(self._row, range(len(self._rows))) if moves]
+        if len(full) != self.header.get("positions"):
+            raise DatabaseError(
+                f"opening table {self.shown!r} is cut short: {len(full):,} of {self.header.get('positions')} positions"
+            )
+        positions: dict[int, tuple[str, int | None]] = {}
+        edges: list[tuple[int, int, int]] = []
+        for key in full:
+            try:
+                state = self.game.canonical(parse_position(self.game, key))[0]
+            except TablebaseError as err:
+                raise DatabaseError(f"opening table {self.shown!r}: {err}") from None
+            self.moves(state, positions, edges)
+        return positions, edges
+
+
+_SHIPPED: dict[tuple[str, str], ShippedTable] = {}
+
+
+def shipped(game: Game) -> ShippedTable | None:
+    """The opening table ``game`` ships (:meth:`~tablebase.games.base.Game.shipped_opening`), read
+    once a process; ``None`` when it ships none."""
+    source = game.shipped_opening()
+    if source is None:
+        return None
+    cache_key = (game.name, str(source))
+    table = _SHIPPED.get(cache_key)
+    if table is None:
+        table = _SHIPPED[cache_key] = ShippedTable(game, source)
+    return table
+
+
 def read(
     game: Game, source: Traversable | Path
 ) -> tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]]:
     """The positions of an opening table file (canonical state -> outcome and distance) and the
     moves of those it has with every move (``(state, move, child)``, from the rules), as
     :func:`tablebase.store.writer.write_proved` stores them."""
-    shown = str(source)
-    values: dict[str, tuple[str, int | None]] = {}
-    full: list[str] = []
-    try:
-        with source.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as lines:
-            header = _header(game, shown, next(lines, ""), next(lines, ""))
-            for number, line in enumerate(lines, 3):
-                fields = line.rstrip("\n").split("\t")
-                if len(fields) != 4 or fields[1] not in _OUTCOMES or fields[3] not in ("0", "1") or not (
-                    fields[2].isdigit() or not fields[2]
-                ):
-                    raise DatabaseError(f"opening table {shown!r}, line {number}: malformed row {line[:80]!r}")
-                values[fields[0]] = (fields[1], int(fields[2]) if fields[2] else None)
-                if fields[3] == "1":
-                    full.append(fields[0])
-    except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as err:
-        raise DatabaseError(f"cannot read opening table {shown!r}: {err}") from None
-    if len(full) != header.get("positions"):
-        raise DatabaseError(f"opening table {shown!r} is cut short: {len(full):,} of {header.get('positions')} positions")
-    positions: dict[int, tuple[str, int | None]] = {}
-    edges = []
-    for key in full:
-        try:
-            state = game.canonical(parse_position(game, key))[0]
-        except TablebaseError as err:
-            raise DatabaseError(f"opening table {shown!r}: {err}") from None
-        positions[state] = values[key]
-        for move, child in game.children(state):
-            canon = game.canonical(child)[0]
-            value = values.get(game.format_position(canon))
-            if value is None:
-                raise DatabaseError(
-                    f"opening table {shown!r} lacks the position after {game.format_move(move)!r}"
-                    f" in {game.format_position(state)!r}"
-                )
-            positions[canon] = value
-            edges.append((state, move, canon))
-    return positions, edges
+    return ShippedTable(game, source).read()
 
 
 def _header(game: Game, shown: str, first: str, second: str) -> dict[str, Any]:
@@ -255,4 +321,4 @@ def _header(game: Game, shown: str, first: str, second: str) -> dict[str, Any]:
     return header
 
 
-__all__ = ["COLUMNS", "FORMAT", "KEEP_EVERY", "VERSION", "TablebaseFile", "compute", "export", "read"]
+__all__ = ["COLUMNS", "FORMAT", "KEEP_EVERY", "VERSION", "ShippedTable", "TablebaseFile", "compute", "export", "read", "shipped"]

@@ -31,7 +31,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
-from tablebase import games
+from tablebase import games, opening
 from tablebase.errors import (
     BuildError, DatabaseError, TablebaseError, UnknownVariantError, UnreachablePositionError, VariantNotBuiltError,
 )
@@ -91,6 +91,8 @@ class Tablebase:
         self._writing = threading.RLock()
         #: Variants whose shipped opening table this object has looked for in the file.
         self._shipped_checked: set[str] = set()
+        #: Variants whose opening table this object computes: probes do not answer from a shipped one.
+        self._own_opening: set[str] = set()
 
     # -- connections ---------------------------------------------------------
 
@@ -134,8 +136,10 @@ class Tablebase:
         """The built variant ``name``; raises if the name is unknown or not built here.
 
         A variant whose game ships an opening table (:meth:`~tablebase.games.base.Game.shipped_opening`)
-        has it installed first (:meth:`install_opening`) when the file exists, can be written and
-        does not hold the variant's start position with its moves (looked at once per object).
+        is added to a file that exists, can be written and lacks the variant's start position with
+        its moves (looked at once per object): the start and its moves are copied from the table,
+        and probes of the positions the file lacks answer from it (:meth:`install_opening` copies
+        the whole table).
         """
         if name not in self._shipped_checked:
             self._install_shipped(name)
@@ -145,7 +149,9 @@ class Tablebase:
         """:meth:`variant` without looking for a shipped opening table."""
         table = self._tables.get(name)
         if table is None:
-            table = self._tables.setdefault(name, VariantTable(self, games.get(name), name))
+            game = games.get(name)
+            shipped = None if name in self._own_opening else opening.shipped(game)
+            table = self._tables.setdefault(name, VariantTable(self, game, name, shipped))
         table._bound()
         return table
 
@@ -180,44 +186,55 @@ class Tablebase:
 
     # -- writing -------------------------------------------------------------
 
-    def _install_shipped(self, name: str) -> int:
-        """Install the opening table ``name``'s game ships when :meth:`variant` says it should;
-        how many positions were new."""
+    def _install_shipped(self, name: str) -> None:
+        """Copy the start and its moves from the opening table ``name``'s game ships when
+        :meth:`variant` says it should."""
         self._shipped_checked.add(name)
         game = games.get(name)
-        if game.shipped_opening() is None or not self._owns_engine or not self.path.is_file():
-            return 0
+        table = opening.shipped(game)
+        if table is None or not self._owns_engine or not self.path.is_file():
+            return
         try:
-            table = self._table(name)
-            if table.info.complete or table.probe(None, search=False).moves:
-                return 0
-        except (VariantNotBuiltError, UnreachablePositionError):
+            if self._table(name).info.complete or self._table(name).stored_with_moves():
+                return
+        except VariantNotBuiltError:
             pass
         try:
             self._check_writable()
         except DatabaseError:
-            return 0
-        return self.install_opening(name)
+            return
+        positions: dict[int, tuple[str, int | None]] = {}
+        edges: list[tuple[int, int, int]] = []
+        table.moves(game.canonical(game.initial_state())[0], positions, edges)
+        self._write_opening(name, game, positions, edges)
 
-    def install_shipped(self) -> dict[str, int]:
-        """Install the shipped opening table of every fixed variant that has one, as
-        :meth:`variant` does on first use; how many positions were new, by variant."""
-        return {name: self._install_shipped(name) for name in games.names() if games.get(name).shipped_opening()}
+    def install_shipped(self) -> None:
+        """What :meth:`variant` does on first use, for every fixed variant whose game ships an
+        opening table: its start and moves copied into a file that lacks them."""
+        for name in games.names():
+            if games.get(name).shipped_opening() is not None and name not in self._shipped_checked:
+                self._install_shipped(name)
 
     @_writes
     def install_opening(self, name: str) -> int:
         """Copy the opening table ``name``'s game ships into this file (in one transaction,
         skipping the positions stored already); how many positions were new."""
-        from tablebase import opening
+        game = games.get(name)
+        table = opening.shipped(game)
+        if table is None:
+            raise BuildError(f"variant {name!r} ships no opening table")
+        self._shipped_checked.add(name)
+        positions, edges = table.read()
+        return self._write_opening(name, game, positions, edges)
+
+    @_writes
+    def _write_opening(
+        self, name: str, game: Game, positions: dict[int, tuple[str, int | None]], edges: list[tuple[int, int, int]]
+    ) -> int:
+        """Store positions of a shipped opening table (as :meth:`install_opening`); how many were new."""
         from tablebase.store.engine import upgrade
         from tablebase.store.writer import write_proved
 
-        game = games.get(name)
-        source = game.shipped_opening()
-        if source is None:
-            raise BuildError(f"variant {name!r} ships no opening table")
-        self._shipped_checked.add(name)
-        positions, edges = opening.read(game, source)
         self._check_writable()
         self._drop_reader()
         upgrade(self.engine)
@@ -238,18 +255,17 @@ class Tablebase:
         (Ctrl-C) goes on where it stopped when called again. ``progress`` hears of each position
         (``ply N``, positions done, positions known so far). The shipped table is not installed
         first (:meth:`install_opening` does that)."""
-        from tablebase import opening
-
         game = games.get(name)
         self._shipped_checked.add(name)
+        self._own_opening.add(name)
+        if name in self._tables:
+            self._tables[name].shipped = None
         return opening.compute(self, game, plies, every, progress)
 
     def export_opening(self, name: str, path: str | os.PathLike[str]) -> int:
         """Write the positions of ``name`` stored with all their moves, and their children's values,
         to the opening table file ``path`` (:mod:`tablebase.opening`), the form a game ships;
         returns how many positions had moves."""
-        from tablebase import opening
-
         return opening.export(self.variant(name), path)
 
     @_writes
@@ -337,8 +353,8 @@ class Tablebase:
         and every position stored with moves has all its legal moves. With ``line``, the
         search goes on down the best line, each position on it stored with every move, while
         time allows. ``time_limit`` bounds the whole call: reading what the file knows, the
-        search and the writing. A shipped opening table is not installed first: what the
-        file holds is used, the rest is the search's own work (:meth:`install_opening`)."""
+        search and the writing. A shipped opening table is not used: what the file holds is,
+        the rest is the search's own work (:meth:`install_opening` copies the table in)."""
         game = games.get(name)
         state = game.initial_state() if position is None else parse_position(game, position)
         _check_time_limit(time_limit)

@@ -15,7 +15,7 @@ import threading
 import weakref
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, NoReturn, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, NoReturn, Protocol, TypeVar, cast
 
 from tablebase.errors import DatabaseError, IllegalMoveError, UnreachablePositionError, VariantNotBuiltError
 from tablebase.games.base import Game, parse_position
@@ -53,6 +53,16 @@ class TablebaseFile(Protocol):
     def _snapshot(self) -> AbstractContextManager[sqlite3.Connection]: ...
 
 
+class OpeningTable(Protocol):
+    """What a :class:`VariantTable` reads of a shipped opening table (:class:`tablebase.opening.ShippedTable` is one)."""
+
+    def value(self, state: int) -> tuple[str, int | None, bool] | None: ...
+
+    def moves(
+        self, state: int, positions: dict[int, tuple[str, int | None]], edges: list[tuple[int, int, int]]
+    ) -> None: ...
+
+
 #: The storage object of each build of a variant that some thread of this process reads.
 _STORAGES: weakref.WeakValueDictionary[tuple[Any, ...], Storage] = weakref.WeakValueDictionary()
 _STORAGES_LOCK = threading.Lock()
@@ -76,12 +86,17 @@ class _Bound(NamedTuple):
 
 
 class VariantTable:
-    """Queries on one built variant."""
+    """Queries on one built variant.
 
-    def __init__(self, tablebase: TablebaseFile, game: Game, name: str):
+    ``shipped`` is the opening table the game ships (:func:`tablebase.opening.shipped`), or
+    ``None``: a probe of a position the file lacks answers from it when it has the position.
+    """
+
+    def __init__(self, tablebase: TablebaseFile, game: Game, name: str, shipped: OpeningTable | None = None):
         self.tablebase = tablebase
         self.game = game
         self._name = name
+        self.shipped = shipped
 
     def _bound(self) -> _Bound:
         """The variant's row and storage as this thread's current snapshot of the file has them.
@@ -220,8 +235,12 @@ class VariantTable:
             bound = self._bound()
             canon, sym = self._oriented(bound, state)
             entry, found = bound.storage.probe(conn, canon)
-        if entry is None:
-            self._not_found(state, position)
+        if entry is None or not (found or entry.terminal or bound.info.complete):
+            probe = self._shipped_probe(state, search)
+            if probe is not None and (entry is None or probe.moves):
+                return probe
+            if entry is None:
+                self._not_found(state, position)
         moves: tuple[MoveValue, ...] = ()
         if not found and not entry.terminal and not bound.info.complete and search:
             moves = self._prove_moves(state, entry.outcome, entry.distance)
@@ -266,13 +285,58 @@ class VariantTable:
             moves=moves,
         )
 
+    def stored_with_moves(self, position: str | None = None) -> bool:
+        """Whether the file holds ``position`` with its moves (not only a shipped opening table)."""
+        state = self.parse(position)
+        with self.snapshot() as conn:
+            bound = self._bound()
+            _, found = bound.storage.probe(conn, self._oriented(bound, state)[0])
+        return bool(found)
+
     def value(self, position: str | None = None) -> tuple[Outcome, int | None]:
         """``(outcome, distance)`` of ``position`` for the side to move, as :meth:`probe` gives them,
         without its moves (one lookup)."""
         state = self.parse(position)
         with self.snapshot() as conn:
-            entry, _ = self._lookup(conn, self._bound(), state, position)
-        return entry.outcome, entry.distance
+            bound = self._bound()
+            entry = bound.storage.lookup(conn, self._oriented(bound, state)[0])
+        if entry is not None:
+            return entry.outcome, entry.distance
+        shipped = None if self.shipped is None else self.shipped.value(self.canonical(state)[0])
+        if shipped is None:
+            self._not_found(state, position)
+        return cast(Outcome, shipped[0]), shipped[1]
+
+    def _shipped_probe(self, state: int, search: bool) -> Probe | None:
+        """The probe of ``state`` from the shipped opening table, ``None`` when it lacks the
+        position; a position it has without its moves has them proved now, as :meth:`probe` does
+        (``search=False``: none listed)."""
+        shipped = self.shipped
+        found = None if shipped is None else shipped.value(self.canonical(state)[0])
+        if shipped is None or found is None:
+            return None
+        game = self.game
+        outcome, distance, full = found
+        terminal = game.outcome(state) is not None
+        moves: tuple[MoveValue, ...] = ()
+        if full and not terminal:
+            positions: dict[int, tuple[str, int | None]] = {}
+            shipped.moves(self.canonical(state)[0], positions, [])
+            children = game.children(state)
+            moves = self._ranked_moves(
+                children, {m: positions[self.canonical(c)[0]] for m, c in children}
+            )
+        elif not terminal and search:
+            moves = self._prove_moves(state, outcome, distance)
+        return Probe(
+            variant=self.name,
+            position=game.format_position(state),
+            to_move=game.to_move(state),
+            outcome=cast(Outcome, outcome),
+            distance=distance,
+            terminal=terminal,
+            moves=moves,
+        )
 
     def _prove_moves(self, state: int, outcome: str, distance: int | None) -> tuple[MoveValue, ...]:
         """Every move of a position that ``solve`` stored with its value only (a child of a
@@ -293,6 +357,14 @@ class VariantTable:
             }
             known[state] = (outcome, distance)
             found.update(prove(game, state, PROBE_BUDGET, children=True, known=known).moves)
+        return self._ranked_moves(children, found)
+
+    def _ranked_moves(
+        self, children: list[tuple[int, int]], found: dict[int, tuple[str, int | None]]
+    ) -> tuple[MoveValue, ...]:
+        """The moves of ``children`` (the rules' ``(move, child)`` of a position) best first, from
+        the values of the positions they lead to (``found``, by move; a move missing has outcome ``None``)."""
+        game = self.game
         order = {m: i for i, (m, _) in enumerate(children)}
         ranked: list[tuple[tuple[int, float], int, int, int, str | None, int | None]] = []
         for move, child in children:

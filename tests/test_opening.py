@@ -1,6 +1,6 @@
 """Opening tables (tablebase.opening): the positions computed against their definition, resuming
-after an interruption, export and install (on first use too), probes and SQL on the installed
-rows, and `verify --search`; on tic-tac-toe (a pure Python search, quick), on 5x4 Connect Four,
+after an interruption, export, probes and SQL from the shipped file and on the installed rows,
+and `verify --search`; on tic-tac-toe (a pure Python search, quick), on 5x4 Connect Four,
 and on the 7x6 table the package ships when it is there."""
 
 from __future__ import annotations
@@ -208,13 +208,15 @@ def test_export_install_probe_sql_and_cli(computed: Any, tmp_path: Path, shipped
 
     fresh = empty_file(tmp_path / "fresh.db")
     with tablebase.open(fresh) as tb:
-        table = tb.variant(NAME)  # installed on first use
+        table = tb.variant(NAME)  # the start and its moves copied on first use, the rest read from the table
         installed = {r[0]: table.probe(r[0]) for r in rows if r[3] == "1"}
-        assert tb.install_opening(NAME) == 0
-    assert stored_rows(fresh) == stored_rows(path)
+        assert with_moves(fresh) == {canonical(".../.../...")}
+        children = {r[0]: table.probe(r[0], search=False) for r in rows if r[3] == "0"}
+        assert all(not probe.moves for probe in children.values() if not probe.terminal)
     with tablebase.open(path) as tb:
         source = tb.variant(NAME)
         assert all(probe == source.probe(key) for key, probe in installed.items())
+        assert all((probe.outcome, probe.distance) == source.value(key) for key, probe in children.items())
     conn = tablebase.sql.connect(fresh)
     try:
         for key, probe in installed.items():
@@ -225,6 +227,11 @@ def test_export_install_probe_sql_and_cli(computed: Any, tmp_path: Path, shipped
     key = canonical("x../.o./..x")
     answer = runner.invoke(app, ["probe", NAME, key, "--json", "--db", str(fresh)])
     assert json.loads(answer.stdout) == installed[key].to_dict()
+    with tablebase.open(fresh) as tb:
+        assert tb.install_opening(NAME) == len(rows) - 1 - 3  # all but the start and its three children
+        assert tb.install_opening(NAME) == 0
+        assert all(tb.variant(NAME).probe(key) == probe for key, probe in installed.items())
+    assert stored_rows(fresh) == stored_rows(path)
 
     by_command = tmp_path / "cli.db"
     result = runner.invoke(app, ["opening", NAME, "--plies", "1", "--install", "--export", str(tmp_path / "b.gz"), "--db", str(by_command)])
@@ -260,8 +267,10 @@ def test_install_only_into_a_writable_file_that_lacks_the_table(computed: Any, t
             tb.install_opening(NAME)
     served = empty_file(tmp_path / "served.db")
     with tablebase.open(served) as tb:
-        assert tb.install_shipped()[NAME] == len(stored_rows(computed[0])[0])
-        assert tb.install_shipped()[NAME] == 0
+        tb.install_shipped()
+        key = canonical("x../.o./..x")
+        assert tb.variant(NAME).stored_with_moves() and not tb.variant(NAME).stored_with_moves(key)
+        assert tb.variant(NAME).probe(key) == tablebase.open(computed[0]).variant(NAME).probe(key)
 
 
 def test_solve_proves_by_search_and_leaves_the_shipped_table_out(computed: Any, tmp_path: Path, shipped: Any) -> None:
@@ -277,9 +286,9 @@ def test_solve_proves_by_search_and_leaves_the_shipped_table_out(computed: Any, 
         report = tb.solve(NAME, "x../.../...")
         assert report.nodes > 0
         assert stored_rows(path) == stored_rows(plain)
-        # the start is not stored with its moves, so a probe installs the table on first use
+        # the start is not stored with its moves, so a probe copies it on first use
         assert tb.variant(NAME).probe().moves
-    assert with_moves(path) >= with_moves(computed[0])
+    assert with_moves(path) == {canonical(".../.../..."), *with_moves(plain)}
 
 
 def test_a_table_file_is_checked_when_read(computed: Any, tmp_path: Path) -> None:
@@ -345,7 +354,7 @@ def test_verify_search_proves_stored_positions_again_and_finds_a_wrong_row(compu
 @pytest.mark.slow
 def test_connect4_5x4_end_to_end(tmp_path: Path, shipped: Any) -> None:
     """The opening table of 5x4 Connect Four to 3 plies by the compiled search, against its
-    definition, exported, installed on first use and checked by the search again."""
+    definition, exported, probed from the shipped file, installed and checked by the search again."""
     pytest.importorskip("numba")
     name = "connect4-5-4"
     path = tmp_path / "c54.db"
@@ -359,6 +368,7 @@ def test_connect4_5x4_end_to_end(tmp_path: Path, shipped: Any) -> None:
     with tablebase.open(fresh) as tb:
         for key in expected:
             assert tb.variant(name).probe(key) == tablebase.open(path).variant(name).probe(key)
+        assert tb.install_opening(name) > 0
         checked = tb.verify(name, search=5)
     assert checked.ok and checked.searched == 5
 
@@ -375,6 +385,7 @@ def test_the_shipped_7x6_table(tmp_path: Path) -> None:
     with tablebase.open(empty_file(tmp_path / "c4.db")) as tb:
         start = tb.variant("connect4").probe()
         assert {m.move: (m.outcome, m.distance) for m in start.moves} == EMPTY_7X6_COLUMNS
+        assert tb.install_opening("connect4") > 0
         report = tb.verify("connect4", search=5)
     assert report.ok, report.errors
     assert report.searched == 5

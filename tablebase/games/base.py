@@ -365,8 +365,9 @@ class Game(ABC):
 
     def shipped_opening(self) -> Traversable | None:
         """The opening table the package ships for this variant (a file written by
-        :meth:`tablebase.Tablebase.export_opening`), ``None`` if it ships none: copied into a
-        writable tablebase file on first use (:meth:`tablebase.Tablebase.install_opening`)."""
+        :meth:`tablebase.Tablebase.export_opening`), ``None`` if it ships none: probes of the
+        positions a file lacks answer from it, and :meth:`tablebase.Tablebase.install_opening`
+        copies it into a file."""
         return None
 
     # -- speed ---------------------------------------------------------------
