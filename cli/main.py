@@ -578,26 +578,30 @@ def play(
     ] = "first",
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
-    from tablebase import games
 
-    with tablebase.open(db) as tb:
-        players = games.get(variant).players
+    with tablebase.open(db) as tb, tb.solver(variant) as solver:
+        game = solver.game
+        players = game.players
         seats = {players[0]: 0, players[1]: 1, "first": 0, "second": 1}
         seat = seats.get(as_.lower())
         if seat is None:
             fail(f"invalid side {as_!r} for {variant}: use {', '.join(seats)}")
         human = players[seat]
 
-        def known(position: str | None) -> tablebase.Probe:
-            """The probe of ``position``: from the file, else (a variant not built whole) proved by search
-            and stored, as ``tablebase solve`` does."""
+        def known(position: str | None, moves: bool = False) -> tablebase.Probe:
+            """The probe of ``position``, with every move's value where perfect play moves next (or
+            ``moves``): from the file, else (a variant not built whole) proved by search and stored,
+            as ``tablebase solve`` does, going on from the last search."""
             table = tb.get_variant(variant)
-            probe = table.get_probe(position) if table is not None else None
-            if probe is not None:
+            probe = table.get_probe(position, search=False) if table is not None else None
+            state = game.initial_state() if position is None else game.parse_position(position)
+            if probe is not None and (
+                (not moves and game.to_move(state) == human) or probe.proves_every_move(game.move_count(state))
+            ):
                 return probe
             if table is None or not table.info.complete:
                 typer.echo("searching...")
-                tb.solve(variant, position)
+                solver.solve(position)
             return tb.variant(variant).probe(position)
 
         history = [known(position)]
@@ -632,6 +636,7 @@ def play(
             if answer in ("quit", "q", "exit"):
                 return
             if answer in ("?", "hint"):
+                history[-1] = probe = known(probe.position, moves=True)
                 rows = [[m.move, m.outcome, show_distance(m.distance)] for m in probe.moves]
                 typer.echo(table(["move", "outcome", "distance"], rows))
                 continue
@@ -644,18 +649,15 @@ def play(
                     if history[-1].to_move == human:
                         break
                 continue
-            chosen = next((m for m in probe.moves if m.move == answer), None)
-            if chosen is None:
-                chosen = next((m for m in probe.moves if m.move.lower() == answer.lower()), None)
-            if chosen is None:
+            try:
+                after = vt.play(probe.position, answer)
+            except TablebaseError as exc:
                 try:
-                    vt.play(probe.position, answer)
-                except TablebaseError as exc:
+                    after = vt.play(probe.position, answer.lower())
+                except TablebaseError:
                     typer.echo(str(exc))
                     continue
-                typer.echo(f"illegal move {answer!r}")
-                continue
-            history.append(known(chosen.position))
+            history.append(known(after))
 
 
 @command(help="Serve the HTTP JSON API and the web board, read-only unless --write (needs the serve extra).")

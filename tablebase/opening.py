@@ -55,6 +55,18 @@ KEEP_EVERY = 20
 _OUTCOMES = (WIN, LOSS, DRAW)
 
 
+class Solver(Protocol):
+    """What :func:`compute` uses of a solver (:class:`tablebase.query.Solver` is one)."""
+
+    def solve_state(self, state: int, time_limit: float | None = None, line: bool = False) -> SolveReport: ...
+
+    def keep(self) -> None: ...
+
+    def __enter__(self) -> Solver: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
 class TablebaseFile(Protocol):
     """What :func:`compute` uses of a tablebase file (:class:`tablebase.query.Tablebase` is one)."""
 
@@ -62,13 +74,7 @@ class TablebaseFile(Protocol):
 
     def get_variant(self, name: str) -> VariantTable | None: ...
 
-    def _solve(
-        self, name: str, game: Game, state: int, time_limit: float | None, compiled: Any = None, line: bool = False
-    ) -> tuple[SolveReport, Any]: ...
-
-    def _kept_table(self, name: str, game: Game, state: int) -> Any: ...
-
-    def _keep_table(self, name: str, table: Any) -> None: ...
+    def solver(self, name: str) -> Solver: ...
 
 
 def compute(tb: TablebaseFile, game: Game, plies: int, every: bool, progress: Progress | None) -> OpeningReport:
@@ -88,9 +94,7 @@ def compute(tb: TablebaseFile, game: Game, plies: int, every: bool, progress: Pr
     seen: set[int] = set()
     step = 1 if every else 2
     solved = nodes = 0
-    compiled: Any = None
-    loaded = False
-    try:
+    with tb.solver(name) as solver:
         while heap:
             ply, state = heapq.heappop(heap)
             key = game.canonical(state)[0]
@@ -102,13 +106,11 @@ def compute(tb: TablebaseFile, game: Game, plies: int, every: bool, progress: Pr
             position = game.format_position(state)
             probe = _stored(tb, game, position, state)
             if probe is None:
-                if not loaded:
-                    compiled, loaded = tb._kept_table(name, game, start), True
-                report, compiled = tb._solve(name, game, state, None, compiled)
+                report = solver.solve_state(state)
                 solved += 1
                 nodes += report.nodes
                 if solved % KEEP_EVERY == 0:
-                    tb._keep_table(name, compiled)
+                    solver.keep()
                 probe = _stored(tb, game, position, state)
                 if probe is None:
                     raise BuildError(f"position {position!r} of {name} was not stored with every move")
@@ -119,8 +121,6 @@ def compute(tb: TablebaseFile, game: Game, plies: int, every: bool, progress: Pr
                         known.add(game.canonical(child)[0])
             if progress is not None:
                 progress(f"ply {ply}", len(seen), len(known))
-    finally:
-        tb._keep_table(name, compiled)
     return OpeningReport(
         variant=name,
         plies=plies,

@@ -344,7 +344,6 @@ class Tablebase:
         with Tablebase(to) as out:
             return out.variant(name).info
 
-    @_writes
     def solve(
         self, name: str, position: str | None = None, *, time_limit: float | None = None, line: bool = False
     ) -> SolveReport:
@@ -354,14 +353,17 @@ class Tablebase:
         search goes on down the best line, each position on it stored with every move, while
         time allows. ``time_limit`` bounds the whole call: reading what the file knows, the
         search and the writing. A shipped opening table is not used: what the file holds is,
-        the rest is the search's own work (:meth:`install_opening` copies the table in)."""
-        game = games.get(name)
-        state = game.initial_state() if position is None else parse_position(game, position)
-        _check_time_limit(time_limit)
-        report, compiled = self._solve(name, game, state, time_limit, self._kept_table(name, game, state), line)
-        self._keep_table(name, compiled)
-        return report
+        the rest is the search's own work (:meth:`install_opening` copies the table in).
+        :meth:`solver` keeps the search's table between solves."""
+        with self.solver(name) as solver:
+            return solver.solve(position, time_limit=time_limit, line=line)
 
+    def solver(self, name: str) -> Solver:
+        """Solves of ``name`` that go on from one another (a :class:`Solver`; close it, or use it
+        in a ``with`` block, to keep what they proved beside the file)."""
+        return Solver(self, name)
+
+    @_writes
     def _solve(
         self, name: str, game: Game, state: int, time_limit: float | None, compiled: Any = None, line: bool = False
     ) -> tuple[SolveReport, Any]:
@@ -410,18 +412,13 @@ class Tablebase:
     ) -> Iterator[SolveReport]:
         """:meth:`solve` each of ``positions`` in turn (``time_limit`` per position, ``line`` as there), storing
         as it goes; every position is read first, so bad input stores nothing. The positions
-        share one compiled table where the game's is reusable, so later ones go on from
-        what earlier ones proved."""
+        share one :meth:`solver`, so later ones go on from what earlier ones proved."""
         game = games.get(name)
         states = [parse_position(game, position) for position in positions]
         _check_time_limit(time_limit)
-        compiled = self._kept_table(name, game, states[0]) if states else None
-        try:
+        with self.solver(name) as solver:
             for state in states:
-                report, compiled = self._solve(name, game, state, time_limit, compiled, line)
-                yield report
-        finally:
-            self._keep_table(name, compiled)
+                yield solver.solve_state(state, time_limit, line)
 
     def kept_table_path(self, name: str) -> Path | None:
         """The file beside this one that keeps the exact scores a compiled search of ``name`` proved
@@ -487,6 +484,52 @@ class Tablebase:
         return report
 
 
+class Solver:
+    """Solves of one variant by search (:meth:`Tablebase.solve`) that go on from one another: where
+    the game's compiled search table can be reused, it is kept between them, read from beside the
+    file (:meth:`Tablebase.kept_table_path`) on the first solve and written back by :meth:`keep`
+    and on :meth:`close`."""
+
+    def __init__(self, tablebase: Tablebase, name: str):
+        self.tablebase = tablebase
+        self.name = name
+        self.game = games.get(name)
+        self._compiled: Any = None
+        self._loaded = False
+
+    def solve(self, position: str | None = None, *, time_limit: float | None = None, line: bool = False) -> SolveReport:
+        """:meth:`Tablebase.solve` of ``position`` (``None``: the start)."""
+        game = self.game
+        state = game.initial_state() if position is None else parse_position(game, position)
+        _check_time_limit(time_limit)
+        return self.solve_state(state, time_limit, line)
+
+    def solve_state(self, state: int, time_limit: float | None = None, line: bool = False) -> SolveReport:
+        """:meth:`solve` of a state already read."""
+        tb = self.tablebase
+        if not self._loaded:
+            self._compiled, self._loaded = tb._kept_table(self.name, self.game, state), True
+        report, self._compiled = tb._solve(self.name, self.game, state, time_limit, self._compiled, line)
+        return report
+
+    def keep(self) -> None:
+        """Write what the search proved so far beside the file, where the game's table can be kept."""
+        self.tablebase._keep_table(self.name, self._compiled)
+
+    def close(self) -> None:
+        """:meth:`keep`, then let the search's table go."""
+        try:
+            self.keep()
+        finally:
+            self._compiled, self._loaded = None, False
+
+    def __enter__(self) -> Solver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def _check_time_limit(time_limit: float | None) -> None:
     """Raise :class:`BuildError` unless ``time_limit`` is ``None`` or a positive number of seconds."""
     if time_limit is not None and not time_limit > 0:
@@ -544,6 +587,6 @@ def check_strategy(name: str, *, lower_bound: bool = False, walk_to: int = 0) ->
 
 
 __all__ = [
-    "DEFAULT_DB", "PROBE_BUDGET", "Tablebase", "TablebaseError", "UnknownVariantError", "VariantTable", "check_strategy",
+    "DEFAULT_DB", "PROBE_BUDGET", "Solver", "Tablebase", "TablebaseError", "UnknownVariantError", "VariantTable", "check_strategy",
     "count", "open",
 ]
