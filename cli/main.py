@@ -606,6 +606,7 @@ def play(
 
         history = [known(position)]
         vt = tb.variant(variant)
+        prepared = False
         typer.echo(f"{variant}: you play {human}; '?' shows the value of each move, 'undo' takes back, 'quit' stops.")
         while True:
             probe = history[-1]
@@ -626,6 +627,10 @@ def play(
                 typer.echo(f"perfect play: {move.move} ({value_text(move.outcome, move.distance)})")
                 history.append(known(move.position))
                 continue
+            if not prepared:
+                prepared = True
+                if not vt.info.complete:
+                    solver.prepare()  # before the first move is asked for, so no reply waits for it
             answer = ""
             while not answer:
                 try:

@@ -506,11 +506,26 @@ class Solver:
 
     def solve_state(self, state: int, time_limit: float | None = None, line: bool = False) -> SolveReport:
         """:meth:`solve` of a state already read."""
-        tb = self.tablebase
         if not self._loaded:
-            self._compiled, self._loaded = tb._kept_table(self.name, self.game, state), True
-        report, self._compiled = tb._solve(self.name, self.game, state, time_limit, self._compiled, line)
+            self._compiled, self._loaded = self.tablebase._kept_table(self.name, self.game, state), True
+        report, self._compiled = self.tablebase._solve(self.name, self.game, state, time_limit, self._compiled, line)
         return report
+
+    def prepare(self) -> None:
+        """Make the search's table, as large as for the start, with what earlier solves kept, and
+        load the game's compiled search (:func:`~tablebase.solve.search.warm_up`: compiled on first
+        use), so the next solve waits for neither; nothing where the game's compiled table cannot
+        be reused."""
+        from tablebase.solve.search import warm_up
+
+        start = self.game.initial_state()
+        if not self._loaded:
+            self._compiled, self._loaded = self.tablebase._kept_table(self.name, self.game, start), True
+        if self._compiled is None:
+            table = self.game.outcome_table(start)
+            self._compiled = table if getattr(table, "reusable", False) else None
+        if self._compiled is not None:
+            warm_up(self.game, self._compiled)
 
     def keep(self) -> None:
         """Write what the search proved so far beside the file, where the game's table can be kept."""

@@ -11,7 +11,6 @@ process; a second request meanwhile is told the server is busy.
 from __future__ import annotations
 
 import os
-import random
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -26,10 +25,6 @@ from tablebase.results import MoveValue, Probe
 MAX_SECONDS = 30.0
 #: Proved positions kept in memory (canonical states, all variants); the store is emptied when full.
 MAX_POSITIONS = 2_000_000
-#: Seconds of search that compile (or load from numba's cache) a game's search before its first request.
-WARM_SECONDS = 10.0
-#: Plies before the end of a random game where that search starts.
-WARM_PLIES = 8
 
 class NotProvedError(TablebaseError):
     """The search did not prove the position within its time limit."""
@@ -217,19 +212,14 @@ class Searches:
         return table
 
     def prepare(self, game: Game) -> bool:
-        """Make the table of ``game`` and run its search once, on a position :data:`WARM_PLIES`
-        before the end of a seeded random game, so that its compiled code is compiled (or loaded
-        from numba's cache) before a request waits for it; ``False`` (and nothing done) where the
-        game's table is not reusable."""
-        state = game.initial_state()
-        table = self._table(game, state, None)
+        """Make the table of ``game`` and load its compiled search (:func:`~tablebase.solve.search.warm_up`)
+        before a request waits for it; ``False`` (and nothing done) where the game's table is not reusable."""
+        from tablebase.solve.search import warm_up
+
+        table = self._table(game, game.initial_state(), None)
         if table is None:
             return False
-        rng = random.Random(0)
-        line = [state]
-        while game.outcome(line[-1]) is None:
-            line.append(rng.choice(game.children(line[-1]))[1])
-        search_positions(game, line[max(0, len(line) - 1 - WARM_PLIES)], WARM_SECONDS, table)
+        warm_up(game, table)
         return True
 
 

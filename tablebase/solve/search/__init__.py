@@ -90,7 +90,7 @@ Example::
 
 from __future__ import annotations
 
-from tablebase.solve.search.driver import prove
+from tablebase.solve.search.driver import prove, warm_up
 from tablebase.solve.search.result import SearchResult
 
-__all__ = ["SearchResult", "prove"]
+__all__ = ["SearchResult", "prove", "warm_up"]

@@ -3,6 +3,7 @@ all its moves (shared with a helper process), the best line, and what is stored.
 
 from __future__ import annotations
 
+import random
 import sys
 import time
 from collections import deque
@@ -88,6 +89,23 @@ def prove(
         searcher.racing = (state, known)
         searcher.split_state = state
     return searcher.run(state, children, line)
+
+
+#: Seconds of search that :func:`warm_up` gives a game's compiled search.
+WARM_SECONDS = 10.0
+#: Plies before the end of a random game where :func:`warm_up` searches.
+WARM_PLIES = 8
+
+
+def warm_up(game: Game, table: Any) -> None:
+    """Search ``game`` once with its compiled ``table`` (:meth:`Game.outcome_table`) for at most
+    :data:`WARM_SECONDS`, on a position :data:`WARM_PLIES` before the end of a seeded random game,
+    so its compiled code is loaded from numba's cache (or compiled) before a caller waits for it."""
+    rng = random.Random(0)
+    line = [game.initial_state()]
+    while game.outcome(line[-1]) is None:
+        line.append(rng.choice(game.children(line[-1]))[1])
+    prove(game, line[max(0, len(line) - 1 - WARM_PLIES)], WARM_SECONDS, children=True, table=table)
 
 
 def _labels_helper(searcher: _Searcher, states: list[int], done: set[int], conn: Any) -> None:
