@@ -197,30 +197,47 @@ def export(table: VariantTable, path: str | os.PathLike[str]) -> int:
 
 class ShippedTable:
     """An opening table file read for look-ups: each position's value and whether the file has it
-    with every move (the rows stay text until asked for, so opening a large table is quick)."""
+    with every move. The file is read at the first look-up, and its rows stay text until asked
+    for, so a large table costs little until used."""
 
     def __init__(self, game: Game, source: Traversable | Path):
         self.game = game
+        self.source = source
         self.shown = str(source)
+        self._header: dict[str, Any] | None = None
+        #: The rows, sorted (a tab sorts before every character of a position, so by position too).
+        self._lines: list[str] = []
+
+    def _load(self) -> dict[str, Any]:
+        """The header, the file read first if it is not yet."""
+        if self._header is not None:
+            return self._header
         try:
-            with source.open("rb") as raw:
+            with self.source.open("rb") as raw:
                 text = gzip.decompress(raw.read()).decode("utf-8")
         except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as err:
             raise DatabaseError(f"cannot read opening table {self.shown!r}: {err}") from None
         lines = text.split("\n")
         if lines and not lines[-1]:
             lines.pop()
-        self.header = _header(game, self.shown, lines[0] if lines else "", lines[1] if len(lines) > 1 else "")
-        #: The rows, sorted (a tab sorts before every character of a position, so by position too).
-        self._rows = lines[2:]
+        self._header = _header(self.game, self.shown, lines[0] if lines else "", lines[1] if len(lines) > 1 else "")
+        self._lines = lines[2:]
+        return self._header
+
+    @property
+    def header(self) -> dict[str, Any]:
+        """The file's JSON header (checked against the game)."""
+        return self._load()
 
     def __len__(self) -> int:
-        return len(self._rows)
+        self._load()
+        return len(self._lines)
 
     def get(self, key: str) -> tuple[str, int | None, bool] | None:
         """``(outcome, distance, with every move)`` of the position stored under ``key``, ``None``
         when the table lacks it."""
-        rows = self._rows
+        self._load()
+        rows = self._lines
         i = bisect.bisect_left(rows, key + "\t")
         if i == len(rows) or not rows[i].startswith(key + "\t"):
             return None
@@ -228,7 +245,7 @@ class ShippedTable:
 
     def _row(self, i: int) -> tuple[str, str, int | None, bool]:
         """The fields of row ``i``, checked."""
-        line = self._rows[i]
+        line = self._lines[i]
         fields = line.split("\t")
         if len(fields) != 4 or fields[1] not in _OUTCOMES or fields[3] not in ("0", "1") or not (
             fields[2].isdigit() or not fields[2]
@@ -265,7 +282,7 @@ class ShippedTable:
         """Every position of the table (canonical state -> outcome and distance) and the moves of
         those it has with every move, as :func:`tablebase.store.writer.write_proved` stores them;
         every row checked."""
-        full = [key for key, _, _, moves in map(self._row, range(len(self._rows))) if moves]
+        full = [key for key, _, _, moves in map(self._row, range(len(self))) if moves]
         if len(full) != self.header.get("positions"):
             raise DatabaseError(
                 f"opening table {self.shown!r} is cut short: {len(full):,} of {self.header.get('positions')} positions"
