@@ -258,8 +258,7 @@ class Tablebase:
         game = games.get(name)
         self._shipped_checked.add(name)
         self._own_opening.add(name)
-        if name in self._tables:
-            self._tables[name].shipped = None
+        self._tables.pop(name, None)
         return opening.compute(self, game, plies, every, progress)
 
     def export_opening(self, name: str, path: str | os.PathLike[str]) -> int:
@@ -506,8 +505,7 @@ class Solver:
 
     def solve_state(self, state: int, time_limit: float | None = None, line: bool = False) -> SolveReport:
         """:meth:`solve` of a state already read."""
-        if not self._loaded:
-            self._compiled, self._loaded = self.tablebase._kept_table(self.name, self.game, state), True
+        self._load(state)
         report, self._compiled = self.tablebase._solve(self.name, self.game, state, time_limit, self._compiled, line)
         return report
 
@@ -519,13 +517,17 @@ class Solver:
         from tablebase.solve.search import warm_up
 
         start = self.game.initial_state()
-        if not self._loaded:
-            self._compiled, self._loaded = self.tablebase._kept_table(self.name, self.game, start), True
+        self._load(start)
         if self._compiled is None:
             table = self.game.outcome_table(start)
             self._compiled = table if getattr(table, "reusable", False) else None
         if self._compiled is not None:
             warm_up(self.game, self._compiled)
+
+    def _load(self, state: int) -> None:
+        """At the first solve: the table with what earlier solves kept beside the file, if any."""
+        if not self._loaded:
+            self._compiled, self._loaded = self.tablebase._kept_table(self.name, self.game, state), True
 
     def keep(self) -> None:
         """Write what the search proved so far beside the file, where the game's table can be kept."""

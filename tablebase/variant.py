@@ -312,7 +312,8 @@ class VariantTable:
         position; a position it has without its moves has them proved now, as :meth:`probe` does
         (``search=False``: none listed)."""
         shipped = self.shipped
-        found = None if shipped is None else shipped.value(self.canonical(state)[0])
+        canon = self.canonical(state)[0]
+        found = None if shipped is None else shipped.value(canon)
         if shipped is None or found is None:
             return None
         game = self.game
@@ -321,7 +322,7 @@ class VariantTable:
         moves: tuple[MoveValue, ...] = ()
         if full and not terminal:
             positions: dict[int, tuple[str, int | None]] = {}
-            shipped.moves(self.canonical(state)[0], positions, [])
+            shipped.moves(canon, positions, [])
             children = game.children(state)
             moves = self._ranked_moves(
                 children, {m: positions[self.canonical(c)[0]] for m, c in children}
