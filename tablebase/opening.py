@@ -25,14 +25,13 @@ The moves themselves are not in the file: they follow from the rules.
 
 from __future__ import annotations
 
-import bisect
 import gzip
 import heapq
 import json
 import os
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from tablebase.errors import BuildError, DatabaseError, TablebaseError
 from tablebase.games.base import Game, parse_position
@@ -197,16 +196,19 @@ def export(table: VariantTable, path: str | os.PathLike[str]) -> int:
 
 class ShippedTable:
     """An opening table file read for look-ups: each position's value and whether the file has it
-    with every move. The file is read at the first look-up, and its rows stay text until asked
-    for, so a large table costs little until used."""
+    with every move. The file is read at the first look-up and a look-up is a binary search of its
+    bytes, so a large table costs little until used."""
 
     def __init__(self, game: Game, source: Traversable | Path):
         self.game = game
         self.source = source
         self.shown = str(source)
         self._header: dict[str, Any] | None = None
-        #: The rows, sorted (a tab sorts before every character of a position, so by position too).
-        self._lines: list[str] = []
+        #: The file's text; its rows, from offset ``_body`` on, are sorted (a tab sorts before every
+        #: character of a position, so by position too).
+        self._data = b""
+        self._body = 0
+        self._rows: list[str] | None = None
 
     def _load(self) -> dict[str, Any]:
         """The header, the file read first if it is not yet."""
@@ -214,15 +216,25 @@ class ShippedTable:
             return self._header
         try:
             with self.source.open("rb") as raw:
-                text = gzip.decompress(raw.read()).decode("utf-8")
-        except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as err:
+                data = gzip.decompress(raw.read())
+        except (OSError, EOFError, gzip.BadGzipFile) as err:
             raise DatabaseError(f"cannot read opening table {self.shown!r}: {err}") from None
-        lines = text.split("\n")
-        if lines and not lines[-1]:
-            lines.pop()
-        self._header = _header(self.game, self.shown, lines[0] if lines else "", lines[1] if len(lines) > 1 else "")
-        self._lines = lines[2:]
+        first = data.find(b"\n") + 1
+        second = data.find(b"\n", first) + 1 if first else 0
+        heading = data[: second or len(data)].decode("utf-8", "replace").split("\n")
+        self._header = _header(self.game, self.shown, heading[0], heading[1] if len(heading) > 1 else "")
+        self._data, self._body = data, second or len(data)
         return self._header
+
+    def _lines(self) -> list[str]:
+        """Every row, in order."""
+        self._load()
+        if self._rows is None:
+            rows = self._data[self._body :].decode("utf-8", "replace").split("\n")
+            if rows and not rows[-1]:
+                rows.pop()
+            self._rows = rows
+        return self._rows
 
     @property
     def header(self) -> dict[str, Any]:
@@ -230,27 +242,37 @@ class ShippedTable:
         return self._load()
 
     def __len__(self) -> int:
-        self._load()
-        return len(self._lines)
+        return len(self._lines())
 
     def get(self, key: str) -> tuple[str, int | None, bool] | None:
         """``(outcome, distance, with every move)`` of the position stored under ``key``, ``None``
         when the table lacks it."""
         self._load()
-        rows = self._lines
-        i = bisect.bisect_left(rows, key + "\t")
-        if i == len(rows) or not rows[i].startswith(key + "\t"):
+        data, target = self._data, (key + "\t").encode()
+        lo, hi = self._body, len(data)
+        # lo and hi are row starts; the first row not below the target starts in [lo, hi]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            start = max(data.rfind(b"\n", lo, mid) + 1, lo)
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else end
+            if data[start:end] < target:
+                lo = end + 1
+            else:
+                hi = start
+        if not data.startswith(target, lo):
             return None
-        return self._row(i)[1:]
+        end = data.find(b"\n", lo)
+        line = data[lo : len(data) if end < 0 else end].decode("utf-8", "replace")
+        return self._fields(line, lambda: data.count(b"\n", 0, lo) + 1)[1:]
 
-    def _row(self, i: int) -> tuple[str, str, int | None, bool]:
-        """The fields of row ``i``, checked."""
-        line = self._lines[i]
+    def _fields(self, line: str, number: Callable[[], int]) -> tuple[str, str, int | None, bool]:
+        """The fields of the row ``line`` (line ``number()`` of the file), checked."""
         fields = line.split("\t")
         if len(fields) != 4 or fields[1] not in _OUTCOMES or fields[3] not in ("0", "1") or not (
             fields[2].isdigit() or not fields[2]
         ):
-            raise DatabaseError(f"opening table {self.shown!r}, line {i + 3}: malformed row {line[:80]!r}")
+            raise DatabaseError(f"opening table {self.shown!r}, line {number()}: malformed row {line[:80]!r}")
         return fields[0], fields[1], int(fields[2]) if fields[2] else None, fields[3] == "1"
 
     def value(self, state: int) -> tuple[str, int | None, bool] | None:
@@ -280,9 +302,13 @@ class ShippedTable:
 
     def read(self) -> tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]]:
         """Every position of the table (canonical state -> outcome and distance) and the moves of
-        those it has with every move, as :func:`tablebase.store.writer.write_proved` stores them;
+        those it has with every move, as :func:`tablebase.store.proved.write_proved` stores them;
         every row checked."""
-        full = [key for key, _, _, moves in map(self._row, range(len(self))) if moves]
+        full = []
+        for number, line in enumerate(self._lines(), 3):
+            key, _, _, moves = self._fields(line, lambda: number)
+            if moves:
+                full.append(key)
         if len(full) != self.header.get("positions"):
             raise DatabaseError(
                 f"opening table {self.shown!r} is cut short: {len(full):,} of {self.header.get('positions')} positions"
@@ -319,7 +345,7 @@ def read(
 ) -> tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]]:
     """The positions of an opening table file (canonical state -> outcome and distance) and the
     moves of those it has with every move (``(state, move, child)``, from the rules), as
-    :func:`tablebase.store.writer.write_proved` stores them."""
+    :func:`tablebase.store.proved.write_proved` stores them."""
     return ShippedTable(game, source).read()
 
 

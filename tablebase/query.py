@@ -27,7 +27,7 @@ import os
 import sqlite3
 import threading
 import time
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
@@ -38,6 +38,7 @@ from tablebase.errors import (
 from tablebase.games.base import Game, parse_position
 from tablebase.reader import Reader, check_file, database_errors, read_variants
 from tablebase.results import PlyCount, SolveReport, Stats
+from tablebase.store.schema import HEAD, connect_writer, file_revision
 from tablebase.variant import PROBE_BUDGET, VariantTable
 
 if TYPE_CHECKING:
@@ -104,6 +105,30 @@ class Tablebase:
 
             self._engine = make_engine(self.path)
         return self._engine
+
+    def _ensure_schema(self) -> None:
+        """Create or upgrade the schema (alembic) unless the file has this library's revision already."""
+        if self._engine is None and file_revision(self.path) == HEAD:
+            return
+        from tablebase.store.engine import upgrade
+
+        upgrade(self.engine)
+
+    @contextmanager
+    def _write_connection(self) -> Iterator[sqlite3.Connection]:
+        """A SQLite connection to write in (the engine's when one was given or made, else a plain one)."""
+        if self._engine is None:
+            conn = connect_writer(self.path)
+            try:
+                yield conn
+            finally:
+                conn.close()
+            return
+        raw = self._engine.raw_connection()
+        try:
+            yield raw.driver_connection  # type: ignore[misc]
+        finally:
+            raw.close()
 
     def _snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
         """A read transaction: every query inside sees the same committed state of the file."""
@@ -232,17 +257,17 @@ class Tablebase:
         self, name: str, game: Game, positions: dict[int, tuple[str, int | None]], edges: list[tuple[int, int, int]]
     ) -> int:
         """Store positions of a shipped opening table (as :meth:`install_opening`); how many were new."""
-        from tablebase.store.engine import upgrade
-        from tablebase.store.writer import write_proved
+        from tablebase.store.proved import write_proved
 
         self._check_writable()
         self._drop_reader()
-        upgrade(self.engine)
+        self._ensure_schema()
         table = self._get_table(name)
         if table is not None and table.info.complete:
             raise BuildError(f"variant {name!r} is fully built here; it needs no opening table")
         self._drop_reader()
-        stored = write_proved(self.engine, game, positions, edges, 0.0)
+        with self._write_connection() as conn:
+            stored = write_proved(conn, game, positions, edges, 0.0)
         self._drop_reader()
         return stored
 
@@ -370,13 +395,12 @@ class Tablebase:
         earlier solve; also gives the table this one used when a later solve may reuse it."""
         started = time.perf_counter()
         from tablebase.solve.search import prove
-        from tablebase.store.engine import upgrade
-        from tablebase.store.writer import write_proved
+        from tablebase.store.proved import write_proved
 
         deadline = None if time_limit is None else started + time_limit
         self._check_writable()
         self._drop_reader()
-        upgrade(self.engine)
+        self._ensure_schema()
         table = self._get_table(name)
         if game.enumerable and table is not None and table.info.complete:
             raise BuildError(f"variant {name!r} is fully built here; probe it instead")
@@ -388,9 +412,8 @@ class Tablebase:
         )
         write_by = None if deadline is None or time_limit is None else deadline - 0.05 * time_limit
         result.collect(write_by)
-        stored = write_proved(
-            self.engine, game, result.positions, result.edges, result.seconds, deadline=write_by
-        )
+        with self._write_connection() as conn:
+            stored = write_proved(conn, game, result.positions, result.edges, result.seconds, deadline=write_by)
         self._drop_reader()
         return SolveReport(
             variant=name,

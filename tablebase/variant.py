@@ -381,7 +381,7 @@ class VariantTable:
     def _stored_below(self, state: int, seconds: float | None) -> dict[int, tuple[str, int | None]]:
         """Stored labels of positions at least as far into the game as ``state``, nearest first,
         read for at most ``seconds`` (to seed a search from ``state``)."""
-        from tablebase.store.writer import read_proved
+        from tablebase.store.proved import read_proved
 
         with self.snapshot() as conn:
             return read_proved(conn, self.game, self._bound().variant_id, state, seconds)

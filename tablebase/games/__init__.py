@@ -100,7 +100,9 @@ def _own_entries() -> list[str] | None:
 
 def _builtin(name: str) -> Game | None:
     """``name`` resolved among our own families only (they come first in every lookup, so the
-    answer is the registry's), or ``None``: then the whole registry is read."""
+    answer is the registry's), or ``None``: then the whole registry is read. Families are imported
+    in registry order until one has ``name`` as a fixed name (fixed names win over parametrised
+    ones in :func:`_find`, so the first such family is the answer)."""
     from importlib import import_module
 
     own = []
@@ -110,6 +112,8 @@ def _builtin(name: str) -> Game | None:
         for part in attr.split(".") if attr else ():
             family = getattr(family, part)
         own.append(family)
+        if name in family.VARIANTS:
+            break
     return _find(own, name)
 
 

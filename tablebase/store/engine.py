@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +9,7 @@ from sqlalchemy import create_engine, event, inspect
 from sqlalchemy.engine import Engine
 
 from tablebase.errors import DatabaseError, SchemaVersionError, one_line
-from tablebase.store.schema import HEAD, REVISIONS
+from tablebase.store.schema import HEAD, REVISIONS, apply_pragmas
 
 
 def make_engine(path: str | Path) -> Engine:
@@ -25,14 +24,7 @@ def configure(engine: Engine) -> None:
 
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_connection: Any, _record: Any) -> None:
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA busy_timeout = 30000")
-        cursor.execute("PRAGMA foreign_keys = ON")
-        try:
-            cursor.execute("PRAGMA journal_mode = WAL")
-        except sqlite3.OperationalError:
-            pass
-        cursor.close()
+        apply_pragmas(dbapi_connection)
 
 
 def migrations_path() -> Path:
@@ -70,8 +62,6 @@ def current_revision(engine: Engine) -> str | None:
 
 def upgrade(engine: Engine) -> tuple[str | None, str]:
     """Bring the schema to the newest revision with alembic; returns (before, after)."""
-    from alembic import command
-
     before = current_revision(engine)
     if before is not None and before not in REVISIONS:
         raise SchemaVersionError(
@@ -79,6 +69,8 @@ def upgrade(engine: Engine) -> tuple[str | None, str]:
             f"version of tablebase (latest {HEAD!r}); upgrade the tablebase package"
         )
     if before != HEAD:
+        from alembic import command
+
         config = alembic_config(engine)
         with engine.begin() as conn:
             config.attributes["connection"] = conn

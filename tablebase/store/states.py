@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING, Callable, Iterator, NamedTuple, Protocol
 import numpy as np
 
 from tablebase.store import bulk
+from tablebase.store.proved import insert_variant
 from tablebase.store.writer import (
     PlyTally,
     drop_secondary_indexes,
-    insert_variant,
     load_pragmas,
     load_transaction,
     rebuild_indexes,

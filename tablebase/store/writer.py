@@ -17,27 +17,25 @@ write-ahead log is truncated after the commit.
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import time
 from contextlib import contextmanager
-from datetime import datetime, timezone
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
-from sqlalchemy.engine import Engine
 
 from tablebase.outcome import NAMES, NO_DISTANCE, Code
 from tablebase.progress import Progress
 from tablebase.solve import Solution, reached
 from tablebase.store import bulk
-from tablebase.version import installed_version
+from tablebase.store.proved import PLY_COLUMNS, insert_variant
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
 
 #: Rows per bulk insert.
 CHUNK = 100_000
-#: Positions with their moves written between two looks at the clock by :func:`write_proved`.
-GROUPS = 200
 #: Page cache for the load, in KiB (SQLite's negative ``cache_size``).
 LOAD_CACHE_KIB = 1 << 20
 
@@ -123,9 +121,7 @@ class PlyTally:
     """Per-ply counts (the ``plies`` table) accumulated over the chunks of a write."""
 
     #: Columns after ``variant_id`` and ``ply``, in the order of :meth:`add`'s sums.
-    COLUMNS = (
-        "positions", "classes", "wins", "losses", "draws", "terminal", "win_positions", "loss_positions", "draw_positions",
-    )
+    COLUMNS = PLY_COLUMNS
 
     def __init__(self, symmetry: bool):
         self.symmetry = symmetry
@@ -165,29 +161,6 @@ class PlyTally:
             f"INSERT INTO plies (variant_id, ply, {', '.join(self.COLUMNS)}) VALUES ({', '.join('?' * (2 + len(self.COLUMNS)))})",
             [(variant_id, p, *map(int, self.sums[p])) for p in sorted(self.sums)],
         )
-
-
-#: SQL sums over ``states AS s JOIN variants AS v`` of the positions won, lost and drawn for the side to move
-#: (a stored state of a symmetry-reduced variant stands for its whole orbit).
-POSITION_OUTCOMES = ", ".join(
-    f"SUM(CASE WHEN s.outcome = '{label}' THEN (CASE WHEN v.symmetry THEN s.orbit ELSE 1 END) ELSE 0 END)"
-    for label in ("win", "loss", "draw")
-)
-
-
-def recount_plies(cur: sqlite3.Cursor, variant_id: int) -> None:
-    """Recompute the variant's rows of ``plies`` from its stored states (variants solved a few positions at a time)."""
-    cur.execute("DELETE FROM plies WHERE variant_id = ?", (variant_id,))
-    cur.execute(
-        f"INSERT INTO plies (variant_id, ply, {', '.join(PlyTally.COLUMNS)})"
-        " SELECT s.variant_id, s.ply,"
-        " CASE WHEN v.symmetry THEN SUM(s.orbit) ELSE COUNT(*) END,"
-        " CASE WHEN v.symmetry THEN COUNT(*) ELSE SUM(s.representative) END,"
-        " SUM(s.outcome = 'win'), SUM(s.outcome = 'loss'), SUM(s.outcome = 'draw'), SUM(s.terminal),"
-        f" {POSITION_OUTCOMES}"
-        " FROM states AS s JOIN variants AS v ON v.id = s.variant_id WHERE s.variant_id = ? GROUP BY s.ply",
-        (variant_id,),
-    )
 
 
 def state_chunks(
@@ -253,53 +226,6 @@ def rebuild_indexes(cur: sqlite3.Cursor, statements: list[str]) -> None:
             cur.execute(sql)
     finally:
         cur.execute(f"PRAGMA threads = {int(threads)}")
-
-
-def builder_version() -> str:
-    """What the ``builder_version`` column records: the package and its version."""
-    return f"tablebase {installed_version()}"
-
-
-def insert_variant(
-    cur: sqlite3.Cursor,
-    variant_id: int,
-    game: Any,
-    root_key: str,
-    *,
-    symmetry: bool,
-    storage: str,
-    complete: bool = True,
-    outcome: str | None = None,
-    distance: int | None = None,
-    states: int = 0,
-    moves: int = 0,
-    build_seconds: float = 0.0,
-) -> None:
-    """Insert the ``variants`` row of a build (the builder version and time are filled in here);
-    ``symmetry`` is stored false for a game whose only symmetry is the identity (nothing is reduced)."""
-    cur.execute(
-        "INSERT INTO variants (id, name, family, rules, parameters, symmetry, complete, storage, root_key,"
-        " outcome, distance, states_count, moves_count, build_seconds, builder_version, built_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            variant_id,
-            game.name,
-            game.family,
-            game.rules,
-            json.dumps(game.parameters()),
-            symmetry and game.num_symmetries > 1,
-            complete,
-            storage,
-            root_key,
-            outcome,
-            distance,
-            states,
-            moves,
-            build_seconds,
-            builder_version(),
-            datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" "),
-        ),
-    )
 
 
 def set_build_seconds(cur: sqlite3.Cursor, variant_id: int, seconds: float) -> None:
@@ -423,165 +349,3 @@ def delete_variant(cur: sqlite3.Cursor, name: str) -> int | None:
     cur.execute("DELETE FROM blocks WHERE variant_id = ?", (row[0],))
     cur.execute("DELETE FROM variants WHERE id = ?", (row[0],))
     return int(row[0])
-
-
-def write_proved(
-    engine: Engine,
-    game: Any,
-    positions: dict[int, tuple[str, int | None]],
-    edges: list[tuple[int, int, int]],
-    seconds: float,
-    deadline: float | None = None,
-) -> int:
-    """Add proved positions (canonical states) and the moves between them to a
-    variant solved from positions, in one transaction; returns how many states were new.
-
-    ``edges`` come grouped by their first state, each group all the moves of
-    that position (a position stored with moves has every legal move); they
-    are written group by group with their children, in the order given, and
-    at ``deadline`` (a :func:`time.perf_counter` value) the rest is left out,
-    so every position written keeps a complete move list. Positions already
-    stored are not stored again. The variant is created on first use with
-    ``complete`` false; the start position's value is filled in once it is proved.
-    """
-    started = time.perf_counter()
-    groups: dict[int, list[tuple[int, int]]] = {}
-    for a, m, b in edges:
-        groups.setdefault(a, []).append((m, b))
-    in_groups = set(groups).union(b for _, _, b in edges)
-    alone = [s for s in positions if s not in in_groups]
-    keys: dict[int, str] = {}
-
-    def key(state: int) -> str:
-        text = keys.get(state)
-        if text is None:
-            text = keys[state] = game.format_position(state)
-        return text
-
-    raw = engine.raw_connection()
-    conn: sqlite3.Connection = raw.driver_connection  # type: ignore[assignment]
-    try:
-        conn.isolation_level = None
-        cur = conn.cursor()
-        cur.execute("BEGIN IMMEDIATE")
-        try:
-            cur.execute("SELECT id, build_seconds FROM variants WHERE name = ?", (game.name,))
-            row = cur.fetchone()
-            root = game.canonical(game.initial_state())[0]
-            if row is None:
-                cur.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM variants")
-                variant_id = cur.fetchone()[0]
-                insert_variant(cur, variant_id, game, game.format_position(root), symmetry=True, storage="moves", complete=False)
-            else:
-                variant_id = row[0]
-            before = cur.execute("SELECT COUNT(*) FROM states WHERE variant_id = ?", (variant_id,)).fetchone()[0]
-            ids: dict[int, int] = {}
-
-            def store(states: list[int]) -> None:
-                """Insert the rows of ``states`` not stored yet, and learn the ids of all of them."""
-                states = [s for s in dict.fromkeys(states) if s not in ids]
-                known: dict[str, int] = {}
-
-                def look_up(keys: list[str]) -> None:
-                    for lo in range(0, len(keys), 500):
-                        part = keys[lo : lo + 500]
-                        known.update(
-                            cur.execute(
-                                f"SELECT key, id FROM states WHERE variant_id = ? AND key IN ({','.join('?' * len(part))})",
-                                (variant_id, *part),
-                            ).fetchall()
-                        )
-
-                look_up([key(s) for s in states])
-                rows = []
-                for state in states:
-                    if key(state) in known:
-                        continue
-                    ply = game.plies_played(state)
-                    if ply is None:
-                        raise ValueError(f"{game.name} does not tell the ply of a position")
-                    outcome, distance = positions[state]
-                    rows.append(
-                        (
-                            variant_id,
-                            key(state),
-                            game.to_move(state),
-                            ply,
-                            game.outcome(state) is not None,
-                            outcome,
-                            distance,
-                            game.orbit_size(state),
-                        )
-                    )
-                cur.executemany(
-                    "INSERT INTO states (variant_id, key, to_move, ply, terminal, outcome, distance, orbit,"
-                    " representative) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
-                    rows,
-                )
-                look_up([r[1] for r in rows])
-                for state in states:
-                    ids[state] = known[key(state)]
-
-            store(alone)
-            order = list(groups)
-            for lo in range(0, len(order), GROUPS):
-                if lo and deadline is not None and time.perf_counter() > deadline:
-                    break
-                part = order[lo : lo + GROUPS]
-                store([s for a in part for s in (a, *(b for _, b in groups[a]))])
-                cur.executemany(
-                    "INSERT OR IGNORE INTO moves (from_state, move, to_state) VALUES (?, ?, ?)",
-                    [(ids[a], game.format_move(m), ids[b]) for a in part for m, b in groups[a]],
-                )
-            recount_plies(cur, variant_id)
-            after = cur.execute("SELECT COUNT(*) FROM states WHERE variant_id = ?", (variant_id,)).fetchone()[0]
-            moves = cur.execute(
-                "SELECT COUNT(*) FROM moves WHERE from_state IN (SELECT id FROM states WHERE variant_id = ?)",
-                (variant_id,),
-            ).fetchone()[0]
-            start = cur.execute(
-                "SELECT outcome, distance FROM states WHERE variant_id = ? AND key = ?",
-                (variant_id, game.format_position(root)),
-            ).fetchone()
-            cur.execute(
-                "UPDATE variants SET states_count = ?, moves_count = ?, build_seconds = build_seconds + ?,"
-                " outcome = ?, distance = ? WHERE id = ?",
-                (
-                    after,
-                    moves,
-                    seconds + time.perf_counter() - started,
-                    start[0] if start else None,
-                    start[1] if start else None,
-                    variant_id,
-                ),
-            )
-            cur.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                cur.execute("ROLLBACK")
-            raise
-        return int(after - before)
-    finally:
-        raw.close()
-
-
-def read_proved(
-    conn: sqlite3.Connection, game: Any, variant_id: int, state: int, seconds: float | None
-) -> dict[int, tuple[str, int | None]]:
-    """The stored labels of a variant solved from positions (by :func:`write_proved`) that are at
-    least as far into the game as ``state`` and match one of its key patterns, nearest first,
-    read for at most ``seconds``."""
-    stop = None if seconds is None else time.perf_counter() + seconds
-    ply = game.plies_played(state) or 0
-    patterns = game.key_patterns(state) or ["%"]
-    known: dict[int, tuple[str, int | None]] = {}
-    rows = conn.execute(
-        "SELECT key, outcome, distance FROM states WHERE variant_id = ? AND ply >= ? AND NOT terminal"
-        f" AND ({' OR '.join(['key LIKE ?'] * len(patterns))}) ORDER BY ply",
-        (variant_id, ply, *patterns),
-    )
-    for key, outcome, distance in rows:
-        known[game.parse_position(key)] = (outcome, distance)
-        if stop is not None and len(known) & 63 == 0 and time.perf_counter() > stop:
-            break
-    return known
