@@ -9,6 +9,8 @@ import gzip
 import json
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any, Callable
 
@@ -389,3 +391,23 @@ def test_the_shipped_7x6_table(tmp_path: Path) -> None:
         report = tb.verify("connect4", search=5)
     assert report.ok, report.errors
     assert report.searched == 5
+
+
+def test_the_first_probe_of_the_shipped_table_stays_light(tmp_path: Path) -> None:
+    """In a file whose schema is current, the first probe copies the empty board and its seven
+    columns in without loading SQLAlchemy, alembic, numpy or numba (a new process, as a command is)."""
+    if games.get("connect4").shipped_opening() is None:
+        pytest.skip("the package ships no 7x6 opening table")
+    path = empty_file(tmp_path / "c4.db")
+    code = (
+        "import sys, tablebase\n"
+        "r = tablebase.open(sys.argv[1]).variant('connect4').probe()\n"
+        "heavy = {m.split('.')[0] for m in sys.modules} & {'sqlalchemy', 'alembic', 'numpy', 'numba'}\n"
+        "print(r.outcome, r.distance, len(r.moves), sorted(heavy))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["win", "41", "7", "[]"]
+    with sqlite3.connect(path) as conn:
+        assert conn.execute(
+            "SELECT states_count, moves_count, complete FROM variants WHERE name = 'connect4'"
+        ).fetchone() == (5, 7, 0)
