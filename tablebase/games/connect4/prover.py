@@ -54,6 +54,8 @@ from typing import Any, cast
 
 import numpy as np
 from numba import njit
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from tablebase.games.connect4.bounds import NONE, evens_bound, follow_up_bound, has_four
 from tablebase.games.connect4.score import ScoreSearch
@@ -459,6 +461,20 @@ def _negamax(
     return value
 
 
+@intrinsic
+def _borrowed(typingctx: Any, array: Any) -> Any:
+    """``array`` without its reference count: the search passes its arrays down every node, and
+    counting the references (an atomic add and subtract an array a call, on a count the threads
+    share) would cost more than the node; the caller keeps the arrays alive."""
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        view = cgutils.create_struct_proxy(array)(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        return view._getvalue()
+
+    return array(array), codegen
+
+
 @njit(cache=True, nogil=True)
 def _window(
     cur: Any, mask: Any, moves: int, alpha: int, beta: int, jitter: int, w: int, h: int, bottom: Any, board: Any,
@@ -466,6 +482,7 @@ def _window(
 ) -> int:
     """Fail-soft score within ``(alpha, beta)`` of a position whose mover cannot win at once;
     sets ``shared[0]`` when done so the other threads stop."""
+    edges, table, stats, shared, kids = _borrowed(edges), _borrowed(table), _borrowed(stats), _borrowed(shared), _borrowed(kids)
     s, settled, ccur, cmask, cmoves, ckey, cmirrored, _ = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, claims, edges, table)
     if settled:
         r = s
