@@ -54,7 +54,8 @@ from typing import Any, cast
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils
+from llvmlite import ir
+from numba.core import types
 from numba.extending import intrinsic
 
 from tablebase.games.connect4.bounds import NONE, evens_bound, follow_up_bound, has_four
@@ -184,6 +185,30 @@ def _lookup(table: np.ndarray, key: Any) -> Any:
     return np.uint64(0)
 
 
+def _prefetch_typing(typingctx: Any, table: Any, index: Any) -> Any:
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        view = context.make_array(signature.args[0])(context, builder, args[0])
+        pointer = builder.gep(view.data, [args[1]])
+        i32 = ir.IntType(32)
+        hint = builder.module.globals.get("llvm.prefetch.p0") or ir.Function(
+            builder.module, ir.FunctionType(ir.VoidType(), [pointer.type, i32, i32, i32]), "llvm.prefetch.p0"
+        )
+        builder.call(hint, [pointer, i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return types.none(table, index), codegen
+
+
+#: ``_prefetch(table, index)`` asks the processor to bring ``table[index]`` into its cache (a hint:
+#: nothing is read, so the children's entries are fetched from memory together).
+_prefetch: Any = intrinsic(_prefetch_typing)
+
+
+@njit(cache=True, inline="always")
+def _slot(table: np.ndarray, key: Any) -> Any:
+    return np.int64(key % np.uint64(table.shape[0] - 1))
+
+
 @njit(cache=True, inline="always")
 def _entry_score(e: Any) -> int:
     return int(e & np.uint64(127)) - 64
@@ -241,14 +266,15 @@ def _store(table: np.ndarray, key: Any, kind: int, score: int, move: int, nodes:
 @njit(cache=True)
 def _static(
     cur: Any, mask: Any, moves: int, alpha: int, beta: int, w: int, h: int, bottom: Any, board: Any, claims: Any,
-    edges: np.ndarray, table: np.ndarray,
+    edges: np.ndarray, table: np.ndarray, key0: Any, mirrored0: bool,
 ) -> tuple[int, bool, Any, Any, int, Any, bool, Any]:
     """Follow a position (whose mover cannot win at once) down its forced moves: ``(score, True, ...)``
     when that settles it within ``(alpha, beta)`` (the score for the position given), else
     ``(bound, False, cur, mask, moves, key, mirrored, threats)`` of the first position with a
     choice, ``bound`` an upper bound on the position given (``_INF``: none), its key where it was
     looked up (else 0) and the empty cells that would make a four of the discs of the player who
-    moved into the position given."""
+    moved into the position given; ``key0`` and ``mirrored0``, when ``key0`` is not 0, are what
+    :func:`_key` gives for the position given."""
     cells = w * h
     sign = 1
     zero = np.uint64(0)
@@ -280,6 +306,7 @@ def _static(
             forced = nonlosing
         if forced:
             cur, mask = opp, mask | forced
+            key0 = zero
             moves += 1
             alpha, beta = -beta, -alpha
             sign = -sign
@@ -294,7 +321,10 @@ def _static(
                 if alpha >= beta:
                     return sign * beta, True, cur, mask, moves, zero, False, zero
         if moves < cells - ETC_LEFT:
-            key, mirrored = _key(cur, mask, w, h, bottom, board, edges)
+            if key0 != 0:
+                key, mirrored = key0, mirrored0
+            else:
+                key, mirrored = _key(cur, mask, w, h, bottom, board, edges)
             e = _lookup(table, key)
             if e != 0:
                 kind = _entry_type(e)
@@ -346,11 +376,28 @@ def _negamax(
     column = (np.uint64(1) << np.uint64(h)) - np.uint64(1)
     row = kids[moves]
     n = 0
+    if moves < cells - ETC_LEFT - 1:
+        # the children's keys first, and their entries asked of memory all at once
+        for c in range(w):
+            move = nonlosing & (column << np.uint64(c * (h + 1)))
+            if move:
+                ckey, cmirrored = _key(opp, mask | move, w, h, bottom, board, edges)
+                _prefetch(table, _slot(table, ckey))
+                row[c, 5] = np.int64(ckey)
+                row[c, 6] = cmirrored
+            else:
+                row[c, 5] = 0
+    else:
+        for c in range(w):
+            row[c, 5] = 0
     for c in range(w):
         move = nonlosing & (column << np.uint64(c * (h + 1)))
         if not move:
             continue
-        s, settled, ccur, cmask, cmoves, ckey, cmirrored, cthreats = _static(opp, mask | move, moves + 1, -beta, -alpha, w, h, bottom, board, claims, edges, table)
+        s, settled, ccur, cmask, cmoves, ckey, cmirrored, cthreats = _static(
+            opp, mask | move, moves + 1, -beta, -alpha, w, h, bottom, board, claims, edges, table,
+            np.uint64(row[c, 5]), bool(row[c, 6]),
+        )
         if s != _INF:
             if -s > value:
                 value = -s
@@ -461,18 +508,19 @@ def _negamax(
     return value
 
 
-@intrinsic
-def _borrowed(typingctx: Any, array: Any) -> Any:
-    """``array`` without its reference count: the search passes its arrays down every node, and
-    counting the references (an atomic add and subtract an array a call, on a count the threads
-    share) would cost more than the node; the caller keeps the arrays alive."""
-
+def _borrowed_typing(typingctx: Any, array: Any) -> Any:
     def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        view = cgutils.create_struct_proxy(array)(context, builder, value=args[0])
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
+        view = context.make_array(array)(context, builder, value=args[0])
+        view.meminfo = ir.Constant(view.meminfo.type, None)
         return view._getvalue()
 
     return array(array), codegen
+
+
+#: ``_borrowed(array)`` is ``array`` without its reference count: the search passes its arrays down
+#: every node, and counting the references (an atomic add and subtract an array a call, on a count
+#: the threads share) would cost more than the node; the caller keeps the arrays alive.
+_borrowed: Any = intrinsic(_borrowed_typing)
 
 
 @njit(cache=True, nogil=True)
@@ -483,7 +531,7 @@ def _window(
     """Fail-soft score within ``(alpha, beta)`` of a position whose mover cannot win at once;
     sets ``shared[0]`` when done so the other threads stop."""
     edges, table, stats, shared, kids = _borrowed(edges), _borrowed(table), _borrowed(stats), _borrowed(shared), _borrowed(kids)
-    s, settled, ccur, cmask, cmoves, ckey, cmirrored, _ = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, claims, edges, table)
+    s, settled, ccur, cmask, cmoves, ckey, cmirrored, _ = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, claims, edges, table, np.uint64(0), False)
     if settled:
         r = s
     elif (cmoves - moves) % 2 == 0:
