@@ -26,6 +26,9 @@ move, ``mask``: every disc). What it adds to the scorer of
   the columns of one position, asked one after another) tests the sibling's
   score, which is often the position's own or next to it.
 - **Mirrored keys.** A position and its mirror image share one entry.
+- **Memory first.** A node computes its children's keys and asks memory for
+  their entries together (a prefetch) before looking at any of them, and its
+  arrays go down the recursion without reference counts.
 - **One table, several threads.** The threads of :class:`Prover` share the
   table. Given several positions (the columns of one position), each thread
   scores a different one; threads left without one of their own join a
@@ -170,10 +173,15 @@ def _key(cur: Any, mask: Any, w: int, h: int, bottom: Any, board: Any, edges: np
 
 
 @njit(cache=True, inline="always")
+def _slot(table: np.ndarray, key: Any) -> Any:
+    """The first of the two slots where ``key`` may be kept (the table has one word more than entries)."""
+    return np.int64(key % np.uint64(table.shape[0] - 1))
+
+
+@njit(cache=True, inline="always")
 def _lookup(table: np.ndarray, key: Any) -> Any:
     """The entry of ``key`` (0: none)."""
-    n = np.uint64(table.shape[0] - 1)
-    slot = np.int64(key % n)
+    slot = _slot(table, key)
     part = (key & np.uint64(_KEY_MASK)) << np.uint64(64 - _KEY_BITS)
     top = np.uint64(_KEY_MASK) << np.uint64(64 - _KEY_BITS)
     e = table[slot]
@@ -205,11 +213,6 @@ _prefetch: Any = intrinsic(_prefetch_typing)
 
 
 @njit(cache=True, inline="always")
-def _slot(table: np.ndarray, key: Any) -> Any:
-    return np.int64(key % np.uint64(table.shape[0] - 1))
-
-
-@njit(cache=True, inline="always")
 def _entry_score(e: Any) -> int:
     return int(e & np.uint64(127)) - 64
 
@@ -233,8 +236,7 @@ def _entry_work(e: Any) -> int:
 def _store(table: np.ndarray, key: Any, kind: int, score: int, move: int, nodes: int) -> bool:
     """Keep a bound or exact score of ``key``: in its own slot or the next, over the entry with less
     work; whether it took an empty slot."""
-    n = np.uint64(table.shape[0] - 1)
-    slot = np.int64(key % n)
+    slot = _slot(table, key)
     part = (key & np.uint64(_KEY_MASK)) << np.uint64(64 - _KEY_BITS)
     top = np.uint64(_KEY_MASK) << np.uint64(64 - _KEY_BITS)
     first = table[slot]
