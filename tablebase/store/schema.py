@@ -1,7 +1,9 @@
-"""Schema revisions known to this version of the library.
+"""Schema revisions known to this version of the library, the revision a file has, and plain
+SQLite connections that write to a file whose schema is current.
 
 Kept free of SQLAlchemy and alembic imports so that opening a database for
-queries stays fast; a test checks it against the alembic scripts.
+queries, and small writes such as a first probe's, stay fast; a test checks
+the revisions against the alembic scripts.
 """
 
 from __future__ import annotations
