@@ -254,17 +254,20 @@ class ShippedTable:
         while lo < hi:
             mid = (lo + hi) // 2
             start = max(data.rfind(b"\n", lo, mid) + 1, lo)
-            end = data.find(b"\n", start)
-            end = len(data) if end < 0 else end
+            end = self._end(start)
             if data[start:end] < target:
                 lo = end + 1
             else:
                 hi = start
         if not data.startswith(target, lo):
             return None
-        end = data.find(b"\n", lo)
-        line = data[lo : len(data) if end < 0 else end].decode("utf-8", "replace")
+        line = data[lo : self._end(lo)].decode("utf-8", "replace")
         return self._fields(line, lambda: data.count(b"\n", 0, lo) + 1)[1:]
+
+    def _end(self, start: int) -> int:
+        """Where the row that begins at byte ``start`` ends."""
+        end = self._data.find(b"\n", start)
+        return len(self._data) if end < 0 else end
 
     def _fields(self, line: str, number: Callable[[], int]) -> tuple[str, str, int | None, bool]:
         """The fields of the row ``line`` (line ``number()`` of the file), checked."""

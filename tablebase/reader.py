@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from tablebase.errors import DatabaseError, TablebaseError, one_line
 from tablebase.results import VariantInfo
-from tablebase.store.schema import UPGRADE_COMMAND, check_revision
+from tablebase.store.schema import UPGRADE_COMMAND, check_revision, stored_revision
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -349,8 +349,7 @@ class Reader:
                 f"{where!r} is not a tablebase database (no schema); "
                 f"build a variant into it or run '{UPGRADE_COMMAND} --db {where}'"
             )
-        row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
-        check_revision(row[0] if row else None, where)
+        check_revision(stored_revision(conn), where)
 
     def close(self) -> None:
         """Close every connection; one a thread is reading through closes when its snapshot ends.

@@ -45,6 +45,12 @@ def apply_pragmas(conn: sqlite3.Connection) -> None:
         pass
 
 
+def stored_revision(conn: sqlite3.Connection) -> str | None:
+    """The schema revision recorded in the database of ``conn`` (which has alembic's table)."""
+    row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+    return row[0] if row else None
+
+
 def file_revision(path: Path) -> str | None:
     """The schema revision of the SQLite file ``path``, ``None`` when it has none or cannot be read."""
     if not path.is_file():
@@ -52,12 +58,11 @@ def file_revision(path: Path) -> str | None:
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
         try:
-            row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+            return stored_revision(conn)
         finally:
             conn.close()
     except sqlite3.Error:
         return None
-    return row[0] if row else None
 
 
 def connect_writer(path: Path) -> sqlite3.Connection:

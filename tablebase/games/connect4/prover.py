@@ -378,20 +378,16 @@ def _negamax(
     column = (np.uint64(1) << np.uint64(h)) - np.uint64(1)
     row = kids[moves]
     n = 0
-    if moves < cells - ETC_LEFT - 1:
-        # the children's keys first, and their entries asked of memory all at once
-        for c in range(w):
-            move = nonlosing & (column << np.uint64(c * (h + 1)))
-            if move:
-                ckey, cmirrored = _key(opp, mask | move, w, h, bottom, board, edges)
-                _prefetch(table, _slot(table, ckey))
-                row[c, 5] = np.int64(ckey)
-                row[c, 6] = cmirrored
-            else:
-                row[c, 5] = 0
-    else:
-        for c in range(w):
-            row[c, 5] = 0
+    # the children's keys first (where they will read their entries), the entries asked of memory at once
+    read_entries = moves < cells - ETC_LEFT - 1
+    for c in range(w):
+        row[c, 5] = 0
+        move = nonlosing & (column << np.uint64(c * (h + 1)))
+        if read_entries and move:
+            ckey, cmirrored = _key(opp, mask | move, w, h, bottom, board, edges)
+            _prefetch(table, _slot(table, ckey))
+            row[c, 5] = np.int64(ckey)
+            row[c, 6] = cmirrored
     for c in range(w):
         move = nonlosing & (column << np.uint64(c * (h + 1)))
         if not move:
