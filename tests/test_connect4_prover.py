@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from pathlib import Path
 
 import numpy as np
@@ -124,6 +125,22 @@ def test_batch_budget_runs_out_then_resumes() -> None:
     alone = Prover(6, 5, 1 << 18, threads=1)
     assert found == [alone.label(child) for child in kids]
     assert found[0] == found[-1] and found[1] == found[-2]  # mirror images
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_deadline_stops_the_search_and_the_table_keeps_its_work(threads: int) -> None:
+    """At the deadline every thread stops (the empty 7x6 board takes minutes): the positions are
+    ``None`` and their work stays in the table; the scorer without threads stops there too."""
+    game = get("connect4")
+    kids = [child for _move, child in game.children(game.initial_state())]
+    prover = Prover(7, 6, 1 << 20, threads=threads)
+    assert prover.label_all(kids, deadline=time.perf_counter() + 0.5) == [None] * 7
+    assert prover.nodes > 0 and len(prover) > 0
+    before = prover.nodes
+    assert prover.scores(kids, deadline=time.perf_counter() - 1) == [None] * 7
+    assert prover.nodes == before
+    solver = Solver(7, 6, 1 << 16)
+    assert solver.scores(kids[:1], deadline=time.perf_counter() + 0.2) == [None] and solver.nodes > 0
 
 
 def test_bad_arguments() -> None:

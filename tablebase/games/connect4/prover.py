@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any, cast
 
@@ -364,6 +365,9 @@ def _negamax(
     cells = w * h
     alpha0 = alpha
     beta0 = beta
+    if key == 0:
+        key, mirrored = _key(cur, mask, w, h, bottom, board, edges)
+        _prefetch(table, _slot(table, key))
     empty = board & ~mask
     if not has_four(cur | empty, h) and beta > 0:
         beta = 0
@@ -419,8 +423,6 @@ def _negamax(
             return beta
     if n == 0:
         return value
-    if key == 0:
-        key, mirrored = _key(cur, mask, w, h, bottom, board, edges)
     e = _lookup(table, key)
     table_move = -1
     kind = 0
@@ -641,9 +643,10 @@ class Prover(ScoreSearch):
         (the table keeps what was proved, so asking again goes on from there)."""
         return self.scores([state], budget)[0]
 
-    def scores(self, states: list[int], budget: int | None = None) -> list[int | None]:
+    def scores(self, states: list[int], budget: int | None = None, deadline: float | None = None) -> list[int | None]:
         """Pons' score of each non-terminal state of ``states``, ``None`` for those ``budget``
-        nodes (all threads together) did not reach; asking again goes on from the table.
+        nodes (all threads together) did not reach, or not reached by ``deadline``
+        (:func:`time.perf_counter` seconds); asking again goes on from the table.
 
         Each thread scores a position of its own, those with fewer discs and more central
         first (a position, its mirror image and those that differ from it only in dead discs
@@ -665,7 +668,7 @@ class Prover(ScoreSearch):
             if job_key not in jobs:
                 jobs[job_key] = _Job(cur, mask, moves, -((cells - moves) // 2), (cells + 1 - moves) // 2)
         queue = sorted(jobs.values(), key=lambda job: (job.moves, self._off_centre(job.mask)))
-        self._run(queue, budget if budget is not None else 1 << 62)
+        self._run(queue, budget if budget is not None else 1 << 62, deadline)
         for i, key in enumerate(keys):
             if key is not None and jobs[key].lo >= jobs[key].hi:
                 found[i] = jobs[key].lo
@@ -688,11 +691,18 @@ class Prover(ScoreSearch):
             guess = last[2] + (self._off_centre(job.mask) > self._off_centre(last[1]))
         return guess
 
-    def _run(self, queue: list[_Job], budget: int) -> None:
-        """Narrow the range of each job of ``queue`` with null windows until it is one score or
-        ``budget`` nodes (shared equally by the threads) are spent."""
+    def _run(self, queue: list[_Job], budget: int, deadline: float | None) -> None:
+        """Narrow the range of each job of ``queue`` with null windows until it is one score,
+        ``budget`` nodes (shared equally by the threads) are spent or ``deadline`` comes."""
         lock = threading.Lock()
         per_thread = max(budget // self.threads, 1)
+        expired = [False]
+
+        def expire() -> None:
+            """Stop every thread: none starts a window, those searching run out of nodes."""
+            expired[0] = True
+            for stats in self._stats:
+                stats[1] = -1
         spent = [0] * self.threads
         args = (self.columns, self.rows, self.bottom, self.board, self.claims, self.edges, self.table)
 
@@ -716,7 +726,7 @@ class Prover(ScoreSearch):
             left = per_thread
             with lock:
                 job, jitter = take(None)
-            while job is not None and left > 0:
+            while job is not None and left > 0 and not expired[0]:
                 with lock:
                     if job.lo >= job.hi:
                         job, jitter = take(job)
@@ -724,6 +734,8 @@ class Prover(ScoreSearch):
                     window = min(max(cast(int, job.guess), job.lo + 1), job.hi)
                     stop = job.stop
                 stats[0], stats[1], stats[2] = 0, left, 0
+                if expired[0]:
+                    break
                 r = _window(
                     np.uint64(job.cur), np.uint64(job.mask), job.moves, window - 1, window, jitter, *args, stats, stop, self._kids[i]
                 )
@@ -746,15 +758,19 @@ class Prover(ScoreSearch):
                 with lock:
                     job.threads -= 1
 
-        if self.threads == 1:
-            run(0)
-        else:
+        timer = None if deadline is None else threading.Timer(max(deadline - time.perf_counter(), 0.0), expire)
+        if timer is not None:
+            timer.start()
+        try:
             workers = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(1, self.threads)]
             for t in workers:
                 t.start()
             run(0)
             for t in workers:
                 t.join()
+        finally:
+            if timer is not None:
+                timer.cancel()
         self.nodes += sum(spent)
 
     def __len__(self) -> int:

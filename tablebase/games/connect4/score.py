@@ -11,6 +11,7 @@ mapping one-to-one.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from tablebase.games.connect4.bits import to_bitboards
@@ -48,6 +49,10 @@ def outcome_from_score(score: int, discs: int, width: int, height: int) -> tuple
     raise ValueError(f"score {score} impossible with {discs} discs on {width}x{height}")
 
 
+#: Nodes a search runs between looks at the clock, where it cannot be stopped at a deadline.
+DEADLINE_CHUNK = 2_000_000
+
+
 class ScoreSearch:
     """What a Connect Four search gives the generic search of :mod:`tablebase.solve.search` beyond
     :meth:`score`: labels and negamax values from scores, and no outcome entries of its own."""
@@ -66,30 +71,35 @@ class ScoreSearch:
         moves = mask.bit_count()
         return (x_bits if moves % 2 == 0 else mask ^ x_bits), mask, moves
 
-    def scores(self, states: list[int], budget: int | None = None) -> list[int | None]:
+    def scores(self, states: list[int], budget: int | None = None, deadline: float | None = None) -> list[int | None]:
         """Pons' score of each non-terminal state of ``states``, ``None`` for those ``budget``
-        nodes (all of them together) did not reach."""
+        nodes (all of them together) did not reach, or not reached by ``deadline``
+        (:func:`time.perf_counter` seconds)."""
         found: list[int | None] = []
         left = budget
         for state in states:
-            if left is not None and left <= 0:
-                found.append(None)
-                continue
-            before = self.nodes
-            found.append(self.score(state, left))
-            if left is not None:
-                left -= self.nodes - before
+            score = None
+            while (left is None or left > 0) and (deadline is None or time.perf_counter() < deadline):
+                before = self.nodes
+                score = self.score(state, left if deadline is None else min(left or DEADLINE_CHUNK, DEADLINE_CHUNK))
+                if left is not None:
+                    left -= self.nodes - before
+                if score is not None or deadline is None:
+                    break
+            found.append(score)
         return found
 
-    def label(self, state: int, budget: int | None = None) -> tuple[str, int] | None:
+    def label(self, state: int, budget: int | None = None, deadline: float | None = None) -> tuple[str, int] | None:
         """``(outcome, distance)`` of a non-terminal state for its side to move, ``None`` when
-        ``budget`` nodes did not suffice."""
-        return self._label(state, self.score(state, budget))
+        ``budget`` nodes or the time to ``deadline`` did not suffice."""
+        return self.label_all([state], budget, deadline)[0]
 
-    def label_all(self, states: list[int], budget: int | None = None) -> list[tuple[str, int] | None]:
+    def label_all(
+        self, states: list[int], budget: int | None = None, deadline: float | None = None
+    ) -> list[tuple[str, int] | None]:
         """:meth:`label` of each non-terminal state of ``states``, proved together
-        (:meth:`scores`); ``None`` for those ``budget`` nodes did not reach."""
-        return [self._label(state, score) for state, score in zip(states, self.scores(states, budget))]
+        (:meth:`scores`); ``None`` for those ``budget`` nodes or the time to ``deadline`` did not reach."""
+        return [self._label(state, score) for state, score in zip(states, self.scores(states, budget, deadline))]
 
     def _label(self, state: int, score: int | None) -> tuple[str, int] | None:
         if score is None:

@@ -14,7 +14,7 @@ from tablebase.solve import enumerate_states
 from tablebase.solve.retrograde import NO_DISTANCE, OUTCOME_NAMES, UNKNOWN, label
 from tablebase.solve.search import base
 from tablebase.scores import M
-from tablebase.solve.search.base import _VALUE, fork_context, COMPILED_CHUNK, _Abandoned, _flip, _rank, _Timeout
+from tablebase.solve.search.base import _VALUE, fork_context, _Abandoned, _flip, _rank, _Timeout
 from tablebase.solve.search.draws import _DrawSearch
 from tablebase.solve.search.result import _Collected, SearchResult
 
@@ -178,41 +178,28 @@ class _Searcher(_DrawSearch):
         return value
 
     def _label_compiled(self, state: int) -> tuple[str, int]:
-        """Outcome and distance from a compiled exact search (``table.label(state, budget)``,
-        its node count in ``table.nodes``), run in node budgets between looks at the clock."""
-        began = time.perf_counter()
-        before: int = self.wdl.nodes  # type: ignore[attr-defined]
-        try:
-            while True:
-                found: tuple[str, int] | None = self.wdl.label(state, COMPILED_CHUNK)  # type: ignore[attr-defined]
-                if found is not None:
-                    label_ = found
-                    break
-                if self.deadline is not None and time.perf_counter() > self.deadline:
-                    raise _Timeout
-        finally:
-            self.seconds["outcome"] += time.perf_counter() - began
-            self.nodes += self.wdl.nodes - before  # type: ignore[attr-defined]
-        self.proved[state] = label_
-        return label_
+        """Outcome and distance from a compiled exact search (``table.label(state, budget,
+        deadline)``, its node count in ``table.nodes``), stopped at the time limit."""
+        labels: dict[int, tuple[str, int]] = {}
+        self._label_all_compiled([state], labels)
+        return labels[0]
 
     def _label_all_compiled(self, states: list[int], labels: dict[int, tuple[str, int]]) -> None:
-        """Outcome and distance of each of ``states`` not in ``labels``, into ``labels`` (by index) as
-        each is known, from a compiled exact search of them together (``table.label_all(states,
-        budget)``: ``None`` for those not proved yet), run in node budgets between looks at the clock."""
+        """Outcome and distance of each of ``states`` not in ``labels``, into ``labels`` (by index),
+        from a compiled exact search of them together (``table.label_all(states, budget,
+        deadline)``: ``None`` for those not proved by the deadline), stopped at the time limit."""
         began = time.perf_counter()
         before: int = self.wdl.nodes  # type: ignore[attr-defined]
         try:
-            while len(labels) < len(states):
-                todo = [i for i in range(len(states)) if i not in labels]
-                found: list[tuple[str, int] | None] = self.wdl.label_all(  # type: ignore[attr-defined]
-                    [states[i] for i in todo], COMPILED_CHUNK
-                )
-                for i, label_ in zip(todo, found):
-                    if label_ is not None:
-                        labels[i] = self.proved[states[i]] = label_
-                if len(labels) < len(states) and self.deadline is not None and time.perf_counter() > self.deadline:
-                    raise _Timeout
+            todo = [i for i in range(len(states)) if i not in labels]
+            found: list[tuple[str, int] | None] = self.wdl.label_all(  # type: ignore[attr-defined]
+                [states[i] for i in todo], None, self.deadline
+            )
+            for i, label_ in zip(todo, found):
+                if label_ is not None:
+                    labels[i] = self.proved[states[i]] = label_
+            if len(labels) < len(states):
+                raise _Timeout
         finally:
             self.seconds["outcome"] += time.perf_counter() - began
             self.nodes += self.wdl.nodes - before  # type: ignore[attr-defined]
