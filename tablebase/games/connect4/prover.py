@@ -17,7 +17,9 @@ move, ``mask``: every disc). What it adds to the scorer of
   "claim even" strategy (Allis) narrows the first player's window.
 - **Threat-based move order.** Children are ranked by the threats the move
   leaves that can be played next turn and the turn after, the threats in
-  all, the table's best move and the centre.
+  all, the table's best move and the centre; ties go to the move with the
+  better history (John Tromp's history heuristic: a move that cuts a node
+  after others were searched in vain gains what they lose).
 - **Enhanced transposition cut-offs.** Until the last few plies, each
   child's entry is read before any child is searched: a child known to be
   good enough ends the node at once.
@@ -37,11 +39,7 @@ move, ``mask``: every disc). What it adds to the scorer of
   of the tree and leave what they proved for the others. The first answer
   stops the rest.
 
-Entries are one 64-bit word each (a bound or an exact score, the best move,
-the work below it, and the key's low 47 bits: with the slot number that
-identifies the position exactly), two slots a key, the one with less work
-beneath it replaced first. A word is written and read whole, so threads never
-see half an entry.
+The table's entries are one 64-bit word each (:mod:`tablebase.games.connect4.entries`).
 
 Christophe Steininger's solver (github ChristopheSteininger/c4) showed these
 ideas prove the empty 7x6 board in seconds; this is a new implementation of
@@ -58,11 +56,12 @@ from typing import Any, cast
 
 import numpy as np
 from numba import njit
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
 
 from tablebase.games.connect4.bounds import NONE, evens_bound, follow_up_bound, has_four
+from tablebase.games.connect4.entries import (
+    EXACT, KEY_BITS, LOWER, UPPER, borrowed, entry_move, entry_score, entry_type, entry_work, kept_entries, lookup,
+    prefetch, restore, slot, store,
+)
 from tablebase.games.connect4.score import ScoreSearch
 from tablebase.games.connect4.search import four_spots, popcount
 
@@ -75,13 +74,7 @@ KEPT_ENTRIES = 1 << 20
 #: Entries with fewer than 2^KEPT_WORK nodes beneath are not kept (they are quick to find again).
 KEPT_WORK = 10
 
-_KEY_BITS = 47
-_KEY_MASK = (1 << _KEY_BITS) - 1
 _INF = NONE
-#: Entry types (bits 7-8 of an entry).
-_UPPER = 1
-_LOWER = 2
-_EXACT = 3
 #: Positions with fewer discs than ``cells - ETC_LEFT`` read their children's entries first.
 ETC_LEFT = 7
 #: Move-order score of a jitter step (the scores of a move are in hundredths).
@@ -93,7 +86,11 @@ _ROW = 8
 #: First word of a kept table's file.
 _KEPT_FORMAT = 0x6334_7461_626C_6501
 
-# per-thread state: stats[0] nodes, [1] node budget, [2] aborted, [3] random state, [4] entries taken
+#: Per-thread state: stats[0] nodes, [1] node budget, [2] aborted, [3] random state, [4] entries taken,
+#: from [_HISTORY] the history of each player's moves (64 cells each, :func:`initial_history`).
+_HISTORY = 8
+#: A move's history breaks ties of the move-order score up to this value.
+_HISTORY_CAP = 63
 # shared: shared[0] stop flag
 
 
@@ -174,96 +171,23 @@ def _key(cur: Any, mask: Any, w: int, h: int, bottom: Any, board: Any, edges: np
 
 
 @njit(cache=True, inline="always")
-def _slot(table: np.ndarray, key: Any) -> Any:
-    """The first of the two slots where ``key`` may be kept (the table has one word more than entries)."""
-    return np.int64(key % np.uint64(table.shape[0] - 1))
+def _cell(mask: Any, c: int, h: int) -> int:
+    """The bit of the cell a move into column ``c`` takes."""
+    return c * (h + 1) + popcount(mask & (((np.uint64(1) << np.uint64(h)) - np.uint64(1)) << np.uint64(c * (h + 1))))
 
 
-@njit(cache=True, inline="always")
-def _lookup(table: np.ndarray, key: Any) -> Any:
-    """The entry of ``key`` (0: none)."""
-    slot = _slot(table, key)
-    part = (key & np.uint64(_KEY_MASK)) << np.uint64(64 - _KEY_BITS)
-    top = np.uint64(_KEY_MASK) << np.uint64(64 - _KEY_BITS)
-    e = table[slot]
-    if e != 0 and (e & top) == part and not (e >> np.uint64(16)) & np.uint64(1):
-        return e
-    e = table[slot + 1]
-    if e != 0 and (e & top) == part and (e >> np.uint64(16)) & np.uint64(1):
-        return e
-    return np.uint64(0)
-
-
-def _prefetch_typing(typingctx: Any, table: Any, index: Any) -> Any:
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        view = context.make_array(signature.args[0])(context, builder, args[0])
-        pointer = builder.gep(view.data, [args[1]])
-        i32 = ir.IntType(32)
-        hint = builder.module.globals.get("llvm.prefetch.p0") or ir.Function(
-            builder.module, ir.FunctionType(ir.VoidType(), [pointer.type, i32, i32, i32]), "llvm.prefetch.p0"
-        )
-        builder.call(hint, [pointer, i32(0), i32(3), i32(1)])
-        return context.get_dummy_value()
-
-    return types.none(table, index), codegen
-
-
-#: ``_prefetch(table, index)`` asks the processor to bring ``table[index]`` into its cache (a hint:
-#: nothing is read, so the children's entries are fetched from memory together).
-_prefetch: Any = intrinsic(_prefetch_typing)
-
-
-@njit(cache=True, inline="always")
-def _entry_score(e: Any) -> int:
-    return int(e & np.uint64(127)) - 64
-
-
-@njit(cache=True, inline="always")
-def _entry_type(e: Any) -> int:
-    return int((e >> np.uint64(7)) & np.uint64(3))
-
-
-@njit(cache=True, inline="always")
-def _entry_move(e: Any) -> int:
-    return int((e >> np.uint64(9)) & np.uint64(7))
-
-
-@njit(cache=True, inline="always")
-def _entry_work(e: Any) -> int:
-    return int((e >> np.uint64(12)) & np.uint64(15))
-
-
-@njit(cache=True)
-def _store(table: np.ndarray, key: Any, kind: int, score: int, move: int, nodes: int) -> bool:
-    """Keep a bound or exact score of ``key``: in its own slot or the next, over the entry with less
-    work; whether it took an empty slot."""
-    slot = _slot(table, key)
-    part = (key & np.uint64(_KEY_MASK)) << np.uint64(64 - _KEY_BITS)
-    top = np.uint64(_KEY_MASK) << np.uint64(64 - _KEY_BITS)
-    first = table[slot]
-    second = table[slot + 1]
-    mine_first = first != 0 and (first & top) == part and not (first >> np.uint64(16)) & np.uint64(1)
-    mine_second = second != 0 and (second & top) == part and (second >> np.uint64(16)) & np.uint64(1)
-    offset = 0
-    if not mine_first and (mine_second or _entry_work(second) < _entry_work(first)):
-        offset = 1
-    current = table[slot + offset]
-    if (mine_first or mine_second) and current != 0 and (current & top) == part and _entry_type(current) == _EXACT:
-        if (offset == 0 and mine_first) or (offset == 1 and mine_second):
-            return False
-    work = 0
-    while nodes > 1 and work < 15:
-        nodes >>= 1
-        work += 1
-    table[slot + offset] = (
-        part
-        | (np.uint64(offset) << np.uint64(16))
-        | (np.uint64(work) << np.uint64(12))
-        | (np.uint64(move) << np.uint64(9))
-        | (np.uint64(kind) << np.uint64(7))
-        | np.uint64(score + 64)
-    )
-    return bool(current == 0)
+def initial_history(columns: int, rows: int) -> list[int]:
+    """The history a thread starts with, the same for both players: the lines of four through
+    each cell (the centre's cells first, as in John Tromp's Fhourstones)."""
+    history = [0] * 64
+    for c in range(columns):
+        for r in range(rows):
+            history[c * (rows + 1) + r] = sum(
+                all(0 <= c + (j - k) * dc < columns and 0 <= r + (j - k) * dr < rows for j in range(4))
+                for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1))
+                for k in range(4)
+            )
+    return history
 
 
 @njit(cache=True)
@@ -328,13 +252,13 @@ def _static(
                 key, mirrored = key0, mirrored0
             else:
                 key, mirrored = _key(cur, mask, w, h, bottom, board, edges)
-            e = _lookup(table, key)
+            e = lookup(table, key)
             if e != 0:
-                kind = _entry_type(e)
-                s = _entry_score(e)
-                if kind == _EXACT:
+                kind = entry_type(e)
+                s = entry_score(e)
+                if kind == EXACT:
                     return sign * s, True, cur, mask, moves, zero, False, zero
-                if kind == _LOWER:
+                if kind == LOWER:
                     if s > alpha:
                         alpha = s
                     if alpha >= beta:
@@ -367,7 +291,7 @@ def _negamax(
     beta0 = beta
     if key == 0:
         key, mirrored = _key(cur, mask, w, h, bottom, board, edges)
-        _prefetch(table, _slot(table, key))
+        prefetch(table, slot(table, key))
     empty = board & ~mask
     if not has_four(cur | empty, h) and beta > 0:
         beta = 0
@@ -389,7 +313,7 @@ def _negamax(
         move = nonlosing & (column << np.uint64(c * (h + 1)))
         if read_entries and move:
             ckey, cmirrored = _key(opp, mask | move, w, h, bottom, board, edges)
-            _prefetch(table, _slot(table, ckey))
+            prefetch(table, slot(table, ckey))
             row[c, 5] = np.int64(ckey)
             row[c, 6] = cmirrored
     for c in range(w):
@@ -423,18 +347,18 @@ def _negamax(
             return beta
     if n == 0:
         return value
-    e = _lookup(table, key)
+    e = lookup(table, key)
     table_move = -1
     kind = 0
     if e != 0:
-        kind = _entry_type(e)
-        s = _entry_score(e)
-        if kind == _EXACT:
+        kind = entry_type(e)
+        s = entry_score(e)
+        if kind == EXACT:
             return s
-        if kind == _LOWER:
+        if kind == LOWER:
             if s > alpha:
                 alpha = s
-            table_move = _entry_move(e)
+            table_move = entry_move(e)
             if mirrored:
                 table_move = w - 1 - table_move
         else:
@@ -443,7 +367,9 @@ def _negamax(
         if alpha >= beta:
             return s
     nodes_before = stats[0]
-    # move order: threats playable next turn and the turn after, all threats, table move, centre
+    history = _HISTORY + 64 * (moves % 2)
+    # move order: threats playable next turn and the turn after, all threats, table move, centre;
+    # ties broken by the move's history
     for i in range(n):
         c = row[i, 3]
         after = mask | (nonlosing & (column << np.uint64(c * (h + 1))))
@@ -454,6 +380,7 @@ def _negamax(
         score += 30 * popcount(threats) + (100 * min(c, w - 1 - c)) // w
         if c == table_move:
             score += 50
+        score = score * (_HISTORY_CAP + 1) + min(stats[history + _cell(mask, c, h)], _HISTORY_CAP)
         if jitter > 0:
             span = 1 + jitter % 10
             x = np.uint64(stats[3])
@@ -461,7 +388,7 @@ def _negamax(
             x ^= x >> np.uint64(7)
             x ^= x << np.uint64(17)
             stats[3] = np.int64(x & np.uint64(0x7FFFFFFFFFFFFFFF))
-            score += _JITTER * int(x % np.uint64(span))
+            score += _JITTER * (_HISTORY_CAP + 1) * int(x % np.uint64(span))
         row[i, 4] = score
     for i in range(1, n):
         j = i
@@ -473,11 +400,13 @@ def _negamax(
             j -= 1
     best = -_INF
     best_col = int(row[0, 3])
+    best_i = 0
     for i in range(n):
         if alpha >= beta:
             break
         child_jitter = jitter // 10
-        if (i == 0 or row[i - 1, 4] > row[i, 4] + _JITTER) and (i == n - 1 or row[i + 1, 4] < row[i, 4] - _JITTER):
+        step = _JITTER * (_HISTORY_CAP + 1)
+        if (i == 0 or row[i - 1, 4] > row[i, 4] + step) and (i == n - 1 or row[i + 1, 4] < row[i, 4] - step):
             child_jitter = jitter
         ccur = np.uint64(row[i, 0])
         cmask = np.uint64(row[i, 1])
@@ -493,34 +422,27 @@ def _negamax(
         if r > best:
             best = r
             best_col = int(row[i, 3])
+            best_i = i
             if r > value:
                 value = r
             if r > alpha:
                 alpha = r
+    if value >= beta0 and best_i > 0:
+        # a cut by a move searched late: it gains what the moves before it lose
+        for i in range(best_i):
+            cell = history + _cell(mask, int(row[i, 3]), h)
+            if stats[cell] > 0:
+                stats[cell] -= 1
+        stats[history + _cell(mask, best_col, h)] += best_i
     if value <= alpha0:
-        kind_out = _EXACT if kind == _LOWER and value == _entry_score(e) else _UPPER
+        kind_out = EXACT if kind == LOWER and value == entry_score(e) else UPPER
     elif value >= beta0:
-        kind_out = _EXACT if kind == _UPPER and value == _entry_score(e) else _LOWER
+        kind_out = EXACT if kind == UPPER and value == entry_score(e) else LOWER
     else:
-        kind_out = _EXACT
-    if _store(table, key, kind_out, value, (w - 1 - best_col) if mirrored else best_col, int(stats[0] - nodes_before)):
+        kind_out = EXACT
+    if store(table, key, kind_out, value, (w - 1 - best_col) if mirrored else best_col, int(stats[0] - nodes_before)):
         stats[4] += 1
     return value
-
-
-def _borrowed_typing(typingctx: Any, array: Any) -> Any:
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        view = context.make_array(array)(context, builder, value=args[0])
-        view.meminfo = ir.Constant(view.meminfo.type, None)
-        return view._getvalue()
-
-    return array(array), codegen
-
-
-#: ``_borrowed(array)`` is ``array`` without its reference count: the search passes its arrays down
-#: every node, and counting the references (an atomic add and subtract an array a call, on a count
-#: the threads share) would cost more than the node; the caller keeps the arrays alive.
-_borrowed: Any = intrinsic(_borrowed_typing)
 
 
 @njit(cache=True, nogil=True)
@@ -530,7 +452,7 @@ def _window(
 ) -> int:
     """Fail-soft score within ``(alpha, beta)`` of a position whose mover cannot win at once;
     sets ``shared[0]`` when done so the other threads stop."""
-    edges, table, stats, shared, kids = _borrowed(edges), _borrowed(table), _borrowed(stats), _borrowed(shared), _borrowed(kids)
+    edges, table, stats, shared, kids = borrowed(edges), borrowed(table), borrowed(stats), borrowed(shared), borrowed(kids)
     s, settled, ccur, cmask, cmoves, ckey, cmirrored, _ = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, claims, edges, table, np.uint64(0), False)
     if settled:
         r = s
@@ -546,39 +468,6 @@ def _window(
 @njit(cache=True)
 def _wins_now(cur: Any, mask: Any, h: int, bottom: Any, board: Any) -> bool:
     return bool(((mask + bottom) & board & four_spots(cur, h) & ~mask) != 0)
-
-
-@njit(cache=True)
-def _kept_entries(table: np.ndarray, min_work: int, inverse: int) -> np.ndarray:
-    """``(key, entry)`` of every entry with at least ``min_work`` (log2 of nodes beneath): the
-    whole key back from its slot and low bits (``inverse``: of 2^47 modulo the slot count)."""
-    n = table.shape[0] - 1
-    count = 0
-    for i in range(n + 1):
-        e = table[i]
-        if e != 0 and _entry_work(e) >= min_work:
-            count += 1
-    out = np.empty((count, 2), np.uint64)
-    j = 0
-    top = np.uint64(64 - _KEY_BITS)
-    for i in range(n + 1):
-        e = table[i]
-        if e != 0 and _entry_work(e) >= min_work:
-            slot = np.uint64(i - int((e >> np.uint64(16)) & np.uint64(1)))
-            low = e >> top
-            nn = np.uint64(n)
-            t = ((slot + nn - low % nn) % nn) * np.uint64(inverse) % nn
-            out[j, 0] = low + (t << np.uint64(_KEY_BITS))
-            out[j, 1] = e
-            j += 1
-    return out
-
-
-@njit(cache=True)
-def _restore(table: np.ndarray, rows: np.ndarray) -> None:
-    for i in range(rows.shape[0]):
-        e = rows[i, 1]
-        _store(table, rows[i, 0], _entry_type(e), _entry_score(e), _entry_move(e), 1 << _entry_work(e))
 
 
 class _Job:
@@ -620,7 +509,7 @@ class Prover(ScoreSearch):
         if columns * (rows + 1) > 64:
             raise ValueError(f"board {columns}x{rows} does not fit 64-bit bitboards")
         entries = min(max(entries, 1 << 12) | 1, MAX_ENTRIES)  # odd, and with the key's low bits enough to tell keys apart
-        if (entries << _KEY_BITS) <= 1 << (columns * (rows + 1)):
+        if (entries << KEY_BITS) <= 1 << (columns * (rows + 1)):
             raise ValueError(f"a table of {entries} entries is too small for {columns}x{rows}")
         if threads is None:
             threads = cores()
@@ -635,7 +524,10 @@ class Prover(ScoreSearch):
         self.edges = edge_masks(columns, rows)
         self.nodes = 0
         self._last: tuple[int, int, int] | None = None  # the mover's discs, every disc and score of the last position scored
-        self._stats = [np.array([0, 0, 0, 0x9E3779B97F4A7C15 >> 1 ^ i, 0], np.int64) for i in range(threads)]
+        history = initial_history(columns, rows)
+        self._stats = [
+            np.array([0, 0, 0, 0x9E3779B97F4A7C15 >> 1 ^ i, 0, 0, 0, 0] + history + history, np.int64) for i in range(threads)
+        ]
         self._kids = [np.zeros((columns * rows + 2, columns, _ROW), np.int64) for _ in range(threads)]
 
     def score(self, state: int, budget: int | None = None) -> int | None:
@@ -780,8 +672,8 @@ class Prover(ScoreSearch):
     def save(self, path: str | os.PathLike[str], limit: int = KEPT_ENTRIES) -> int:
         """Write the entries of the table with the most work beneath (exact scores and proved
         bounds), at most ``limit`` of them, to ``path`` (``.npy``, replaced whole); returns how many."""
-        inverse = pow(1 << _KEY_BITS, -1, self.table.shape[0] - 1)
-        rows = _kept_entries(self.table, KEPT_WORK, inverse)
+        inverse = pow(1 << KEY_BITS, -1, self.table.shape[0] - 1)
+        rows = kept_entries(self.table, KEPT_WORK, inverse)
         if rows.shape[0] > limit:
             work = (rows[:, 1] >> np.uint64(12)) & np.uint64(15)
             rows = rows[np.argsort(-work.astype(np.int64), kind="stable")[:limit]]
@@ -802,5 +694,5 @@ class Prover(ScoreSearch):
         board = self.columns * 16 + self.rows
         if rows.dtype != np.uint64 or rows.ndim != 2 or rows.shape[1] != 2 or len(rows) == 0 or list(rows[0]) != [_KEPT_FORMAT, board]:
             raise ValueError(f"{str(path)!r} is not a search table of {self.columns}x{self.rows} Connect Four")
-        _restore(self.table, np.ascontiguousarray(rows[1:]))
+        restore(self.table, np.ascontiguousarray(rows[1:]))
         return len(rows) - 1
