@@ -83,6 +83,9 @@ _JITTER = 30
 #: of the player who moved into it.
 _ROW = 8
 
+#: Positions scored last whose scores :meth:`Prover._guess` weighs.
+SIBLINGS_KEPT = 16
+
 #: First word of a kept table's file.
 _KEPT_FORMAT = 0x6334_7461_626C_6501
 
@@ -523,7 +526,7 @@ class Prover(ScoreSearch):
         self.claims = np.uint64(bottom * sum(1 << r for r in range(rows - 1, -1, -2)))
         self.edges = edge_masks(columns, rows)
         self.nodes = 0
-        self._last: tuple[int, int, int] | None = None  # the mover's discs, every disc and score of the last position scored
+        self._settled: list[tuple[int, int, int]] = []  # the mover's discs, every disc and score of the last positions scored
         history = initial_history(columns, rows)
         self._stats = [
             np.array([0, 0, 0, 0x9E3779B97F4A7C15 >> 1 ^ i, 0, 0, 0, 0] + history + history, np.int64) for i in range(threads)
@@ -574,13 +577,20 @@ class Prover(ScoreSearch):
         )
 
     def _guess(self, job: _Job) -> int:
-        """The first window of ``job``: where the last position scored is a sibling, its score
-        (siblings' scores are often close), one more when ``job`` is farther from the centre (a move
-        off the centre is seldom better for the player who made it); else the middle of its range."""
+        """The first window of ``job``: where a position scored lately is a sibling, the score of
+        the sibling whose last disc is nearest (siblings' scores are often close), one more when
+        ``job`` is farther from the centre (a move off the centre is seldom better for the player
+        who made it); else the middle of its range."""
         guess = 0 if job.lo <= 0 <= job.hi else int((job.lo + job.hi) / 2)
-        last = self._last
-        if last is not None and last[0] == job.cur and last[1].bit_count() == job.moves and (last[1] ^ job.mask).bit_count() == 2:
-            guess = last[2] + (self._off_centre(job.mask) > self._off_centre(last[1]))
+        height = self.rows + 1
+        nearest = self.columns
+        for cur, mask, score in self._settled:
+            if cur == job.cur and mask.bit_count() == job.moves and (mask ^ job.mask).bit_count() == 2:
+                mine, theirs = (job.mask & ~mask).bit_length() - 1, (mask & ~job.mask).bit_length() - 1
+                apart = abs(mine // height - theirs // height)
+                if apart <= nearest:
+                    nearest = apart
+                    guess = score + (self._off_centre(job.mask) > self._off_centre(mask))
         return guess
 
     def _run(self, queue: list[_Job], budget: int, deadline: float | None) -> None:
@@ -645,7 +655,7 @@ class Prover(ScoreSearch):
                         job.lo = int(r)
                     job.guess = int(r)
                     if job.lo >= job.hi:
-                        self._last = (job.cur, job.mask, job.lo)
+                        self._settled = [*self._settled[1 - SIBLINGS_KEPT :], (job.cur, job.mask, job.lo)]
             if job is not None:
                 with lock:
                     job.threads -= 1
