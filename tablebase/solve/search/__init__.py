@@ -11,7 +11,9 @@ in the same ``states``/``moves`` tables as a build and every stored move list
 is complete. It talks to the game only through
 :class:`tablebase.games.base.Game`; a game may offer compiled versions of the
 outcome and distance searches (:meth:`Game.outcome_table`, Ultimate does with
-numba), which the search then runs in node budgets between looks at the clock.
+numba), which the search then runs in node budgets between looks at the clock;
+a table that labels positions itself (``label_all``, Connect Four's exact
+scores) is given the deadline and stops there on its own.
 
 How it works (acyclic games, ``method="search"``):
 
