@@ -178,8 +178,8 @@ class _Searcher(_DrawSearch):
         return value
 
     def _label_compiled(self, state: int) -> tuple[str, int]:
-        """Outcome and distance from a compiled exact search (``table.label(state, budget,
-        deadline)``, its node count in ``table.nodes``), stopped at the time limit."""
+        """Outcome and distance from a compiled exact search (:meth:`_label_all_compiled` of the
+        one state), stopped at the time limit."""
         labels: dict[int, tuple[str, int]] = {}
         self._label_all_compiled([state], labels)
         return labels[0]
