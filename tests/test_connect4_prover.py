@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 from cli.main import app  # noqa: E402
 from tablebase.games import get  # noqa: E402
 from tablebase.games.connect4.bits import has_four, to_bitboards  # noqa: E402
-from tablebase.games.connect4.prover import Prover, _dead, edge_masks  # noqa: E402
+from tablebase.games.connect4.prover import Prover, _dead, edge_masks, initial_history  # noqa: E402
 from tablebase.games.connect4.search import Solver  # noqa: E402
 from playouts import random_position  # noqa: E402
 from test_connect4 import columns_of  # noqa: E402
@@ -141,6 +141,23 @@ def test_a_deadline_stops_the_search_and_the_table_keeps_its_work(threads: int) 
     assert prover.nodes == before
     solver = Solver(7, 6, 1 << 16)
     assert solver.scores(kids[:1], deadline=time.perf_counter() + 0.2) == [None] and solver.nodes > 0
+
+
+@pytest.mark.parametrize(("columns", "rows"), [(7, 6), (7, 7), (4, 4), (5, 9)])
+def test_the_history_starts_with_the_lines_of_four_through_each_cell(columns: int, rows: int) -> None:
+    """Every line of four on the board counted once per cell it crosses; 13 for the two middle
+    cells of the centre column of 7x6 (Tromp's Fhourstones table), 3 for a corner."""
+    expected = [0] * 64
+    for c in range(columns):
+        for r in range(rows):
+            for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                line = [(c + k * dc, r + k * dr) for k in range(4)]
+                if all(0 <= x < columns and 0 <= y < rows for x, y in line):
+                    for x, y in line:
+                        expected[x * (rows + 1) + y] += 1
+    assert initial_history(columns, rows) == expected
+    if (columns, rows) == (7, 6):
+        assert expected[3 * 7 + 2] == expected[3 * 7 + 3] == 13 and expected[0] == 3
 
 
 def test_bad_arguments() -> None:

@@ -94,6 +94,8 @@ _KEPT_FORMAT = 0x6334_7461_626C_6501
 _HISTORY = 8
 #: A move's history breaks ties of the move-order score up to this value.
 _HISTORY_CAP = 63
+#: A jitter step in units of the move-order score with its history (the score is scaled to make room for it).
+_JITTER_STEP = _JITTER * (_HISTORY_CAP + 1)
 # shared: shared[0] stop flag
 
 
@@ -391,7 +393,7 @@ def _negamax(
             x ^= x >> np.uint64(7)
             x ^= x << np.uint64(17)
             stats[3] = np.int64(x & np.uint64(0x7FFFFFFFFFFFFFFF))
-            score += _JITTER * (_HISTORY_CAP + 1) * int(x % np.uint64(span))
+            score += _JITTER_STEP * int(x % np.uint64(span))
         row[i, 4] = score
     for i in range(1, n):
         j = i
@@ -408,8 +410,7 @@ def _negamax(
         if alpha >= beta:
             break
         child_jitter = jitter // 10
-        step = _JITTER * (_HISTORY_CAP + 1)
-        if (i == 0 or row[i - 1, 4] > row[i, 4] + step) and (i == n - 1 or row[i + 1, 4] < row[i, 4] - step):
+        if (i == 0 or row[i - 1, 4] > row[i, 4] + _JITTER_STEP) and (i == n - 1 or row[i + 1, 4] < row[i, 4] - _JITTER_STEP):
             child_jitter = jitter
         ccur = np.uint64(row[i, 0])
         cmask = np.uint64(row[i, 1])
@@ -605,6 +606,7 @@ class Prover(ScoreSearch):
             expired[0] = True
             for stats in self._stats:
                 stats[1] = -1
+
         spent = [0] * self.threads
         args = (self.columns, self.rows, self.bottom, self.board, self.claims, self.edges, self.table)
 
