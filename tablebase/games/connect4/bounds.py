@@ -103,3 +103,48 @@ def follow_up_bound(cur: Any, mask: Any, h: int, bottom: Any, board: Any, claims
         row += 1
     above = h - 1 - row  # empty when the four is made: the loss comes that many plies before the end, or one more
     return -(1 + (above + above % 2) // 2)
+
+
+@njit(cache=True)
+def odd_threat_bound(cur: Any, mask: Any, threats: Any, h: int, bottom: Any, board: Any, cells: int, moves: int) -> int:
+    """An upper bound on the score of the player to move with an odd number of empty cells, from a
+    threat of the other player (an empty cell of ``threats``, those completing a four of its
+    discs) in a column with an odd number of empty cells, on a cell of the other parity than the
+    lowest empty one. The other player answers each move on top of it, except a move into
+    another column with an odd number of empty cells, answered in the column paired with it
+    (those columns, in pairs); so the mover must at last play below the threat and lose, unless
+    it can make a four of its discs and the cells this leaves it: the lowest empty cell of every
+    column and every second one above it, in the paired columns the others above the lowest,
+    none from the threat up. The loss comes at the latest when every other cell below it is
+    filled. ``NONE`` when no threat proves it."""
+    empty = board & ~mask
+    playable = (mask + bottom) & board
+    movers = playable
+    above = playable
+    for _ in range((h - 1) // 2):
+        above = (above << np.uint64(2)) & board & ~bottom
+        movers |= above
+    odd = movers & (bottom << np.uint64(h - 1))
+    odd_columns = (odd << np.uint64(1)) - (odd >> np.uint64(h - 1))
+    targets = threats & empty & odd_columns & ~movers
+    best = NONE
+    while targets:
+        target = targets & (~targets + np.uint64(1))
+        top = odd & ~(target - np.uint64(1))
+        top &= ~top + np.uint64(1)
+        column = (top << np.uint64(1)) - (top >> np.uint64(h - 1))
+        targets &= ~column
+        unreached = column & ~(target - np.uint64(1))
+        paired = odd_columns & ~column
+        left = cur | (movers & ~paired & ~unreached) | ((playable | (empty & ~movers)) & paired)
+        if has_four(left, h):
+            continue
+        k = 1
+        filled = empty & ~unreached
+        while filled:
+            filled &= filled - np.uint64(1)
+            k += 1
+        bound = -((cells + 2 - moves - k) // 2)
+        if bound < best:
+            best = bound
+    return best

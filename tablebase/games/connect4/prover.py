@@ -14,7 +14,10 @@ move, ``mask``: every disc). What it adds to the scorer of
   within two plies (those are caught as forced), and once its children are
   looked at, not won within four: the window is narrowed to what remains.
   On boards with an even number of rows, the bound of the second player's
-  "claim even" strategy (Allis) narrows the first player's window.
+  "claim even" strategy (Allis) narrows the first player's window; a threat
+  of the other player that answering on top of each move wins (Allis' odd
+  threat) narrows the window of whichever player has an odd number of
+  empty cells to fill.
 - **Threat-based move order.** Children are ranked by the threats the move
   leaves that can be played next turn and the turn after, the threats in
   all, the table's best move and the centre; ties go to the move with the
@@ -57,7 +60,7 @@ from typing import Any, cast
 import numpy as np
 from numba import njit
 
-from tablebase.games.connect4.bounds import NONE, evens_bound, follow_up_bound, has_four
+from tablebase.games.connect4.bounds import NONE, evens_bound, follow_up_bound, has_four, odd_threat_bound
 from tablebase.games.connect4.entries import (
     EXACT, KEY_BITS, LOWER, UPPER, borrowed, entry_move, entry_score, entry_type, entry_work, kept_entries, lookup,
     prefetch, restore, slot, store,
@@ -248,10 +251,12 @@ def _static(
                 bound = evens_bound(cur, mask, h, bottom, board, claims)
             else:
                 bound = follow_up_bound(cur, mask, h, bottom, board, claims)
-            if bound < beta:
-                beta = bound
-                if alpha >= beta:
-                    return sign * beta, True, cur, mask, moves, zero, False, zero
+        else:
+            bound = odd_threat_bound(cur, mask, opp_threats, h, bottom, board, cells, moves)
+        if bound < beta:
+            beta = bound
+            if alpha >= beta:
+                return sign * beta, True, cur, mask, moves, zero, False, zero
         if moves < cells - ETC_LEFT:
             if key0 != 0:
                 key, mirrored = key0, mirrored0
