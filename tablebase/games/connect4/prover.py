@@ -23,7 +23,7 @@ move, ``mask``: every disc). What it adds to the scorer of
   all, the table's best move and the centre; ties go to the move with the
   better history (John Tromp's history heuristic: a move that cuts a node
   after others were searched in vain gains what they lose).
-- **Enhanced transposition cut-offs.** Until the last few plies, each
+- **Enhanced transposition cut-offs.** Until the last 16 plies, each
   child's entry is read before any child is searched: a child known to be
   good enough ends the node at once.
 - **Siblings' scores first.** The first window of a position scored right
@@ -78,8 +78,10 @@ KEPT_ENTRIES = 1 << 20
 KEPT_WORK = 10
 
 _INF = NONE
-#: Positions with fewer discs than ``cells - ETC_LEFT`` read their children's entries first.
-ETC_LEFT = 7
+#: Positions with fewer discs than ``cells - ETC_LEFT`` read their children's entries first (and
+#: positions reached by forced moves read their own); nearer the end a node is cheaper to search
+#: again than to look up.
+ETC_LEFT = 16
 #: Move-order score of a jitter step (the scores of a move are in hundredths).
 _JITTER = 30
 #: Fields of a child in the search's scratch rows: discs of its mover, every disc, disc count, column, move-order score, key, whether the key is the mirror image's, the threats
