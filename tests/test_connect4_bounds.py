@@ -10,6 +10,9 @@ import pytest
 
 pytest.importorskip("numba")
 
+#: The slow set, with the prover they are part of: each test compiles a bound.
+pytestmark = pytest.mark.slow
+
 from tablebase.games import get  # noqa: E402
 from tablebase.games.connect4.bits import to_bitboards  # noqa: E402
 from tablebase.games.connect4.bounds import NONE, odd_threat_bound  # noqa: E402
