@@ -14,8 +14,16 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from tablebase.games.connect4.search import popcount
+
 #: What a bound is when the strategy proves nothing (above every score).
 NONE = 1000
+
+
+@njit(cache=True, inline="always")
+def win_score(cells: int, moves: int, k: int) -> int:
+    """Score of winning ``k`` plies (odd) from a position with ``moves`` discs (negated: of losing ``k`` plies, even, from it)."""
+    return (cells + 2 - moves - k) // 2
 
 
 @njit(cache=True, inline="always")
@@ -139,12 +147,7 @@ def odd_threat_bound(cur: Any, mask: Any, threats: Any, h: int, bottom: Any, boa
         left = cur | (movers & ~paired & ~unreached) | ((playable | (empty & ~movers)) & paired)
         if has_four(left, h):
             continue
-        k = 1
-        filled = empty & ~unreached
-        while filled:
-            filled &= filled - np.uint64(1)
-            k += 1
-        bound = -((cells + 2 - moves - k) // 2)
+        bound = -win_score(cells, moves, popcount(empty & ~unreached) + 1)
         if bound < best:
             best = bound
     return best

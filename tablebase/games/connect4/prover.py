@@ -60,7 +60,7 @@ from typing import Any, cast
 import numpy as np
 from numba import njit
 
-from tablebase.games.connect4.bounds import NONE, evens_bound, follow_up_bound, has_four, odd_threat_bound
+from tablebase.games.connect4.bounds import NONE, evens_bound, follow_up_bound, has_four, odd_threat_bound, win_score
 from tablebase.games.connect4.entries import (
     EXACT, KEY_BITS, LOWER, UPPER, borrowed, entry_move, entry_score, entry_type, entry_work, kept_entries, lookup,
     prefetch, restore, slot, store,
@@ -105,16 +105,10 @@ _JITTER_STEP = _JITTER * (_HISTORY_CAP + 1)
 
 
 @njit(cache=True, inline="always")
-def _win_score(cells: int, moves: int, k: int) -> int:
-    """Score of winning ``k`` plies (odd) from a position with ``moves`` discs."""
-    return (cells + 2 - moves - k) // 2
-
-
-@njit(cache=True, inline="always")
 def _narrow(alpha: int, beta: int, cells: int, moves: int) -> tuple[int, int]:
     """The window ``(alpha, beta)`` of a position with ``moves`` discs whose mover cannot win at
     once: no better than a win in 3 plies, no worse than a loss in 4."""
-    return max(alpha, -_win_score(cells, moves, 4)), min(beta, _win_score(cells, moves, 3))
+    return max(alpha, -win_score(cells, moves, 4)), min(beta, win_score(cells, moves, 3))
 
 
 @njit(cache=True, inline="always")
@@ -232,7 +226,7 @@ def _static(
         opp_wins = opp_threats & possible
         nonlosing = possible & ~(opp_threats >> np.uint64(1))
         if nonlosing == 0 or (opp_wins and ((opp_wins & (opp_wins - np.uint64(1))) or not (opp_wins & nonlosing))):
-            return sign * -_win_score(cells, moves, 2), True, cur, mask, moves, zero, False, zero
+            return sign * -win_score(cells, moves, 2), True, cur, mask, moves, zero, False, zero
         if moves >= cells - 2:
             return 0, True, cur, mask, moves, zero, False, zero
         alpha, beta = _narrow(alpha, beta, cells, moves)
@@ -352,7 +346,7 @@ def _negamax(
             row[n, 6] = cmirrored
             row[n, 7] = np.int64(cthreats)
             n += 1
-    hi = _win_score(cells, moves, 5)
+    hi = win_score(cells, moves, 5)
     if beta > hi:
         beta = hi
         if alpha >= beta:
