@@ -76,7 +76,7 @@ def _can_win(mine_won: int, other_won: int, other: np.ndarray) -> bool:
     return can
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _knowledge(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int) -> tuple[int, int]:
     """Bounds ``(lo, hi)`` on the value for ``mover`` from who can still make a line of fields:
     at most 0 when the mover cannot, at least 0 when the opponent cannot."""
@@ -108,7 +108,7 @@ def _need(mine: np.ndarray, other: np.ndarray, mine_won: int, other_won: int) ->
     return int(best)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _needs(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int) -> tuple[int, int]:
     """:func:`_need` of the side to move and of the other side."""
     nx = _need(xf, of, wx, wo)
@@ -127,7 +127,7 @@ def _in_time(need_mover: int, need_other: int, plies: int) -> tuple[int, int]:
     return need_mover, need_other
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _threats(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, side: int, out: np.ndarray) -> int:
     """Into ``out``, per field, the spots where ``side`` wins the game at once (completing a line
     of the field that completes a line of fields); returns how many fields have such a spot."""
@@ -195,7 +195,7 @@ def _trapped(
 OPEN_MOVE, HANDS_A_WIN, TRAPS = 0, 1, 2
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _at_once(
     xf: np.ndarray, of: np.ndarray, won: int, mover: int, classic: bool, theirs: np.ndarray, their_fields: int,
     mine: np.ndarray, my_fields: int, m: int, wins_field: bool, child_active: int,
@@ -216,7 +216,7 @@ def _at_once(
 GOES_ON, WINS, DRAWS = 2, 1, 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _moves(xf: np.ndarray, of: np.ndarray, won: int, active: int, classic: bool, out: np.ndarray) -> tuple[int, int, int]:
     """The legal moves into ``out``: ``(how many, closed fields, free spots in open fields)``."""
     closed = 0

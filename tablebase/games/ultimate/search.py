@@ -175,7 +175,7 @@ def _outcome_bounds(
     return lo, hi, best_index
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _distance_bounds(
     keys: np.ndarray, vals: np.ndarray, dkeys: np.ndarray, dvals: np.ndarray, xf: np.ndarray, of: np.ndarray,
     wx: int, wo: int, mover: int, w0: int, w1: int, w2: int, plies: int,

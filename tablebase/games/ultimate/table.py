@@ -115,7 +115,9 @@ def _bound(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: in
 def _rehash(keys: np.ndarray, vals: np.ndarray, new_keys: np.ndarray, new_vals: np.ndarray) -> None:
     for i in range(keys.shape[0]):
         if keys[i, 2] != EMPTY:
-            _store(new_keys, new_vals, keys[i, 0], keys[i, 1], keys[i, 2] ^ USED, vals[i, 0], vals[i, 1], vals[i, 2])
+            _store(
+                new_keys, new_vals, keys[i, 0], keys[i, 1], keys[i, 2] ^ USED, int(vals[i, 0]), int(vals[i, 1]), int(vals[i, 2])
+            )
 
 
 @njit(cache=True)
