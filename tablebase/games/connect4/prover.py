@@ -458,8 +458,8 @@ def _window(
     """Fail-soft score within ``(alpha, beta)`` of a position whose mover cannot win at once;
     sets ``shared[0]`` when done so the other threads stop."""
     edges, table, stats, shared, kids = borrowed(edges), borrowed(table), borrowed(stats), borrowed(shared), borrowed(kids)
-    # np.bool_, not the literal False: a literal argument compiles a second _static
-    s, settled, ccur, cmask, cmoves, ckey, cmirrored, _ = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, claims, edges, table, np.uint64(0), np.bool_(False))
+    # not the literal False: a literal argument compiles a second _static
+    s, settled, ccur, cmask, cmoves, ckey, cmirrored, _ = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, claims, edges, table, np.uint64(0), bool(np.bool_(False)))
     if settled:
         r = s
     elif (cmoves - moves) % 2 == 0:
