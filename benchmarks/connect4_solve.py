@@ -12,8 +12,8 @@ absent) the Pons part is skipped.
 
 Positions: ``--random`` positions with 18 to 36 discs from random play, and
 ``--hard`` positions with ``--hard-min`` to 16 discs from near-best play: each
-move is drawn among the best-scoring columns (scored by the compiled search
-within ``--budget`` nodes a column), or, while some column's score is out of
+move is drawn among the best-scoring columns (scored by the plain compiled
+search of tests/pons_scorer.py within ``--budget`` nodes a column), or, while some column's score is out of
 that budget, drawn with weights that favour the centre. None is over or has
 an immediate win for the side to move.
 
@@ -38,11 +38,13 @@ import tempfile
 import time
 from pathlib import Path
 
-import tablebase
-from tablebase.games.connect4 import connect4, to_bitboards
-from tablebase.games.connect4.prover import Prover, cores
-from tablebase.games.connect4.score import score_from_outcome
-from tablebase.games.connect4.search import Solver
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+import tablebase  # noqa: E402
+from pons_scorer import PonsScorer  # noqa: E402
+from tablebase.games.connect4 import connect4, to_bitboards  # noqa: E402
+from tablebase.games.connect4.prover import Prover, cores  # noqa: E402
+from tablebase.games.connect4.score import score_from_outcome  # noqa: E402
 
 
 def positions(rng: random.Random, count: int, low: int, high: int) -> list[str]:
@@ -67,7 +69,7 @@ def positions(rng: random.Random, count: int, low: int, high: int) -> list[str]:
 def near_best(rng: random.Random, count: int, low: int, high: int, budget: int) -> list[str]:
     """Move sequences of ``count`` positions with ``low``..``high`` discs along near-best lines."""
     game = connect4()
-    chooser = Solver(7, 6)
+    chooser = PonsScorer(7, 6)
     out: list[str] = []
     while len(out) < count:
         discs = rng.randint(low, high)

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 from tablebase.games import get  # noqa: E402
 from tablebase.games.connect4.bits import to_bitboards  # noqa: E402
 from tablebase.games.connect4.bounds import NONE, odd_threat_bound  # noqa: E402
-from tablebase.games.connect4.search import four_spots  # noqa: E402
+from tablebase.games.connect4.compiled_bits import winning_spots  # noqa: E402
 from playouts import random_position  # noqa: E402
 from test_connect4 import columns_of  # noqa: E402
 from test_connect4_jit import pons_score  # noqa: E402
@@ -31,7 +31,7 @@ def odd_threat_bound_of(name: str, state: int) -> int:
     x, mask = to_bitboards(state, w, h)
     moves = mask.bit_count()
     cur = x if moves % 2 == 0 else x ^ mask
-    threats = four_spots(np.uint64(cur ^ mask), h) & np.uint64(board & ~mask)
+    threats = winning_spots(np.uint64(cur ^ mask), h) & np.uint64(board & ~mask)
     return odd_threat_bound(np.uint64(cur), np.uint64(mask), threats, h, np.uint64(bottom), np.uint64(board), w * h, moves)
 
 

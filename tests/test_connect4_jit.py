@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 from cli.main import app  # noqa: E402
 from tablebase.games import get  # noqa: E402
-from tablebase.games.connect4.search import Solver  # noqa: E402
+from pons_scorer import PonsScorer  # noqa: E402
 from tablebase.games.connect4.score import score_from_outcome  # noqa: E402
 from playouts import random_position  # noqa: E402
 from test_connect4 import columns_of, four_in_a_row, makes_four  # noqa: E402
@@ -75,19 +75,19 @@ def _search(columns: tuple[str, ...], rows: int) -> int:
 def test_scores_agree_with_plain_minimax(name: str, plies: tuple[int, int], slots: int) -> None:
     """One solver (one table) for a batch of positions gives each its exact score."""
     game = get(name)
-    assert_scores_match_minimax(Solver(game.columns, game.rows, slots).score, name, plies, 25, 7)
+    assert_scores_match_minimax(PonsScorer(game.columns, game.rows, slots).score, name, plies, 25, 7)
 
 
 def test_empty_4x4_is_a_draw_and_budgets_resume() -> None:
     game = get("connect4-4-4")
-    solver = Solver(4, 4, 1 << 12)
+    solver = PonsScorer(4, 4, 1 << 12)
     assert solver.score(game.initial_state(), budget=10) is None
     assert solver.label(game.initial_state()) == ("draw", 16)
 
 
 def test_immediate_win_scores() -> None:
     game = get("connect4")
-    solver = Solver(7, 6)
+    solver = PonsScorer(7, 6)
     # x has three in column 1 and wins with the 7th disc: (42 + 1 - 6) // 2 = 18
     state = game.parse_position("121212")
     assert solver.score(state) == 18

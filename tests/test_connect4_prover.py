@@ -1,5 +1,5 @@
 """The Connect Four prover on every core: Pons' scores against a plain minimax on small boards,
-against the single-threaded scorer of `tablebase.games.connect4.search` on 7x6, and the empty
+against the single-threaded scorer of `tests/pons_scorer.py` on 7x6, and the empty
 7x6 board's known column values."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from cli.main import app  # noqa: E402
 from tablebase.games import get  # noqa: E402
 from tablebase.games.connect4.bits import has_four, to_bitboards  # noqa: E402
 from tablebase.games.connect4.prover import Prover, _dead, edge_masks, initial_history  # noqa: E402
-from tablebase.games.connect4.search import Solver  # noqa: E402
+from pons_scorer import PonsScorer  # noqa: E402
 from playouts import random_position  # noqa: E402
 from test_connect4 import columns_of  # noqa: E402
 from test_connect4_jit import assert_scores_match_minimax, late_position, pons_score  # noqa: E402
@@ -73,7 +73,7 @@ def test_siblings_scored_in_a_row_agree_with_plain_minimax(name: str, plies: tup
 
 def test_scores_agree_with_the_single_threaded_scorer_on_7x6() -> None:
     game = get("connect4")
-    prover, solver = Prover(7, 6, 1 << 20, threads=2), Solver(7, 6, 1 << 20)
+    prover, solver = Prover(7, 6, 1 << 20, threads=2), PonsScorer(7, 6, 1 << 20)
     rng = random.Random(12)
     checked = 0
     while checked < 40:
@@ -89,7 +89,7 @@ def test_budgets_resume_and_threads_agree() -> None:
     state = game.parse_position(late_position(random.Random(4), 12))
     one, two = Prover(7, 6, 1 << 18, threads=1), Prover(7, 6, 1 << 18, threads=2)
     assert two.score(state, budget=100) is None
-    assert one.score(state) == two.score(state) == Solver(7, 6).score(state)
+    assert one.score(state) == two.score(state) == PonsScorer(7, 6).score(state)
 
 
 @pytest.mark.parametrize(("name", "plies"), [("connect4-4-5", (0, 8)), ("connect4-5-4", (0, 8))])
@@ -139,7 +139,7 @@ def test_a_deadline_stops_the_search_and_the_table_keeps_its_work(threads: int) 
     before = prover.nodes
     assert prover.scores(kids, deadline=time.perf_counter() - 1) == [None] * 7
     assert prover.nodes == before
-    solver = Solver(7, 6, 1 << 16)
+    solver = PonsScorer(7, 6, 1 << 16)
     assert solver.scores(kids[:1], deadline=time.perf_counter() + 0.2) == [None] and solver.nodes > 0
 
 
@@ -175,7 +175,7 @@ def test_dead_discs_change_no_score() -> None:
     bottom = sum(1 << c * (h + 1) for c in range(w))
     board = bottom * ((1 << h) - 1)
     edges = edge_masks(w, h)
-    solver = Solver(w, h, 1 << 20)
+    solver = PonsScorer(w, h, 1 << 20)
     rng = random.Random(13)
     flipped = 0
     for _ in range(400):

@@ -25,7 +25,7 @@ from tablebase.store.dense import BLOCK, BYTES_FLAG, PART, _runs, decode_block, 
 
 pytest.importorskip("numba")
 
-from tablebase.games.connect4.search import Solver  # noqa: E402
+from pons_scorer import PonsScorer  # noqa: E402
 
 #: Legal positions per board and the start's value for x: John Tromp's tables, "John's Connect
 #: Four Playground" (https://tromp.github.io/c4/c4.html); 6x4 is a second-player win whose last
@@ -110,7 +110,7 @@ def test_dense_builds_agree_with_tromp(tmp_path: Path, name: str) -> None:
         # every column's value against an independent search (alpha-beta over Pons' scores)
         game = table.game
         assert isinstance(game, Connect4Game)
-        solver = Solver(game.columns, game.rows, 1 << 20)
+        solver = PonsScorer(game.columns, game.rows, 1 << 20)
         rng = random.Random(11)
         checked = 0
         for _ in range(12):

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from tablebase.games.connect4.search import popcount
+from tablebase.games.connect4.compiled_bits import has_four, popcount
 
 #: What a bound is when the strategy proves nothing (above every score).
 NONE = 1000
@@ -31,14 +31,6 @@ def four(b: Any, s: Any) -> Any:
     """The top cell of each four of ``b`` in the direction of step ``s``."""
     pairs = b & (b << (np.uint64(2) * s))
     return pairs & (pairs << s)
-
-
-@njit(cache=True, inline="always")
-def has_four(b: Any, h: int) -> bool:
-    """Whether ``b`` holds a four (``h`` rows)."""
-    return bool(
-        four(b, np.uint64(1)) | four(b, np.uint64(h + 1)) | four(b, np.uint64(h)) | four(b, np.uint64(h + 2))
-    )
 
 
 @njit(cache=True, inline="always")

@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit, prange
 
 from tablebase.games.connect4.bits import DRAWN_END, LOST_END, WIN_NOW
+from tablebase.games.connect4.compiled_bits import has_four, winning_spots
 from tablebase.games.common.dense_kernels import (
     MOST_CHILDREN, POPCOUNTS, Arrays, Index, Kernels, Span, Tables, colex, colex_table, run_unit, unit_pass,
 )
@@ -76,30 +77,14 @@ def _run(mode: int, ply: int, arrays: Arrays, tables: Tables, span: Span) -> Non
 
 
 @njit(cache=True, inline="always")
-def _has_four(bits: int, rows: int) -> bool:
-    for step in (1, rows + 1, rows, rows + 2):
-        pairs = bits & (bits >> step)
-        if pairs & (pairs >> (2 * step)):
-            return True
-    return False
-
-
-@njit(cache=True, inline="always")
 def _wins_now(mine: int, discs: int, columns: int, rows: int) -> bool:
     """Whether the side holding ``mine`` completes a four with its next disc."""
-    r = (mine << 1) & (mine << 2) & (mine << 3)
-    for s in (rows + 1, rows, rows + 2):
-        p = (mine << s) & (mine << (2 * s))
-        r |= p & (mine << (3 * s))
-        r |= p & (mine >> s)
-        p = (mine >> s) & (mine >> (2 * s))
-        r |= p & (mine << s)
-        r |= p & (mine >> (3 * s))
+    r = winning_spots(mine, rows)
     bottom = 0
     for c in range(columns):
         bottom |= 1 << (c * (rows + 1))
     board = bottom * ((1 << rows) - 1)
-    return ((discs + bottom) & board & r) != 0
+    return bool((discs + bottom) & board & r)
 
 
 @njit(cache=True, inline="always")
@@ -178,7 +163,7 @@ def position(code: int, m: int, tables: tuple[Any, ...]) -> tuple[int, int]:
 def end(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
     """Lost in 0 where the side that just moved has four, drawn in 0 on a full board, else 0."""
     columns, rows = tables[7], tables[8]
-    if ply and _has_four(discs & ~x if ply % 2 == 0 else x, rows):
+    if ply and has_four(discs & ~x if ply % 2 == 0 else x, rows):
         return LOST_END
     if ply == columns * rows:
         return DRAWN_END

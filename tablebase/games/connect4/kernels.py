@@ -16,6 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from tablebase.games.common.kernels import DRAW, LOSS, UNKNOWN, ScalarRules, VectorKernels, popcount
+from tablebase.games.connect4.bits import fours
 
 
 class Connect4Rules(ScalarRules, Protocol):
@@ -48,8 +49,6 @@ class Connect4Kernels(VectorKernels):
         self.shift_array = np.array([c * height for c in range(game.columns)], dtype=np.uint64)
         self.smears = [(np.uint64(step), np.uint64(bits)) for step, bits in zip((1, 2, 4), game._smears)]
         self.below_top = np.uint64(game._below_top)
-        # the steps between neighbouring cells down a column, across, and on the two diagonals
-        self.steps = [np.uint64(step) for step in (1, height, height - 1, height + 1)]
 
     def blocks(self, states: np.ndarray) -> list[np.ndarray]:
         """Each column's block of every state, as table indices."""
@@ -76,10 +75,7 @@ class Connect4Kernels(VectorKernels):
 
     def has_four(self, bits: np.ndarray) -> np.ndarray:
         """Whether each bitboard (one player's discs) holds four in a row."""
-        found = np.zeros(len(bits), dtype=bool)
-        for step in self.steps:
-            pairs = bits & (bits >> step)
-            found |= (pairs & (pairs >> (step + step))) != 0
+        found: np.ndarray = fours(bits, self.rows) != 0
         return found
 
     def layer(self, states: np.ndarray) -> np.ndarray:

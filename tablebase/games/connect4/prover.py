@@ -3,8 +3,8 @@
 The search is a negamax over Pons' scores (:mod:`tablebase.games.connect4.score`)
 with null windows, on bitboards of the layout of
 :mod:`tablebase.games.connect4.rules` (``current``: the discs of the side to
-move, ``mask``: every disc). What it adds to the scorer of
-:mod:`tablebase.games.connect4.search`:
+move, ``mask``: every disc). What it adds to a plain negamax of that kind (the
+one the tests hold it to, in tests/pons_scorer.py):
 
 - **Forced moves without a node.** A position whose mover must block a
   threat, or has a single move that does not lose at once, is followed down
@@ -60,13 +60,13 @@ from typing import Any, cast
 import numpy as np
 from numba import njit
 
-from tablebase.games.connect4.bounds import NONE, evens_bound, follow_up_bound, has_four, odd_threat_bound, win_score
+from tablebase.games.connect4.bounds import NONE, evens_bound, follow_up_bound, odd_threat_bound, win_score
+from tablebase.games.connect4.compiled_bits import has_four, popcount, winning_spots
 from tablebase.games.connect4.entries import (
     EXACT, KEY_BITS, LOWER, UPPER, borrowed, entry_move, entry_score, entry_type, entry_work, kept_entries, lookup,
     prefetch, restore, slot, store,
 )
 from tablebase.games.connect4.score import ScoreSearch
-from tablebase.games.connect4.search import four_spots, popcount
 
 #: Default number of table entries (8 bytes each: about 1 GiB; memory is taken as entries are written).
 DEFAULT_ENTRIES = 134_217_757
@@ -218,7 +218,7 @@ def _static(
             if alpha >= beta:
                 return sign * beta, True, cur, mask, moves, zero, False, zero
         opp = cur ^ mask
-        opp_threats = four_spots(opp, h) & empty
+        opp_threats = winning_spots(opp, h) & empty
         if initial:
             first = opp_threats
             initial = False
@@ -305,7 +305,7 @@ def _negamax(
     if alpha >= beta:
         return beta
     opp = cur ^ mask
-    opp_threats = four_spots(opp, h) & empty
+    opp_threats = winning_spots(opp, h) & empty
     possible = (mask + bottom) & board
     nonlosing = possible & ~(opp_threats >> np.uint64(1))
     value = -_INF
@@ -473,7 +473,7 @@ def _window(
 
 @njit(cache=True)
 def _wins_now(cur: Any, mask: Any, h: int, bottom: Any, board: Any) -> bool:
-    return bool(((mask + bottom) & board & four_spots(cur, h) & ~mask) != 0)
+    return bool(((mask + bottom) & board & winning_spots(cur, h) & ~mask) != 0)
 
 
 class _Job:

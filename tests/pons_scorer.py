@@ -1,6 +1,8 @@
-"""Exact Connect Four search compiled with numba: Pascal Pons' score of a position.
+"""A plain exact Connect Four search compiled with numba, Pascal Pons' score of a position: the
+reference the tests hold the prover (:mod:`tablebase.games.connect4.prover`) and the dense
+build to.
 
-Bitboards in the state layout of :mod:`tablebase.games.connect4.rules` (``H + 1``
+Bitboards in the state layout of :mod:`tablebase.games.connect4.bits` (``H + 1``
 bits per column): ``current`` holds the discs of the side to move, ``mask``
 every disc. The search is a negamax over scores (the score encodes value and
 distance, :mod:`tablebase.games.connect4.score`) with null windows narrowed
@@ -8,10 +10,6 @@ from both sides, a transposition table of bounds (full keys, so no false
 hits; a new entry replaces the old one in its slot), moves that hand the
 opponent an immediate win pruned, and the remaining moves ordered by the
 number of winning spots they create, the centre first among equals.
-
-:class:`Solver` is what :meth:`tablebase.games.connect4.Connect4Game.outcome_table`
-gives the generic search (:mod:`tablebase.solve.search`): its ``label``
-proves the outcome and distance of a position in node budgets.
 """
 
 from __future__ import annotations
@@ -21,48 +19,19 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from tablebase.games.connect4.compiled_bits import popcount, winning_spots
 from tablebase.games.connect4.score import ScoreSearch
 
 #: Default number of table slots (9 bytes each: about 150 MB).
 DEFAULT_SLOTS = 1 << 24
 #: The most slots a table may have: 9 bytes each, at most 1 GiB in all (an odd count).
 MAX_SLOTS = ((1 << 30) // 9 - 1) | 1
-#: Nodes per compiled call between looks at the clock.
-CHUNK = 2_000_000
-
-
-@njit(cache=True, inline="always")
-def popcount(x: Any) -> int:
-    """The number of bits set in a 64-bit word."""
-    n = 0
-    while x:
-        x &= x - np.uint64(1)
-        n += 1
-    return n
-
-
-@njit(cache=True, inline="always")
-def four_spots(p: Any, h: int) -> Any:
-    """Cells (anywhere) that would complete a four of the discs ``p``."""
-    one = np.uint64(1)
-    two = np.uint64(2)
-    three = np.uint64(3)
-    r = (p << one) & (p << two) & (p << three)
-    for step_ in (h + 1, h, h + 2):
-        s = np.uint64(step_)
-        q = (p << s) & (p << (two * s))
-        r |= q & (p << (three * s))
-        r |= q & (p >> s)
-        q = (p >> s) & (p >> (two * s))
-        r |= q & (p << s)
-        r |= q & (p >> (three * s))
-    return r
 
 
 @njit(cache=True, inline="always")
 def _winning_spots(position: Any, mask: Any, h: int, board: Any) -> Any:
     """Empty cells (on the board, not necessarily playable) that would complete a four of ``position``."""
-    return four_spots(position, h) & (board ^ mask)
+    return winning_spots(position, h) & (board ^ mask)
 
 
 @njit(cache=True)
@@ -190,7 +159,7 @@ def _score(
     return lo
 
 
-class Solver(ScoreSearch):
+class PonsScorer(ScoreSearch):
     """Pons' score, outcome and distance of Connect Four positions on ``columns`` x ``rows``,
     with a table of ``slots`` entries kept between calls.
 
