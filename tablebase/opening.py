@@ -54,29 +54,29 @@ KEEP_EVERY = 20
 _OUTCOMES = (WIN, LOSS, DRAW)
 
 
-class Solver(Protocol):
+class StateSolver(Protocol):
     """What :func:`compute` uses of a solver (:class:`tablebase.query.Solver` is one)."""
 
     def solve_state(self, state: int, time_limit: float | None = None, line: bool = False) -> SolveReport: ...
 
     def keep(self) -> None: ...
 
-    def __enter__(self) -> Solver: ...
+    def __enter__(self) -> StateSolver: ...
 
     def __exit__(self, *exc: object) -> None: ...
 
 
-class TablebaseFile(Protocol):
+class OpeningFile(Protocol):
     """What :func:`compute` uses of a tablebase file (:class:`tablebase.query.Tablebase` is one)."""
 
     def upgrade(self) -> tuple[str | None, str]: ...
 
     def get_variant(self, name: str) -> VariantTable | None: ...
 
-    def solver(self, name: str) -> Solver: ...
+    def solver(self, name: str) -> StateSolver: ...
 
 
-def compute(tb: TablebaseFile, game: Game, plies: int, every: bool, progress: Progress | None) -> OpeningReport:
+def compute(tb: OpeningFile, game: Game, plies: int, every: bool, progress: Progress | None) -> OpeningReport:
     """Solve and store the opening table of ``game`` in ``tb`` (see the module's docstring),
     position by position in order of plies, going on from what the file holds."""
     if plies < 0:
@@ -132,7 +132,7 @@ def compute(tb: TablebaseFile, game: Game, plies: int, every: bool, progress: Pr
     )
 
 
-def _stored(tb: TablebaseFile, game: Game, position: str, state: int) -> Probe | None:
+def _stored(tb: OpeningFile, game: Game, position: str, state: int) -> Probe | None:
     """The probe of ``position`` when the file holds it with every move proved, else ``None``."""
     table = tb.get_variant(game.name)
     probe = None if table is None else table.get_probe(position, search=False)
@@ -367,4 +367,4 @@ def _header(game: Game, shown: str, first: str, second: str) -> dict[str, Any]:
     return header
 
 
-__all__ = ["COLUMNS", "FORMAT", "KEEP_EVERY", "VERSION", "ShippedTable", "TablebaseFile", "compute", "export", "read", "shipped"]
+__all__ = ["COLUMNS", "FORMAT", "KEEP_EVERY", "VERSION", "OpeningFile", "ShippedTable", "StateSolver", "compute", "export", "read", "shipped"]

@@ -44,7 +44,7 @@ def _ranked(child: tuple[str, int | None]) -> tuple[tuple[int, float], Outcome, 
     return found
 
 
-class TablebaseFile(Protocol):
+class VariantFile(Protocol):
     """What a :class:`VariantTable` reads of its file (:class:`tablebase.query.Tablebase` is one)."""
 
     path: Path
@@ -92,7 +92,7 @@ class VariantTable:
     ``None``: a probe of a position the file lacks answers from it when it has the position.
     """
 
-    def __init__(self, tablebase: TablebaseFile, game: Game, name: str, shipped: OpeningTable | None = None):
+    def __init__(self, tablebase: VariantFile, game: Game, name: str, shipped: OpeningTable | None = None):
         self.tablebase = tablebase
         self.game = game
         self._name = name
@@ -471,7 +471,7 @@ class VariantTable:
         yield from rows
 
 
-__all__ = ["PROBE_BUDGET", "TablebaseFile", "VariantTable"]
+__all__ = ["PROBE_BUDGET", "VariantFile", "VariantTable"]
 
 
 def _ply_outcomes(win: int | None, loss: int | None, draw: int | None) -> dict[str, int] | None:

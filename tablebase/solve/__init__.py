@@ -43,7 +43,7 @@ __all__ = [
     "LOSS",
     "NO_DISTANCE",
     "OUTCOME_NAMES",
-    "PlyCounts",
+    "ReachCounts",
     "Reached",
     "UNKNOWN",
     "WIN",
@@ -205,7 +205,7 @@ def solve(
 
 
 @dataclass(frozen=True)
-class PlyCounts:
+class ReachCounts:
     """How many positions and symmetry classes are reachable after ``ply`` moves, and how many are terminal."""
 
     ply: int
@@ -263,7 +263,7 @@ def reached(game: Game) -> Reached | None:
 
 def count(
     game: Game, symmetry: bool = True, progress: Progress | None = None, vector: bool | None = None
-) -> list[PlyCounts]:
+) -> list[ReachCounts]:
     """Per-ply counts of reachable positions and symmetry classes, without labelling or storing.
 
     With ``symmetry`` the walk visits one state per class, counted at the
@@ -285,7 +285,7 @@ def count(
         if kernels is None:
             raise ValueError(f"{game.name} has no array kernels")
         layers = count_layers(kernels, game.initial_state(), symmetry, progress)
-        return [PlyCounts(c.depth, c.positions, c.classes, c.terminal) for c in layers]
+        return [ReachCounts(c.depth, c.positions, c.classes, c.terminal) for c in layers]
     solution = enumerate_states(game, symmetry=symmetry, progress=progress)
     plies = int(solution.ply.max()) + 1
     states = solution.states
@@ -298,4 +298,4 @@ def count(
         positions = np.bincount(solution.ply, minlength=plies)
         classes = np.bincount(solution.ply, weights=counted, minlength=plies)
     terminal = np.bincount(solution.ply[solution.terminal != UNKNOWN], minlength=plies)
-    return [PlyCounts(p, int(positions[p]), int(classes[p]), int(terminal[p])) for p in range(plies)]
+    return [ReachCounts(p, int(positions[p]), int(classes[p]), int(terminal[p])) for p in range(plies)]

@@ -29,7 +29,7 @@ from tablebase.games.common.dense_kernels import (
 )
 
 
-class Connect4Index(Index, Protocol):
+class Connect4Tables(Index, Protocol):
     """The tables of :class:`tablebase.games.connect4.index.Connect4Index` the kernels read."""
 
     columns: int
@@ -48,7 +48,7 @@ def _pass(mode: int, ply: int, v: int, arrays: Arrays, tables: Tables, span: Spa
     run_unit(mode, _FAMILY, ply, v, arrays, tables, span, kids)
 
 
-def _arguments(index: Connect4Index, ply: int) -> tuple[Any, ...]:
+def _arguments(index: Connect4Tables, ply: int) -> tuple[Any, ...]:
     """The tables every kernel takes, for one ply; a unit of work is one height vector."""
     tables = index.__dict__.get("_colex_table")
     if tables is None:

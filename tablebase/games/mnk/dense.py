@@ -29,7 +29,7 @@ from tablebase.games.common.dense_kernels import (
 )
 
 
-class MNKIndex(Index, Protocol):
+class MNKTables(Index, Protocol):
     """The tables of :class:`tablebase.games.mnk.index.MNKIndex` the kernels read."""
 
     binom: np.ndarray
@@ -47,7 +47,7 @@ def _pass(mode: int, ply: int, i: int, arrays: Arrays, tables: Tables, span: Spa
     run_unit(mode, _FAMILY, ply, i, arrays, tables, span, kids)
 
 
-def _arguments(index: MNKIndex, ply: int) -> tuple[Any, ...]:
+def _arguments(index: MNKTables, ply: int) -> tuple[Any, ...]:
     """The tables every kernel takes, for one ply; the parallel work is one major set each."""
     cells = index.cells
     a, b = ply // 2, ply - ply // 2

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from tablebase.games.base import Game
 from tablebase.games.ultimate.lower_bound import check_funnel, check_lower_bound
-from tablebase.games.ultimate.upper_bound import Solver, check_strategy
+from tablebase.games.ultimate.upper_bound import SolveFunction, check_strategy
 
 #: No variants of its own: the strategies are those of :mod:`tablebase.games.ultimate`'s variants.
 VARIANTS: dict[str, Callable[[], Game]] = {}
@@ -43,7 +43,7 @@ class StrategyChecks:
         return "\n".join(parts)
 
 
-def check_strategies(solve: Solver, lower_bound: bool = False, walk_to: int = 0) -> StrategyChecks:
+def check_strategies(solve: SolveFunction, lower_bound: bool = False, walk_to: int = 0) -> StrategyChecks:
     """Seed 004's strategies checked by machine: x's win within 43 moves (its game solved with
     ``solve``), or with ``lower_bound`` o's strategy LBS (no x win before turn 29), plus the
     unpruned LBS walk to ``walk_to`` when given."""

@@ -314,10 +314,10 @@ class Solved(Protocol):
 
 
 #: A solver of whole games, called as ``solve(game, symmetry=...)`` (:func:`tablebase.solve.solve`).
-Solver = Callable[..., Solved]
+SolveFunction = Callable[..., Solved]
 
 
-def check_strategy(solve: Solver, symmetry: bool = True, game: UltimateStrategy | None = None) -> StrategyReport:
+def check_strategy(solve: SolveFunction, symmetry: bool = True, game: UltimateStrategy | None = None) -> StrategyReport:
     """Enumerate and solve ``ultimate-strategy`` with ``solve``; check that seed 004's strategy always wins.
 
     Every game that can arise when X follows the strategy is a path in the
@@ -366,4 +366,4 @@ def ultimate_strategy() -> UltimateStrategy:
     return UltimateStrategy()
 
 
-__all__ = ["Solved", "Solver", "StrategyReport", "UltimateStrategy", "check_strategy", "ultimate_strategy"]
+__all__ = ["SolveFunction", "Solved", "StrategyReport", "UltimateStrategy", "check_strategy", "ultimate_strategy"]
