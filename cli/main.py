@@ -20,9 +20,10 @@ from typer.core import TyperGroup
 
 import tablebase
 import cli
-from cli.progress import BuildProgress
+from cli.progress import BuildProgress, compile_note
 from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, settled_text, show_distance, table, value_text
 from tablebase.errors import TablebaseError, shorten_quotes
+from tablebase.progress import on_compile
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
 ClickException: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -727,7 +728,8 @@ def db_upgrade(db: DbOption = tablebase.DEFAULT_DB) -> None:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point: the app, with a line on stderr while code compiles for its first use."""
+    on_compile(compile_note)
     app()
 
 

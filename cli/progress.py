@@ -86,3 +86,9 @@ class BuildProgress:
         self.stream.write(("\r" if self.live else "") + self.last + end + "\n")
         self.stream.flush()
         self.phase = None
+
+
+def compile_note(phase: str, done: int, total: Optional[int]) -> None:
+    """A note of :func:`tablebase.progress.compiling` (code compiled on first use) as a line on stderr."""
+    sys.stderr.write(phase + "\n")
+    sys.stderr.flush()

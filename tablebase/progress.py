@@ -19,4 +19,23 @@ def report_where(progress: Progress | None, where: str) -> None:
         progress(RUNS_ON + where, 0, None)
 
 
-__all__ = ["Progress", "RUNS_ON", "report_where"]
+_compile_listener: Progress | None = None
+
+
+def on_compile(progress: Progress | None) -> Progress | None:
+    """Send the notes of :func:`compiling` to ``progress`` from now on (``None``: to nowhere, the
+    default, so the library says nothing unless asked); returns the listener it replaces."""
+    global _compile_listener
+    before, _compile_listener = _compile_listener, progress
+    return before
+
+
+def compiling(what: str, seconds: float) -> None:
+    """Note that ``what`` (``"the connect4 search"``) is being compiled for its first use and will
+    take about ``seconds``: the phase ``compiling WHAT (first use, about N s)...`` with ``done`` 0
+    and ``total`` ``None``, to the listener :func:`on_compile` set, if any."""
+    if _compile_listener is not None:
+        _compile_listener(f"compiling {what} (first use, about {seconds:.0f} s)...", 0, None)
+
+
+__all__ = ["Progress", "RUNS_ON", "compiling", "on_compile", "report_where"]

@@ -25,8 +25,9 @@ from importlib import resources
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
-from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
+from tablebase.errors import IllegalMoveError, MalformedPositionError, TablebaseError, UnknownVariantError
 from tablebase.games.base import BoardMarks, Game, Layout, cell_name, grid_layout, split_side
+from tablebase.games.common.compiled import announce_compile
 from tablebase.games.connect4.bits import has_four as has_four
 from tablebase.games.connect4.bits import to_bitboards as to_bitboards
 from tablebase.outcome import DRAW, LOSS, Outcome
@@ -47,6 +48,8 @@ MAX_ENUMERABLE_CELLS = 30
 #: (written by ``tablebase opening connect4 --export``).
 OPENING_BOARD = (7, 6)
 OPENING_FILE = "opening-7x6.tsv.gz"
+#: About how long compiling the prover takes (seconds of one core) when numba's cache lacks it.
+PROVER_COMPILE_SECONDS = 12
 
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
@@ -222,18 +225,27 @@ class Connect4Game(Game):
 
     def outcome_table(self, state: int, time_limit: float | None = None, memory: int | None = None) -> Any | None:
         """The exact score search compiled with numba (:mod:`tablebase.games.connect4.prover`,
-        on every core), when it is installed; its ``label`` gives outcome and distance at once.
+        on every core); its ``label`` gives outcome and distance at once.
         Its table holds 2^27 entries (1 GiB) for a position with at most 8 discs, else 2^24 (128 MiB),
-        or the largest power of two that fits in ``memory`` bytes if that is fewer."""
+        or the largest power of two that fits in ``memory`` bytes if that is fewer. Without numba,
+        ``None`` on a board the builders enumerate (the search runs in Python) and a
+        :class:`~tablebase.errors.TablebaseError` saying what to install on a larger one (where the
+        search in Python would not end); when numba's cache lacks the search, a note that it is
+        compiled (:func:`tablebase.progress.compiling`)."""
         try:
-            from tablebase.games.connect4.prover import Prover
-        except ImportError:
-            return None
+            from tablebase.games.connect4 import prover
+        except ImportError as err:
+            if self.enumerable:
+                return None
+            raise TablebaseError(
+                f"searching {self.name} needs numba ({err}): pip install numba, or reinstall tablebase"
+            ) from None
+        announce_compile(f"the {self.name} search", (prover._window, prover._wins_now), PROVER_COMPILE_SECONDS)
         discs = to_bitboards(state, self.columns, self.rows)[1].bit_count()
         entries = 1 << 27 if discs <= 8 else 1 << 24
         if memory is not None:
             entries = min(entries, 1 << max(memory // 8, 1).bit_length() - 1)
-        return Prover(self.columns, self.rows, entries)
+        return prover.Prover(self.columns, self.rows, entries)
 
     def key_patterns(self, state: int) -> list[str]:
         """Discs stay where they fall: the position and its mirror image with their empty cells

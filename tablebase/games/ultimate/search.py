@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from tablebase.games.common.compiled import announce_compile
 from tablebase.games.ultimate.fields import (
     DRAWS,
     FREE,
@@ -65,6 +66,8 @@ from tablebase.games.ultimate.table import (
 )
 from tablebase.scores import INF, M, settle, shift, unshift
 
+#: About how long compiling the searches takes (seconds of one core) when numba's cache lacks them.
+COMPILE_SECONDS = 15
 #: The searches of :func:`_walk`: the outcome's alpha-beta, the distance's, the proof numbers of a bound.
 OUTCOME, DISTANCE, PROOF = 0, 1, 2
 #: What each search returns when its node budget is spent.
@@ -726,4 +729,5 @@ def _load() -> None:
     _rehash(table.distances.keys, table.distances.vals, np.zeros((16, 3), dtype=np.int64), np.zeros((16, 3), dtype=np.int64))
 
 
+announce_compile("the ultimate search", (_walk, _get, _dget, _find, _store, _merge, _rehash), COMPILE_SECONDS)
 _load()
