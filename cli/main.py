@@ -54,6 +54,33 @@ class OneLineErrors(TyperGroup):
             sys.exit(1)
         sys.exit(result if isinstance(result, int) else 0)
 
+    def get_params(self, ctx: Any) -> Any:
+        params = super().get_params(ctx)
+        plain_text_params(params)
+        return params
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None:
+            plain_text_params(command.get_params(ctx))
+        return name, command, rest
+
+
+def plain_text_params(params: list[Any]) -> None:
+    """Let the text and flag parameters of a command through as the parser read them: typer would
+    otherwise build a pydantic model for each before the command runs (importing pydantic and
+    building the models cost about 0.1 s a command, more than a probe's answer); the others,
+    and a typer without this hook, keep typer's checks."""
+    try:
+        from typer._coercion import PassThroughRuntimeParam
+    except ImportError:
+        return
+    for param in params:
+        descriptor = getattr(param, "type_descriptor", None)
+        annotation = getattr(descriptor, "annotation", None)
+        if annotation in (str, bool) and getattr(param, "_runtime_param", 0) is None:
+            param._runtime_param = PassThroughRuntimeParam(annotation=annotation, parameter_info=cast(Any, descriptor).parameter_info)
+
 
 app = typer.Typer(
     name="tablebase",

@@ -162,3 +162,17 @@ def test_the_first_solve_says_it_compiles_and_the_second_does_not(tmp_path: Path
         assert done.returncode == 0, done.stderr
         assert "win in 3" in done.stdout
         assert ("compiling the connect4 search (first use, about" in done.stderr) is said, done.stderr
+
+
+def test_a_command_with_text_and_flag_options_builds_no_parameter_models(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    with tablebase.open(db) as tb:
+        tb.build("tictactoe")
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "cli.fast", "list", "--json", "--db", str(db)],
+        capture_output=True, text=True, cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert '"variant": "tictactoe"' in done.stdout
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "typer" in imported and "pydantic" not in imported
