@@ -1,6 +1,7 @@
 """Ultimate tic-tac-toe: the family package registered as ``ultimate``.
 
-The rules, notation and board drawing are :mod:`.rules`; seed 004's winning strategy for X as
+The rules, notation and board drawing are :mod:`.rules`, over the lines of a field and the marks
+each side still needs to make one (:mod:`.lines`); seed 004's winning strategy for X as
 the game ``ultimate-strategy``, and its check, :mod:`.upper_bound`; O's strategy LBS checked by
 machine :mod:`.lower_bound`; and :mod:`.strategies`, registered on its own, the registry's
 strategy hook over both. The compiled searches (numba) are :mod:`.search` (the outcome, distance

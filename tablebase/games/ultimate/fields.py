@@ -16,30 +16,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_LINES = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100)
-LINE = np.array([any(b & ln == ln for ln in _LINES) for b in range(512)], dtype=np.bool_)
+from tablebase.games.ultimate import lines
+from tablebase.games.ultimate.lines import UNREACHABLE as UNREACHABLE
+
+LINE = np.array(lines.LINE, dtype=np.bool_)
 FREE = np.array([9 - bin(b).count("1") for b in range(512)], dtype=np.int64)
 #: ``OPEN[p]``: some line of a field holds none of the marks ``p`` (the other side can still take the field).
-OPEN = np.array([any(b & ln == 0 for ln in _LINES) for b in range(512)], dtype=np.bool_)
-
-#: What :data:`NEED` gives for a field a side can no longer take (and, summed, for a line of
-#: fields it can no longer make: any sum of at least this).
-UNREACHABLE = 30
-
-
-def _field_needs() -> np.ndarray:
-    need = np.full((512, 512), UNREACHABLE, dtype=np.int64)
-    other = np.arange(512)[None, :]
-    for ln in _LINES:
-        cost = np.array([bin(ln & ~m).count("1") for m in range(512)], dtype=np.int64)[:, None]
-        need = np.where((other & ln) == 0, np.minimum(need, cost), need)
-    return need.astype(np.int8).ravel()
-
-
-#: ``NEED[512 * mine + other]``: the fewest marks a side holding the spots ``mine`` of a field
-#: still needs to complete a line of it where the other side holds ``other``
-#: (:data:`UNREACHABLE` when every line holds an opposing mark).
-NEED = _field_needs()
+OPEN = np.array([any(b & ln == 0 for ln in lines.LINES) for b in range(512)], dtype=np.bool_)
+#: ``NEED[512 * mine + other]``: :func:`tablebase.games.ultimate.lines.need_table` as an array
+#: (:data:`UNREACHABLE` for a field a side can no longer take; summed, any sum of at least it is a
+#: line of fields it can no longer make).
+NEED = np.frombuffer(lines.need_table(), dtype=np.int8)
 
 
 def _field_wins() -> np.ndarray:

@@ -34,10 +34,10 @@ from __future__ import annotations
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
 from tablebase.games.base import DRAW, LOSS
+from tablebase.games.ultimate.lines import LINES, need_table
 from tablebase.games.ultimate.rules import (
     ACTIVE,
     ANY,
@@ -54,24 +54,8 @@ CLAIMED_TURN = 29
 #: Seed 004, Lemma 5: the turn after which every field holds exactly one X.
 LEMMA5_TURN = 18
 
-_LINES3 = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100)
 #: More X marks than any field can need: a field X can no longer win.
 NEVER = 9
-
-
-def _need(x: int, o: int) -> int:
-    best = NEVER
-    for line in _LINES3:
-        if not line & o:
-            best = min(best, 3 - (line & x).bit_count())
-    return best
-
-
-@cache
-def need_table() -> bytes:
-    """``need_table()[x << 9 | o]``: the fewest X marks that complete a line of a field with
-    these marks (:data:`NEVER` when every line holds an O); made on first use."""
-    return bytes(_need(i >> 9, i & 511) for i in range(1 << 18))
 
 
 def field_needs(state: int) -> list[int]:
@@ -92,7 +76,7 @@ def field_needs(state: int) -> list[int]:
         elif won_o >> f & 1:
             needs.append(NEVER)
         else:
-            needs.append(need[((xs >> (9 * f)) & 511) << 9 | ((os_ >> (9 * f)) & 511)])
+            needs.append(min(need[((xs >> (9 * f)) & 511) << 9 | ((os_ >> (9 * f)) & 511)], NEVER))
     return needs
 
 
@@ -101,7 +85,7 @@ def line_need(needs: list[int]) -> int:
     return min(needs[a] + needs[b] + needs[c] for a, b, c in META_LINES)
 
 
-META_LINES = tuple(tuple(f for f in range(9) if line >> f & 1) for line in _LINES3)
+META_LINES = tuple(tuple(f for f in range(9) if line >> f & 1) for line in LINES)
 
 
 def lbs_field_moves(state: int, f: int) -> list[int]:

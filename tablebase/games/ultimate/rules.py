@@ -80,6 +80,7 @@ from tablebase.games.base import (
     invert_permutation,
     parse_cell,
 )
+from tablebase.games.ultimate.lines import LINE
 
 # -- layout ---------------------------------------------------------------------
 
@@ -106,11 +107,6 @@ COMPILED_MIN_SPOTS = 20
 P3: tuple[tuple[int, ...], ...] = grid_symmetries(3, 3)
 P3_INV: tuple[tuple[int, ...], ...] = tuple(invert_permutation(p) for p in P3)
 SYM_INVERSE: tuple[int, ...] = tuple(P3.index(inv) for inv in P3_INV)
-
-_LINES3 = (0b000000111, 0b000111000, 0b111000000, 0b001001001, 0b010010010, 0b100100100, 0b100010001, 0b001010100)
-
-#: ``LINE[bits]``: whether the 9-bit pattern holds three in a line.
-LINE: tuple[bool, ...] = tuple(any(b & ln == ln for ln in _LINES3) for b in range(512))
 
 
 def _image9(bits: int, perm: tuple[int, ...]) -> int:
