@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import tablebase  # noqa: E402
 from tablebase.games import get  # noqa: E402
-from tablebase.games.base import random_live_position  # noqa: E402
+from tablebase.games.playouts import random_live_position  # noqa: E402
 
 
 def main() -> None:

@@ -53,7 +53,7 @@ from typing import NamedTuple
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablebase.games import get  # noqa: E402
-from tablebase.games.base import random_live_position  # noqa: E402
+from tablebase.games.playouts import random_live_position  # noqa: E402
 from tablebase.solve.search import SearchResult, prove  # noqa: E402
 
 

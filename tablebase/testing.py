@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from tablebase.games import get
 from tablebase.games.base import DRAW, Game, board_cells, split_move
+from tablebase.games.playouts import random_states
 from tablebase.query import Tablebase
 
 if TYPE_CHECKING:
@@ -40,22 +41,6 @@ def _expect(condition: bool, *context: object) -> None:
 
 def _game(game: Game | str) -> Game:
     return get(game) if isinstance(game, str) else game
-
-
-def random_states(game: Game, playouts: int, seed: int, max_plies: int = 60) -> list[int]:
-    """States met in random games from the start (each game stops at the end or after ``max_plies``)."""
-    rng = random.Random(seed)
-    seen: list[int] = []
-    for _ in range(playouts):
-        state = game.initial_state()
-        for _ in range(max_plies):
-            seen.append(state)
-            if game.outcome(state) is not None or not (moves := game.legal_moves(state)):
-                break
-            state = game.apply(state, rng.choice(moves))
-        else:
-            seen.append(state)
-    return seen
 
 
 def check_state(game: Game, state: int) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from playouts import walk
+from tablebase.games.playouts import playout
 
 import tablebase
 from tablebase.store.dense import decode_block, encode_block
@@ -40,7 +40,7 @@ def check_dense_is_packed(a: tablebase.VariantTable, b: tablebase.VariantTable, 
     assert a.info.outcome == b.info.outcome and a.info.distance == b.info.distance
     rng = random.Random(seed)
     for _ in range(games):
-        for state in walk(a.game, rng):
+        for state in playout(a.game, rng):
             position = a.game.format_position(state)
             assert a.probe(position).to_dict() == b.probe(position).to_dict()
             assert a.predecessors(position).to_dict() == b.predecessors(position).to_dict()

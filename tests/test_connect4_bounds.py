@@ -17,7 +17,7 @@ from tablebase.games import get  # noqa: E402
 from tablebase.games.connect4.bits import to_bitboards  # noqa: E402
 from tablebase.games.connect4.bounds import NONE, odd_threat_bound  # noqa: E402
 from tablebase.games.connect4.compiled_bits import winning_spots  # noqa: E402
-from playouts import random_position  # noqa: E402
+from tablebase.games.playouts import random_position  # noqa: E402
 from test_connect4 import columns_of  # noqa: E402
 from test_connect4_jit import pons_score  # noqa: E402
 

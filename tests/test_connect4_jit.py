@@ -21,7 +21,7 @@ from cli.main import app  # noqa: E402
 from tablebase.games import get  # noqa: E402
 from pons_scorer import PonsScorer  # noqa: E402
 from tablebase.games.connect4.score import score_from_outcome  # noqa: E402
-from playouts import random_position  # noqa: E402
+from tablebase.games.playouts import random_position  # noqa: E402
 from test_connect4 import columns_of, four_in_a_row, makes_four  # noqa: E402
 
 runner = CliRunner()

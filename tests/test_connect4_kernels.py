@@ -13,6 +13,7 @@ import tablebase
 from tablebase.games import get
 from tablebase.games.connect4 import Connect4Game, to_bitboards
 from tablebase.games.common.kernels import UNKNOWN
+from tablebase.games.playouts import playout
 from tablebase.outcome import NAMES
 
 #: Legal positions per board (columns x rows), terminal positions included and nothing
@@ -44,14 +45,7 @@ def random_walk_states(name: str, walks: int, seed: int) -> list[int]:
     """Every state on ``walks`` random games from the start, terminal ones included."""
     game = get(name)
     rng = random.Random(seed)
-    states = []
-    for _ in range(walks):
-        state = game.initial_state()
-        states.append(state)
-        while game.outcome(state) is None:
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
-            states.append(state)
-    return states
+    return [state for _ in range(walks) for state in playout(game, rng)]
 
 
 @pytest.mark.parametrize("name", ["connect4-4-4", "connect4-5-4", "connect4-4-5", "connect4-6-4", "connect4-5-5", "connect4"])

@@ -23,7 +23,7 @@ from tablebase.games import get  # noqa: E402
 from tablebase.games.connect4.bits import has_four, to_bitboards  # noqa: E402
 from tablebase.games.connect4.prover import Prover, _dead, edge_masks, initial_history  # noqa: E402
 from pons_scorer import PonsScorer  # noqa: E402
-from playouts import random_position  # noqa: E402
+from tablebase.games.playouts import random_position  # noqa: E402
 from test_connect4 import columns_of  # noqa: E402
 from test_connect4_jit import assert_scores_match_minimax, late_position, pons_score  # noqa: E402
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from dense_support import build_both, change_a_stored_value, check_dense_is_packed
-from playouts import walk
+from tablebase.games.playouts import playout
 
 import tablebase
 from tablebase import build
@@ -49,7 +49,7 @@ def test_slot_and_state_are_inverse_on_random_games(name: str) -> None:
     rng = random.Random(5)
     seen: dict[tuple[int, int], int] = {}
     for _ in range(30):
-        for state in walk(game, rng):
+        for state in playout(game, rng):
             ply, slot = index.slot(state)
             assert ply == game.plies_played(state)
             assert 0 <= slot < sizes[ply]
@@ -74,7 +74,7 @@ def test_derived_values_are_the_rules() -> None:
     index = Connect4Index(4, 4)
     rng = random.Random(2)
     for _ in range(50):
-        for state in walk(game, rng):
+        for state in playout(game, rng):
             value = index.derived(state)
             children = game.children(state)
             if game.outcome(state) is not None:
@@ -114,7 +114,7 @@ def test_dense_builds_agree_with_tromp(tmp_path: Path, name: str) -> None:
         rng = random.Random(11)
         checked = 0
         for _ in range(12):
-            for state in walk(game, rng)[8:-1]:
+            for state in playout(game, rng)[8:-1]:
                 probe = table.probe(game.format_position(state))
                 assert (probe.outcome, probe.distance) == solver.label(state)
                 for move in probe.moves:

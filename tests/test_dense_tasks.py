@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
 import pytest
-from playouts import walk
+from tablebase.games.playouts import playout
 from typer.testing import CliRunner
 
 import tablebase
@@ -434,7 +434,7 @@ def test_cli_dense_build_on_local_workers(tmp_path: Path) -> None:
         assert a.variant("connect4-4-4").info.storage == "dense"
         rng = random.Random(3)
         for _ in range(20):
-            for state in walk(a.variant("connect4-4-4").game, rng):
+            for state in playout(a.variant("connect4-4-4").game, rng):
                 position = a.variant("connect4-4-4").game.format_position(state)
                 assert a.variant("connect4-4-4").probe(position).to_dict() == b.variant("connect4-4-4").probe(position).to_dict()
         assert a.verify("connect4-4-4").ok

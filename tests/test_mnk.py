@@ -9,6 +9,7 @@ import pytest
 from tablebase import games
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
 from tablebase.games.mnk import MNKGame
+from tablebase.games.playouts import playout
 
 
 @pytest.fixture
@@ -82,14 +83,9 @@ def test_terminal_outcomes(ttt: MNKGame) -> None:
 
 def random_states(game: MNKGame, count: int, seed: int = 1) -> list[int]:
     rng = random.Random(seed)
-    out = []
+    out: list[int] = []
     while len(out) < count:
-        state = game.initial_state()
-        while True:
-            out.append(state)
-            if game.outcome(state) is not None:
-                break
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
+        out += playout(game, rng)
     return out
 
 

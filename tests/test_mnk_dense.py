@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from dense_support import build_both, change_a_stored_value, check_dense_is_packed
-from playouts import walk
+from tablebase.games.playouts import playout
 
 import tablebase
 from tablebase import build
@@ -31,7 +31,7 @@ def test_slots_children_and_states_agree_with_the_rules(name: str) -> None:
     sizes = index.ply_sizes()
     rng = random.Random(3)
     for _ in range(40):
-        for state in walk(game, rng):
+        for state in playout(game, rng):
             derived, ply, slot = index.find(state)
             assert ply == game.plies_played(state) and 0 <= slot < sizes[ply]
             # the slot holds the state's class, whatever the orientation asked
@@ -52,7 +52,7 @@ def test_derived_values_are_the_rules(name: str) -> None:
     index = game.dense_index()
     rng = random.Random(2)
     for _ in range(60):
-        for state in walk(game, rng):
+        for state in playout(game, rng):
             over = game.outcome(state)
             value = index.derived(state)
             if over is not None:

@@ -8,7 +8,8 @@ from typing import Any, Callable
 import pytest
 
 from tablebase.games import get
-from tablebase.games.base import LOSS, Game, Outcome, random_live_position
+from tablebase.games.base import LOSS, Game, Outcome
+from tablebase.games.playouts import random_live_position
 from tablebase.solve import OUTCOME_NAMES, Solution, solve
 from tablebase.solve.search import SearchResult, prove
 

@@ -8,14 +8,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-import playouts
 import pytest
 from typer.testing import CliRunner
 
 import tablebase
 from cli.main import app
 from tablebase import games
-from tablebase.games.base import random_live_position
+from tablebase.games import playouts
+from tablebase.games.playouts import random_live_position
 
 runner = CliRunner()
 
@@ -186,9 +186,7 @@ def last_cell_positions(name: str, seed: int) -> dict[tuple[str, bool], str]:
     memo: dict[int, tuple[str, int]] = {}
     found: dict[tuple[str, bool], str] = {}
     for _ in range(4000):
-        state = game.initial_state()
-        while game.outcome(state) is None and game.max_plies(state) > 2:
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
+        state = playouts.playout(game, rng, stop=lambda s: game.max_plies(s) <= 2)[-1]
         for s in (state, *(c for _, c in game.children(state))):
             if game.outcome(s) is not None:
                 continue
@@ -268,9 +266,7 @@ def test_verify_passes_after_solving_random_late_positions(tmp_path: Path, name:
     outcomes = set()
     with tablebase.open(db) as tb:
         for k in range(200):
-            state = game.initial_state()
-            while game.outcome(state) is None and game.max_plies(state) > 5 + k % 12:
-                state = game.apply(state, rng.choice(game.legal_moves(state)))
+            state = playouts.playout(game, rng, stop=lambda s: game.max_plies(s) <= 5 + k % 12)[-1]
             if game.outcome(state) is not None:
                 continue
             position = game.format_position(state)

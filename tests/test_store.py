@@ -187,17 +187,10 @@ def _late_ultimate_position() -> str:
     import random
 
     from tablebase import games
+    from tablebase.games.playouts import random_position
 
     game = games.get("ultimate-classic")
-    rng = random.Random(11)
-    while True:
-        state = game.initial_state()
-        for _ in range(64):
-            if game.outcome(state) is not None:
-                break
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
-        if game.outcome(state) is None:
-            return game.format_position(state)
+    return game.format_position(random_position(game, 64, random.Random(11)))
 
 
 def test_plies_table_matches_a_scan_of_the_states(built_db: Path, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games import get
 from tablebase.games.base import grid_symmetries
+from tablebase.games.playouts import playout
 from tablebase.games.ultimate import Ultimate, UltimateStrategy, check_strategy
 from tablebase.solve import solve
 
@@ -73,13 +74,9 @@ class Reference:
 
 def random_states(game: Ultimate, count: int, seed: int = 0) -> list[int]:
     rng = random.Random(seed)
-    out = []
+    out: list[int] = []
     while len(out) < count:
-        state = game.initial_state()
-        while game.outcome(state) is None:
-            out.append(state)
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
-        out.append(state)
+        out += playout(game, rng)
     return out[:count]
 
 

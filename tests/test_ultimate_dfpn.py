@@ -12,7 +12,8 @@ import pytest
 
 import tablebase
 from tablebase.games import get
-from tablebase.games.base import LOSS, random_live_position
+from tablebase.games.base import LOSS
+from tablebase.games.playouts import random_live_position
 from tablebase.scores import M
 from tablebase.solve.search import prove
 

@@ -22,7 +22,6 @@ Conventions:
 
 from __future__ import annotations
 
-import random
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Literal, Sequence, TypedDict
 
@@ -377,18 +376,6 @@ class Game(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
-
-
-def random_live_position(game: Game, remaining: int, rng: random.Random) -> int:
-    """A position reached by random play from the start, not over, with at most ``remaining`` plies
-    left by :meth:`Game.max_plies` (for sampling late positions to solve or test); the game must
-    bound its plies."""
-    while True:
-        state = game.initial_state()
-        while game.outcome(state) is None and (game.max_plies(state) or 0) > remaining:
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
-        if game.outcome(state) is None:
-            return state
 
 
 def invert_permutation(perm: Sequence[int]) -> tuple[int, ...]:
