@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablebase import games  # noqa: E402
 from phases import Phases  # noqa: E402
-from tablebase.games.common.kernels import UNKNOWN  # noqa: E402
+from tablebase.games.common.kernels import UNKNOWN_CODE  # noqa: E402
 from tablebase.solve.chunked import CHUNK, LayeredSolution, expand_chunk, solve_chunked  # noqa: E402
 
 TARGET_RATIO = 1.15
@@ -75,7 +75,7 @@ def child_cost(names: list[str], ply: int = 8, parents: int = 1 << 18, rounds: i
     best: dict[str, float] = {}
     for _ in range(rounds):
         for name, (kernels, chunk) in layers.items():
-            children = kernels.children(chunk[kernels.outcome(chunk) == UNKNOWN])[0].size
+            children = kernels.children(chunk[kernels.outcome(chunk) == UNKNOWN_CODE])[0].size
             t0 = time.perf_counter()
             expand_chunk(kernels, chunk, True)
             per_child = (time.perf_counter() - t0) / children

@@ -16,7 +16,7 @@ import pytest
 from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games import get
 from tablebase.games.base import Game
-from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, Solution
+from tablebase.solve import DRAW_CODE, LOSS_CODE, NO_DISTANCE, WIN_CODE, Solution
 from tablebase.testing import (
     check_random_play,
     check_random_symmetries,
@@ -26,7 +26,7 @@ from tablebase.testing import (
     winners,
 )
 
-CODES = {"win": WIN, "loss": LOSS, "draw": DRAW}
+CODES = {"win": WIN_CODE, "loss": LOSS_CODE, "draw": DRAW_CODE}
 
 
 __all__ = ["check_random_play", "check_random_symmetries", "check_state", "check_symmetries", "random_states"]
@@ -63,16 +63,16 @@ def check_labels(*solutions: Solution) -> None:
             kids = [(m, index[canon(child)[0]]) for m, child in game.children(state)]
             assert sorted(kids) == sorted(edges[i])
             labels = [(int(solution.outcome[j]), int(solution.distance[j])) for _, j in kids]
-            lost = [d for o, d in labels if o == LOSS]
-            drawn = [d for o, d in labels if o == DRAW]
+            lost = [d for o, d in labels if o == LOSS_CODE]
+            drawn = [d for o, d in labels if o == DRAW_CODE]
             if lost:
-                want = (WIN, 1 + min(lost))
+                want = (WIN_CODE, 1 + min(lost))
             elif not drawn:
-                want = (LOSS, 1 + max(d for _, d in labels))
+                want = (LOSS_CODE, 1 + max(d for _, d in labels))
             elif NO_DISTANCE in drawn:
-                want = (DRAW, NO_DISTANCE)
+                want = (DRAW_CODE, NO_DISTANCE)
             else:
-                want = (DRAW, 1 + max(drawn))
+                want = (DRAW_CODE, 1 + max(drawn))
             assert got == want, (game.format_position(state), got, want)
 
 
@@ -194,7 +194,7 @@ def check_colouring(solution: Solution, colours: dict[Node, str], board: Callabl
     assert len(colours) == solution.num_states
     for i, state in enumerate(solution.states):
         side = game.to_move(state)
-        want = {side: WIN, "-": DRAW}.get(colours[(board(state), side)], LOSS)
+        want = {side: WIN_CODE, "-": DRAW_CODE}.get(colours[(board(state), side)], LOSS_CODE)
         assert solution.outcome[i] == want, game.format_position(state)
 
 

@@ -12,7 +12,7 @@ import pytest
 import tablebase
 from tablebase.games import get
 from tablebase.games.connect4 import Connect4Game, to_bitboards
-from tablebase.games.common.kernels import UNKNOWN
+from tablebase.games.common.kernels import UNKNOWN_CODE
 from tablebase.games.playouts import playout
 from tablebase.outcome import NAMES
 
@@ -58,8 +58,8 @@ def test_kernels_agree_with_the_rules(name: str) -> None:
     codes = kernels.outcome(array)
     for state, code in zip(states, codes.tolist()):
         expected = game.outcome(state)
-        assert (None if code == UNKNOWN else NAMES[code]) == expected, game.format_position(state)
-    live = array[codes == UNKNOWN]
+        assert (None if code == UNKNOWN_CODE else NAMES[code]) == expected, game.format_position(state)
+    live = array[codes == UNKNOWN_CODE]
     parent, move, child = kernels.children(live)
     plain = [(i, m, c) for i, s in enumerate(live.tolist()) for m, c in game.children(s)]
     assert list(zip(parent.tolist(), move.tolist(), child.tolist())) == plain
@@ -77,7 +77,7 @@ def test_kernels_see_fours_in_every_direction() -> None:
         state = game.parse_position(digits)
         assert game.outcome(state) is not None, digits
         assert kernels.outcome(np.array([state], dtype=np.uint64)).tolist() == [2], digits
-        assert kernels.outcome(np.array([game.parse_position(digits[:-1])], dtype=np.uint64)).tolist() == [UNKNOWN]
+        assert kernels.outcome(np.array([game.parse_position(digits[:-1])], dtype=np.uint64)).tolist() == [UNKNOWN_CODE]
 
 
 @pytest.mark.parametrize("name", ["connect4-5-4", "connect4-4-5"])

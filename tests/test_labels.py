@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from game_checks import check_labels, check_symmetric_labels
-from tablebase.solve import DRAW, NO_DISTANCE
+from tablebase.solve import DRAW_CODE, NO_DISTANCE
 
 VARIANTS = ("roman", "roman-adjacent", "roman-lines", "rota", "rota-circle", "wild", "wild-misere")
 
@@ -16,7 +16,7 @@ def test_labels_agree_with_children(solved, name):
     check_labels(reduced, full)
     if reduced.game.cyclic:
         # no drawn line of a cyclic game ever ends, so no draw has a distance
-        draws = reduced.outcome == DRAW
+        draws = reduced.outcome == DRAW_CODE
         assert (reduced.distance[draws] == NO_DISTANCE).all()
 
 

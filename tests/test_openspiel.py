@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from tablebase import games
-from tablebase.solve import DRAW, LOSS, WIN, solve
+from tablebase.solve import DRAW_CODE, LOSS_CODE, WIN_CODE, solve
 
 pyspiel = pytest.importorskip("pyspiel")
 
-VALUE = {1: WIN, 0: DRAW, -1: LOSS}
+VALUE = {1: WIN_CODE, 0: DRAW_CODE, -1: LOSS_CODE}
 
 
 def openspiel_values(spiel_game) -> dict[str, int]:

@@ -14,7 +14,7 @@ from game_checks import (
 )
 from tablebase.games import get, names
 from tablebase.games.base import board_cells, grid_layout, split_move
-from tablebase.solve import DRAW, LOSS
+from tablebase.solve import DRAW_CODE, LOSS_CODE
 
 VARIANTS = ("roman", "roman-adjacent", "roman-lines")
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
@@ -73,11 +73,11 @@ def test_seed_000_figures(solved):
     x_wins = o_wins = 0
     for i, state in enumerate(reduced.states):
         if reduced.terminal[i]:
-            assert reduced.outcome[i] == LOSS and reduced.distance[i] == 0
+            assert reduced.outcome[i] == LOSS_CODE and reduced.distance[i] == 0
             x_wins += game.to_move(state) == "o"
             o_wins += game.to_move(state) == "x"
     assert (x_wins, o_wins) == (42, 21)
-    assert int((reduced.outcome == DRAW).sum()) == 137
+    assert int((reduced.outcome == DRAW_CODE).sum()) == 137
     assert reduced.result() == ("draw", None)
     boards = {game.canonical(s & ~game.side_bit)[0] for s in reduced.states}
     assert len(boards) == 561

@@ -19,7 +19,7 @@ from game_checks import (
 from tablebase.games import get, names
 from tablebase.games.base import board_cells, split_move
 from tablebase.games.rota import RotaGame
-from tablebase.solve import LOSS, WIN
+from tablebase.solve import LOSS_CODE, WIN_CODE
 
 VARIANTS = ("rota", "rota-circle")
 #: Seed 001's winning combinations: three in a line through the centre.
@@ -125,12 +125,12 @@ def test_seed_zugzwang(solved):
         i = index[game.canonical(s)[0]]
         return int(reduced.outcome[i]), int(reduced.distance[i])
 
-    assert label(state) == (LOSS, 2)
+    assert label(state) == (LOSS_CODE, 2)
     moves = [game.format_move(m) for m in game.legal_moves(state)]
     assert sorted(moves) == ["8-3", "8-4", "8-5"]
     for move in moves:
         after = game.apply(state, game.parse_move(state, move))
-        assert label(after) == (WIN, 1)
+        assert label(after) == (WIN_CODE, 1)
         final = game.apply(after, game.parse_move(after, "7-8"))
         assert game.outcome(final) == "loss"
     # the position arises in play: x 8, o 2, x 0, o 7, x 1, o 6

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablebase import games
-from tablebase.solve import DRAW, LOSS, NO_DISTANCE, WIN, solve
+from tablebase.solve import DRAW_CODE, LOSS_CODE, NO_DISTANCE, WIN_CODE, solve
 from tablebase.solve.retrograde import label
 from graph_game import GraphGame
 
@@ -34,12 +34,12 @@ def test_state_counts_match_seed_003(size: int) -> None:
 def horizon_oracle(n: int, children: list[list[int]], terminal: list[int]) -> tuple[list[int], list[int]]:
     """Outcome and distance by value iteration over growing horizons (independent of the solver).
 
-    ``V_k(s)`` is WIN/LOSS when the side to move can force (or cannot avoid)
+    ``V_k(s)`` is WIN_CODE/LOSS_CODE when the side to move can force (or cannot avoid)
     the end within ``k`` plies; a state's distance is the first ``k`` at which
     its value is decided.
     """
-    value = [t if t in (WIN, LOSS) else 0 for t in terminal]
-    dist = [0 if t in (WIN, LOSS) else NO_DISTANCE for t in terminal]
+    value = [t if t in (WIN_CODE, LOSS_CODE) else 0 for t in terminal]
+    dist = [0 if t in (WIN_CODE, LOSS_CODE) else NO_DISTANCE for t in terminal]
     k = 0
     while True:
         k += 1
@@ -48,10 +48,10 @@ def horizon_oracle(n: int, children: list[list[int]], terminal: list[int]) -> tu
             if value[s] or terminal[s]:
                 continue
             kids = [value[c] for c in children[s]]
-            if LOSS in kids:
-                new[s] = WIN
-            elif kids and all(v == WIN for v in kids):
-                new[s] = LOSS
+            if LOSS_CODE in kids:
+                new[s] = WIN_CODE
+            elif kids and all(v == WIN_CODE for v in kids):
+                new[s] = LOSS_CODE
         changed = [s for s in range(n) if new[s] != value[s]]
         if not changed:
             break
@@ -60,7 +60,7 @@ def horizon_oracle(n: int, children: list[list[int]], terminal: list[int]) -> tu
         value = new
     for s in range(n):
         if not value[s]:
-            value[s] = DRAW
+            value[s] = DRAW_CODE
     return value, dist
 
 
@@ -73,7 +73,7 @@ def test_label_agrees_with_horizon_oracle_on_random_cyclic_graphs(n: int, seed: 
     for s in range(n):
         if rng.random() < 0.2:
             children.append([])
-            terminal.append(rng.choice([WIN, LOSS, LOSS]))
+            terminal.append(rng.choice([WIN_CODE, LOSS_CODE, LOSS_CODE]))
         else:
             children.append([rng.randrange(n) for _ in range(rng.randint(1, 3))])
             terminal.append(0)
@@ -82,7 +82,7 @@ def test_label_agrees_with_horizon_oracle_on_random_cyclic_graphs(n: int, seed: 
     outcome, distance = label(n, np.array(src), np.array(dst), np.array(terminal))
     value, dist = horizon_oracle(n, children, terminal)
     assert outcome.tolist() == value
-    won_or_lost = [v in (WIN, LOSS) for v in value]
+    won_or_lost = [v in (WIN_CODE, LOSS_CODE) for v in value]
     assert [d for d, w in zip(distance.tolist(), won_or_lost) if w] == [d for d, w in zip(dist, won_or_lost) if w]
 
 
@@ -92,16 +92,16 @@ def test_cyclic_game_draws_have_no_distance() -> None:
     game = GraphGame({0: [1, 2], 1: [0], 2: [3], 3: [], 4: [2, 5], 5: [4]}, start=0)
     solution = solve(game)
     by_state = dict(zip(solution.states, zip(solution.outcome.tolist(), solution.distance.tolist())))
-    assert by_state[3] == (LOSS, 0)
-    assert by_state[2] == (WIN, 1)
-    assert by_state[0] == (DRAW, NO_DISTANCE)
-    assert by_state[1] == (DRAW, NO_DISTANCE)
+    assert by_state[3] == (LOSS_CODE, 0)
+    assert by_state[2] == (WIN_CODE, 1)
+    assert by_state[0] == (DRAW_CODE, NO_DISTANCE)
+    assert by_state[1] == (DRAW_CODE, NO_DISTANCE)
     assert 4 not in by_state
     game.start = 4
     solution = solve(game)
     by_state = dict(zip(solution.states, zip(solution.outcome.tolist(), solution.distance.tolist())))
-    assert by_state[4] == (DRAW, NO_DISTANCE)
-    assert by_state[5] == (DRAW, NO_DISTANCE)
+    assert by_state[4] == (DRAW_CODE, NO_DISTANCE)
+    assert by_state[5] == (DRAW_CODE, NO_DISTANCE)
 
 
 def test_cycle_escaped_only_by_losing_is_a_loss_with_slowest_distance() -> None:
@@ -110,12 +110,12 @@ def test_cycle_escaped_only_by_losing_is_a_loss_with_slowest_distance() -> None:
     game = GraphGame({0: [1, 2], 1: [3], 2: [4], 3: [], 4: [5], 5: [6], 6: []})
     solution = solve(game)
     result = dict(zip(solution.states, zip(solution.outcome.tolist(), solution.distance.tolist())))
-    assert result[6] == (LOSS, 0)
-    assert result[5] == (WIN, 1)
-    assert result[4] == (LOSS, 2)
-    assert result[2] == (WIN, 3)
-    assert result[1] == (WIN, 1)
-    assert result[0] == (LOSS, 4)
+    assert result[6] == (LOSS_CODE, 0)
+    assert result[5] == (WIN_CODE, 1)
+    assert result[4] == (LOSS_CODE, 2)
+    assert result[2] == (WIN_CODE, 3)
+    assert result[1] == (WIN_CODE, 1)
+    assert result[0] == (LOSS_CODE, 4)
 
 
 def test_tictactoe_start_is_a_draw_in_nine() -> None:
@@ -139,5 +139,5 @@ def test_symmetry_does_not_change_values(name: str) -> None:
 
 def test_placement_draw_distance_is_plies_to_a_full_board() -> None:
     solution = solve(games.get("tictactoe"), symmetry=False)
-    draws = (solution.outcome == DRAW)
+    draws = (solution.outcome == DRAW_CODE)
     assert np.all(solution.distance[draws] == 9 - solution.ply[draws])

@@ -13,7 +13,7 @@ import tablebase
 from tablebase import games
 from tablebase.errors import MalformedPositionError
 from tablebase.games.base import Game
-from tablebase.games.common.kernels import UNKNOWN, BitboardKernels, VectorKernels
+from tablebase.games.common.kernels import UNKNOWN_CODE, BitboardKernels, VectorKernels
 from tablebase.games.mnk import MNKGame
 from tablebase.solve import Solution, solve
 from tablebase.solve.vector import layers
@@ -79,7 +79,7 @@ def test_kernels_agree_with_the_scalar_rules(name: str) -> None:
     kernels = game.vector
     states = random_states(game, 2000, seed=len(name))
     array = np.array(states, dtype=np.uint64)
-    codes = {None: UNKNOWN, "win": 1, "loss": 2, "draw": 3}
+    codes = {None: UNKNOWN_CODE, "win": 1, "loss": 2, "draw": 3}
     assert kernels.outcome(array).tolist() == [codes[game.outcome(s)] for s in states]
     assert kernels.canonical(array).tolist() == [game.canonical(s)[0] for s in states]
     assert kernels.orbit_sizes(array).tolist() == [game.orbit_size(s) for s in states]
@@ -190,7 +190,7 @@ class RingKernels(VectorKernels):
         self.targets = [np.array(e, dtype=np.uint64) for e in game.edges]
 
     def outcome(self, states: np.ndarray) -> np.ndarray:
-        return np.where(self.degree[states.astype(np.intp)] == 0, 2, UNKNOWN).astype(np.int8)
+        return np.where(self.degree[states.astype(np.intp)] == 0, 2, UNKNOWN_CODE).astype(np.int8)
 
     def children(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         parent = np.repeat(np.arange(len(states)), self.degree[states.astype(np.intp)])
@@ -318,7 +318,7 @@ def random_layered_graph(rng: random.Random, plies: int) -> tuple[np.ndarray, np
             if d == plies - 1 or rng.random() < 0.25:
                 terminal.append(rng.choice([LOSS_CODE, LOSS_CODE, DRAW_CODE, WIN_CODE]))
                 continue
-            terminal.append(UNKNOWN)
+            terminal.append(UNKNOWN_CODE)
             for _ in range(rng.randint(1, 3)):
                 src.append(state)
                 dst.append(int(offsets[d + 1]) + rng.randrange(sizes[d + 1]))
@@ -354,7 +354,7 @@ def test_known_states_stand_for_the_rest_of_a_cyclic_graph(seed: int) -> None:
         if rng.random() < 0.2:
             terminal.append(rng.choice([LOSS_CODE, LOSS_CODE, DRAW_CODE, WIN_CODE]))
             continue
-        terminal.append(UNKNOWN)
+        terminal.append(UNKNOWN_CODE)
         for _ in range(rng.randint(1, 3)):
             src.append(s)
             dst.append(rng.randrange(cut, n) if s < cut else rng.randrange(n) if rng.random() < 0.3 else rng.randrange(cut, n))

@@ -15,11 +15,11 @@ from game_checks import (
 from tablebase.errors import MalformedPositionError
 from tablebase.games import get, names
 from tablebase.games.base import board_cells, grid_layout, split_move
-from tablebase.solve import DRAW, LOSS, WIN
+from tablebase.solve import DRAW_CODE, LOSS_CODE, WIN_CODE
 
 VARIANTS = ("wild", "wild-misere")
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
-CODE = {"win": WIN, "loss": LOSS, "draw": DRAW}
+CODE = {"win": WIN_CODE, "loss": LOSS_CODE, "draw": DRAW_CODE}
 
 
 # -- seed 002's encoding and an independent solver ------------------------------------------
@@ -123,7 +123,7 @@ def test_seed_002_situation_9371(solved):
     }
     reduced, _ = solved["wild"]
     i = index_of(reduced)[game.canonical(state)[0]]
-    assert (reduced.outcome[i], reduced.distance[i]) == (WIN, 1)
+    assert (reduced.outcome[i], reduced.distance[i]) == (WIN_CODE, 1)
 
 
 def test_first_player_wins_only_through_the_centre(solved):
@@ -142,8 +142,8 @@ def test_first_player_wins_only_through_the_centre(solved):
         j = index[game.canonical(game.apply(start, move))[0]]
         results[game.format_move(move)] = int(reduced.outcome[j])
     assert len(results) == 18
-    assert {m for m, o in results.items() if o == LOSS} == {"xb2", "ob2"}  # lost for the opponent
-    assert {m for m, o in results.items() if o == DRAW} == set(results) - {"xb2", "ob2"}
+    assert {m for m, o in results.items() if o == LOSS_CODE} == {"xb2", "ob2"}  # lost for the opponent
+    assert {m for m, o in results.items() if o == DRAW_CODE} == set(results) - {"xb2", "ob2"}
     value = independent_solver(misere=False)
     assert value("." * 9) == ("win", 7)
     assert value("....x....") == ("loss", 6)

@@ -27,26 +27,26 @@ import numpy as np
 from tablebase.games.base import Game
 from tablebase.progress import Progress
 from tablebase.solve.retrograde import (
-    DRAW,
-    LOSS,
+    DRAW_CODE,
+    LOSS_CODE,
     NO_DISTANCE,
     OUTCOME_CODES,
     OUTCOME_NAMES,
-    UNKNOWN,
-    WIN,
+    UNKNOWN_CODE,
+    WIN_CODE,
     label,
     label_layered,
 )
 
 __all__ = [
-    "DRAW",
-    "LOSS",
+    "DRAW_CODE",
+    "LOSS_CODE",
     "NO_DISTANCE",
     "OUTCOME_NAMES",
     "ReachCounts",
     "Reached",
-    "UNKNOWN",
-    "WIN",
+    "UNKNOWN_CODE",
+    "WIN_CODE",
     "Progress",
     "Solution",
     "count",
@@ -125,7 +125,7 @@ def enumerate_states(
         if result is not None:
             terminal.append(OUTCOME_CODES[result])
         else:
-            terminal.append(UNKNOWN)
+            terminal.append(UNKNOWN_CODE)
             depth = ply[i] + 1
             for move, child in game.children(state):
                 child = canon(child)[0]
@@ -297,5 +297,5 @@ def count(
         counted = [game.canonical(s)[0] == s if reach is None else reach.counts_class(s) for s in states]
         positions = np.bincount(solution.ply, minlength=plies)
         classes = np.bincount(solution.ply, weights=counted, minlength=plies)
-    terminal = np.bincount(solution.ply[solution.terminal != UNKNOWN], minlength=plies)
+    terminal = np.bincount(solution.ply[solution.terminal != UNKNOWN_CODE], minlength=plies)
     return [ReachCounts(p, int(positions[p]), int(classes[p]), int(terminal[p])) for p in range(plies)]

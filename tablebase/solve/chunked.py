@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tablebase.errors import BuildError
-from tablebase.games.common.kernels import DRAW, LOSS, UNKNOWN, WIN, VectorKernels
+from tablebase.games.common.kernels import DRAW_CODE, LOSS_CODE, UNKNOWN_CODE, WIN_CODE, VectorKernels
 from tablebase.progress import report_where
 from tablebase.solve.executor import Executor, executor_for
 from tablebase.solve.retrograde import OUTCOME_NAMES, sorted_unique
@@ -306,7 +306,7 @@ def _canon(kernels: VectorKernels, states: np.ndarray, symmetry: bool) -> np.nda
 def expand_chunk(kernels: VectorKernels, parents: np.ndarray, symmetry: bool) -> np.ndarray:
     """The sorted distinct canonical children of the live states among ``parents``."""
     parents = np.asarray(parents, dtype=np.uint64)
-    live = parents[kernels.outcome(parents) == UNKNOWN]
+    live = parents[kernels.outcome(parents) == UNKNOWN_CODE]
     if live.size == 0:
         return np.empty(0, dtype=np.uint64)
     child = kernels.children(live)[2]
@@ -326,7 +326,7 @@ def label_chunk(
     terminal = kernels.outcome(parents)
     outcome = terminal.astype(np.int8)
     distance = np.zeros(parents.size, dtype=np.int16)
-    live = np.flatnonzero(terminal == UNKNOWN)
+    live = np.flatnonzero(terminal == UNKNOWN_CODE)
     if live.size == 0:
         return outcome, distance
     parent, _, child = kernels.children(parents[live])
@@ -340,7 +340,7 @@ def label_chunk(
     del ordered
     code = next_outcome[pos]
     d = next_distance[pos].astype(np.int32)
-    score_sorted = np.where(code == LOSS, _WIN_BASE - d, np.where(code == DRAW, _DRAW_BASE + d, d))
+    score_sorted = np.where(code == LOSS_CODE, _WIN_BASE - d, np.where(code == DRAW_CODE, _DRAW_BASE + d, d))
     del pos, code, d
     score = np.empty_like(score_sorted)
     score[order] = score_sorted
@@ -350,7 +350,7 @@ def label_chunk(
     won = best > _WIN_BASE - _DRAW_BASE
     drawn = ~won & (best >= _DRAW_BASE)
     lost = ~won & ~drawn
-    out_live = np.where(won, WIN, np.where(drawn, DRAW, LOSS)).astype(np.int8)
+    out_live = np.where(won, WIN_CODE, np.where(drawn, DRAW_CODE, LOSS_CODE)).astype(np.int8)
     d_live = np.where(won, _WIN_BASE - best, np.where(drawn, best - _DRAW_BASE, best)) + 1
     del lost
     outcome[live] = out_live
@@ -447,7 +447,7 @@ def _label_task(job: Job, depth: int, index: int, lo: int, hi: int, last: bool) 
     if last:
         # nothing follows: every state is terminal
         outcome = kernels.outcome(parents).astype(np.int8)
-        if np.any(outcome == UNKNOWN):
+        if np.any(outcome == UNKNOWN_CODE):
             raise RuntimeError(f"layer {depth} is the last but has states with moves")
         distance = np.zeros(parents.size, dtype=np.int16)
     else:
@@ -456,8 +456,8 @@ def _label_task(job: Job, depth: int, index: int, lo: int, hi: int, last: bool) 
     bdir.write(f"{folder}/{index}.i8", outcome)
     bdir.write(f"{folder}/{index}.i16", distance)
     weights = kernels.orbit_sizes(parents) if job.symmetry else np.ones(parents.size)
-    counts = np.bincount(outcome, weights=weights, minlength=DRAW + 1)
-    return int(parents.size), [int(round(counts[code])) for code in (WIN, LOSS, DRAW)]
+    counts = np.bincount(outcome, weights=weights, minlength=DRAW_CODE + 1)
+    return int(parents.size), [int(round(counts[code])) for code in (WIN_CODE, LOSS_CODE, DRAW_CODE)]
 
 
 # -- the build -------------------------------------------------------------------
@@ -471,7 +471,7 @@ def _counts(kernels: VectorKernels, depth: int, states: np.ndarray, symmetry: bo
     positions = classes = terminal = 0
     for lo, hi in _chunks(states.size, chunk):
         part = np.array(states[lo:hi])
-        terminal += int(np.count_nonzero(kernels.outcome(part) != UNKNOWN))
+        terminal += int(np.count_nonzero(kernels.outcome(part) != UNKNOWN_CODE))
         if symmetry:
             positions += int(kernels.orbit_sizes(part).sum())
         else:
@@ -507,7 +507,7 @@ def _forward_layer(
     # the number of buckets from a sample's children per parent; splitters from its children
     sample = _sample(bdir, depth, n)
     sample_children = expand_chunk(kernels, sample, job.symmetry)
-    per_parent = (kernels.children(sample[kernels.outcome(sample) == UNKNOWN])[0].size + 1) / max(1, sample.size)
+    per_parent = (kernels.children(sample[kernels.outcome(sample) == UNKNOWN_CODE])[0].size + 1) / max(1, sample.size)
     buckets = max(1, -(-(int(per_parent * n) + 1) // bucket))
     if buckets > 1 and sample_children.size:
         splitters = np.quantile(sample_children, np.linspace(0, 1, buckets + 1)[1:-1], method="nearest")

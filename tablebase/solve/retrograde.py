@@ -22,19 +22,19 @@ from typing import Callable
 
 import numpy as np
 
-from tablebase.games.common.kernels import DRAW, LOSS, UNKNOWN, WIN
+from tablebase.games.common.kernels import DRAW_CODE, LOSS_CODE, UNKNOWN_CODE, WIN_CODE
 from tablebase.outcome import CODES as OUTCOME_CODES
 from tablebase.outcome import NAMES as OUTCOME_NAMES
 from tablebase.outcome import NO_DISTANCE
 
 __all__ = [
-    "DRAW",
-    "LOSS",
+    "DRAW_CODE",
+    "LOSS_CODE",
     "NO_DISTANCE",
     "OUTCOME_CODES",
     "OUTCOME_NAMES",
-    "UNKNOWN",
-    "WIN",
+    "UNKNOWN_CODE",
+    "WIN_CODE",
     "ReverseIndex",
     "label",
     "label_layered",
@@ -121,10 +121,10 @@ def label(
     known_outcome: np.ndarray | None = None,
     known_distance: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Outcome codes (``WIN``/``LOSS``/``DRAW``) and distances (``-1`` = none) of ``n`` states.
+    """Outcome codes (``WIN_CODE``/``LOSS_CODE``/``DRAW_CODE``) and distances (``-1`` = none) of ``n`` states.
 
     ``src``/``dst`` are the edges (one per legal move; parallel edges allowed),
-    ``terminal`` the outcome code of each terminal state and ``UNKNOWN`` elsewhere.
+    ``terminal`` the outcome code of each terminal state and ``UNKNOWN_CODE`` elsewhere.
     ``progress`` is called after each distance level with the number of
     states labelled so far.
 
@@ -137,14 +137,14 @@ def label(
     total = n + k
     terminal = np.asarray(terminal, dtype=np.int8)
     outdeg = np.bincount(src, minlength=total)
-    stuck = np.flatnonzero((outdeg[:n] == 0) & (terminal == UNKNOWN))
+    stuck = np.flatnonzero((outdeg[:n] == 0) & (terminal == UNKNOWN_CODE))
     if stuck.size:
         raise ValueError(f"state {int(stuck[0])} has no moves but is not terminal")
 
     reverse = ReverseIndex(total, src, dst)
     outcome = np.zeros(total, dtype=np.int8)
     distance = np.full(total, NO_DISTANCE, dtype=np.int32)
-    decided = (terminal == WIN) | (terminal == LOSS)
+    decided = (terminal == WIN_CODE) | (terminal == LOSS_CODE)
     outcome[:n][decided] = terminal[decided]
     distance[:n][decided] = 0
     # known states decided as won or lost join the frontier at the level of their distance
@@ -153,13 +153,13 @@ def label(
         assert known_outcome is not None and known_distance is not None
         outcome[n:] = known_outcome
         distance[n:] = known_distance
-        pending = n + np.flatnonzero((outcome[n:] == WIN) | (outcome[n:] == LOSS))
+        pending = n + np.flatnonzero((outcome[n:] == WIN_CODE) | (outcome[n:] == LOSS_CODE))
         pending = pending[np.argsort(distance[pending], kind="stable")]
     # children not yet known to be won; for a draw at the end: its drawn children
     remaining = outdeg.astype(np.intp)
     del outdeg, decided
 
-    frontier = np.flatnonzero(outcome[:n] != UNKNOWN)
+    frontier = np.flatnonzero(outcome[:n] != UNKNOWN_CODE)
     done = int(frontier.size)
     level = 0
     while frontier.size or pending.size:
@@ -168,13 +168,13 @@ def label(
             frontier = np.concatenate([frontier, pending[:joining]])
             pending = pending[joining:]
         codes = outcome[frontier]
-        winners = reverse.gather(frontier[codes == LOSS])
-        winners = sorted_unique(winners[outcome[winners] == UNKNOWN])
-        outcome[winners] = WIN
+        winners = reverse.gather(frontier[codes == LOSS_CODE])
+        winners = sorted_unique(winners[outcome[winners] == UNKNOWN_CODE])
+        outcome[winners] = WIN_CODE
         distance[winners] = level + 1
-        hits = reverse.gather(frontier[codes == WIN])
-        losers = _decrement(remaining, hits[outcome[hits] == UNKNOWN])
-        outcome[losers] = LOSS
+        hits = reverse.gather(frontier[codes == WIN_CODE])
+        losers = _decrement(remaining, hits[outcome[hits] == UNKNOWN_CODE])
+        outcome[losers] = LOSS_CODE
         distance[losers] = level + 1
         frontier = np.concatenate([winners, losers])
         done += int(frontier.size)
@@ -182,15 +182,15 @@ def label(
         if progress is not None:
             progress(done)
 
-    drawn = outcome == UNKNOWN
-    outcome[drawn] = DRAW
+    drawn = outcome == UNKNOWN_CODE
+    outcome[drawn] = DRAW_CODE
     # longest drawn line: Kahn's algorithm on the drawn states, whose remaining
     # children are exactly their drawn children (a draw has no lost child); a
     # state is final once all its drawn children are, one longer than the longest
-    ready = np.flatnonzero(terminal == DRAW)
+    ready = np.flatnonzero(terminal == DRAW_CODE)
     distance[ready] = 0
     if k:
-        ends = n + np.flatnonzero((outcome[n:] == DRAW) & (distance[n:] != NO_DISTANCE))
+        ends = n + np.flatnonzero((outcome[n:] == DRAW_CODE) & (distance[n:] != NO_DISTANCE))
         ready = np.concatenate([ready, ends])
     longest = np.full(total, -1, dtype=np.int32)
     while ready.size:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from tablebase.games.common.kernels import UNKNOWN, VectorKernels
+from tablebase.games.common.kernels import UNKNOWN_CODE, VectorKernels
 from tablebase.solve.retrograde import sorted_unique
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def layers(
     empty = np.empty(0, dtype=np.uint64)
     while current.size:
         terminal = kernels.outcome(current)
-        live = np.flatnonzero(terminal == UNKNOWN)
+        live = np.flatnonzero(terminal == UNKNOWN_CODE)
         following = offset + current.size
         src: np.ndarray = np.empty(0, dtype=np.int64)
         move: np.ndarray = np.empty(0, dtype=np.int16)
@@ -222,7 +222,7 @@ def count_layers(
                 int(np.count_nonzero(kernels.canonical(part) == part))
                 for part in (layer.states[lo : lo + chunk] for lo in range(0, n, chunk))
             )
-        out.append(LayerCount(layer.depth, n, positions, classes, int(np.count_nonzero(layer.terminal != UNKNOWN))))
+        out.append(LayerCount(layer.depth, n, positions, classes, int(np.count_nonzero(layer.terminal != UNKNOWN_CODE))))
         total += n
         if progress is not None:
             progress("count", total, None)

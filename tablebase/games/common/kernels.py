@@ -11,7 +11,7 @@ Every kernel must agree exactly with the scalar rules of its game (tests
 compare the two paths on every small variant):
 
 * :meth:`VectorKernels.outcome` is :meth:`Game.outcome` as codes
-  (:data:`UNKNOWN` while play goes on, else :data:`WIN`/:data:`LOSS`/:data:`DRAW`
+  (:data:`UNKNOWN_CODE` while play goes on, else :data:`WIN_CODE`/:data:`LOSS_CODE`/:data:`DRAW_CODE`
   for the side to move);
 * :meth:`VectorKernels.children` lists, for every non-terminal state, the
   pairs of :meth:`Game.children` in the same order;
@@ -62,7 +62,7 @@ class BoardRules(ScalarRules, Protocol):
 
 #: Outcome codes of the array kernels and the solver (:class:`tablebase.outcome.Code`): play goes on, or the
 #: result for the side to move.
-UNKNOWN, WIN, LOSS, DRAW = (int(c) for c in Code)
+UNKNOWN_CODE, WIN_CODE, LOSS_CODE, DRAW_CODE = (int(c) for c in Code)
 
 #: Bits of a state covered by one symmetry lookup table.
 _SLICE = 16
@@ -84,7 +84,7 @@ class VectorKernels(ABC):
 
     @abstractmethod
     def outcome(self, states: np.ndarray) -> np.ndarray:
-        """``np.int8`` outcome codes: :data:`UNKNOWN` where play goes on, else the result for the side to move."""
+        """``np.int8`` outcome codes: :data:`UNKNOWN_CODE` where play goes on, else the result for the side to move."""
 
     @abstractmethod
     def children(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from tablebase.games.common.kernels import DRAW, LOSS, UNKNOWN, ScalarRules, VectorKernels, popcount
+from tablebase.games.common.kernels import DRAW_CODE, LOSS_CODE, UNKNOWN_CODE, ScalarRules, VectorKernels, popcount
 from tablebase.games.connect4.bits import fours
 
 
@@ -86,9 +86,9 @@ class Connect4Kernels(VectorKernels):
         x_bits, mask = self.bitboards(states)
         plies = popcount(mask)
         last = np.where(plies % 2 == 1, x_bits, mask ^ x_bits)
-        codes = np.full(len(x_bits), UNKNOWN, dtype=np.int8)
-        codes[plies == self.cells] = DRAW
-        codes[self.has_four(last)] = LOSS
+        codes = np.full(len(x_bits), UNKNOWN_CODE, dtype=np.int8)
+        codes[plies == self.cells] = DRAW_CODE
+        codes[self.has_four(last)] = LOSS_CODE
         return codes
 
     def children(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

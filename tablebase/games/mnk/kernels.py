@@ -10,7 +10,7 @@ from typing import Protocol
 
 import numpy as np
 
-from tablebase.games.common.kernels import DRAW, LOSS, UNKNOWN, WIN, BitboardKernels, BoardRules, popcount
+from tablebase.games.common.kernels import DRAW_CODE, LOSS_CODE, UNKNOWN_CODE, WIN_CODE, BitboardKernels, BoardRules, popcount
 
 
 class MNKRules(BoardRules, Protocol):
@@ -34,7 +34,7 @@ class MNKKernels(BitboardKernels):
         self.mask = np.uint64(game.full)
         self.shift = np.uint64(game.cells)
         self.lines = [np.uint64(line) for line in game.lines]
-        self.end_code = WIN if game.misere else LOSS
+        self.end_code = WIN_CODE if game.misere else LOSS_CODE
         self.cell_bits = np.uint64(1) << np.arange(game.cells, dtype=np.uint64)
 
     def split(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -51,8 +51,8 @@ class MNKKernels(BitboardKernels):
         lined = np.zeros(len(xs), dtype=bool)
         for line in self.lines:
             lined |= (last & line) == line
-        codes = np.full(len(xs), UNKNOWN, dtype=np.int8)
-        codes[(xs | os) == self.mask] = DRAW
+        codes = np.full(len(xs), UNKNOWN_CODE, dtype=np.int8)
+        codes[(xs | os) == self.mask] = DRAW_CODE
         codes[lined] = self.end_code
         return codes
 

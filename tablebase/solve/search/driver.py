@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from tablebase.games.base import DRAW, LOSS, WIN, Game
 from tablebase.solve import enumerate_states
-from tablebase.solve.retrograde import NO_DISTANCE, OUTCOME_NAMES, UNKNOWN, label
+from tablebase.solve.retrograde import NO_DISTANCE, OUTCOME_NAMES, UNKNOWN_CODE, label
 from tablebase.solve.search import base
 from tablebase.scores import M
 from tablebase.solve.search.base import _VALUE, fork_context, _Abandoned, _flip, _rank, _Timeout
@@ -499,7 +499,7 @@ def _prove_retrograde(game: Game, state: int, time_limit: float | None, max_stat
         unique = {(states[a], m): states[b] for a, m, b in zip(src, moves, dst)}
         edges = [(a, m, b) for (a, m), b in unique.items()]
         outcome, distance = positions[root]
-        collected = (positions, edges, [s for s, t in zip(states, terminal) if t == UNKNOWN])
+        collected = (positions, edges, [s for s, t in zip(states, terminal) if t == UNKNOWN_CODE])
         stats = {"states": len(states), "moves": len(src)}
     return SearchResult(
         game=game, root=root, outcome=outcome, distance=distance, complete=collected is not None, timed_out=timed_out,
