@@ -7,7 +7,8 @@ is solved and stored by the ``dense`` layout itself; one that has
 layered array kernels is solved out of core (:mod:`tablebase.solve.chunked`),
 and stored with :data:`LARGE_STORAGE` when the count confirms it is that
 large; everything else is solved in memory and stored with
-:data:`DEFAULT_STORAGE`. A named layout that can store an out-of-core build
+:data:`DEFAULT_STORAGE`, or with :data:`LARGE_STORAGE` when it has more than
+:data:`LARGE_MOVES` moves (Six Men's Morris). A named layout that can store an out-of-core build
 (:attr:`~tablebase.store.layouts.Storage.out_of_core`) gets one when the
 game has layered kernels, and an in-memory solve otherwise. A build on a
 Dask cluster (``scheduler``) is the out-of-core one whatever the size, stored
@@ -44,6 +45,9 @@ DEFAULT_STORAGE = "moves"
 LARGE_STORAGE = "packed"
 #: The layout of large builds that name none, for games with a dense index of their positions.
 DENSE_STORAGE = "dense"
+#: Above this many moves an in-memory build that names no layout is stored with :data:`LARGE_STORAGE`
+#: when that layout accepts the game (the rows of every move would take gigabytes).
+LARGE_MOVES = 12_000_000
 
 
 def _dense_by_default(game: Game, symmetry: bool) -> bool:
@@ -139,6 +143,20 @@ def plan(
     return Plan(game, symmetry, chosen, out_of_core, scheduler or None, worker_memory)
 
 
+def _in_memory_storage(game: Game, moves: int) -> type[Storage]:
+    """The layout of an in-memory build that names none: :data:`DEFAULT_STORAGE`, or
+    :data:`LARGE_STORAGE` past :data:`LARGE_MOVES` moves when it accepts the game."""
+    if moves > LARGE_MOVES:
+        large = layout(LARGE_STORAGE)
+        try:
+            large.check_game(game)
+        except BuildError:
+            pass
+        else:
+            return large
+    return layout(DEFAULT_STORAGE)
+
+
 def run(
     build: Plan,
     *,
@@ -199,10 +217,10 @@ def run(
             return
         start = time.perf_counter()
     solution = solve(game, symmetry=build.symmetry, progress=progress)
-    writer = chosen if chosen is not None else layout(DEFAULT_STORAGE)
+    writer = chosen if chosen is not None else _in_memory_storage(game, len(solution.src))
     writer.write_solution(
         solution, engine=engine, path=path, seconds=time.perf_counter() - start, progress=progress
     )
 
 
-__all__ = ["DENSE_STORAGE", "DEFAULT_STORAGE", "LARGE_ABOVE", "LARGE_STORAGE", "Plan", "plan", "run"]
+__all__ = ["DENSE_STORAGE", "DEFAULT_STORAGE", "LARGE_ABOVE", "LARGE_MOVES", "LARGE_STORAGE", "Plan", "plan", "run"]

@@ -66,6 +66,7 @@ class Layout(TypedDict):
     empty: str
     pieces: dict[str, str]
     move_separator: str
+    removal_separator: NotRequired[str]
     regions: NotRequired[list[LayoutRegion]]
     click_moves: NotRequired[dict[str, str]]
     gravity: NotRequired[bool]
@@ -342,6 +343,11 @@ class Game(ABC):
             board by its move instead of naming cells, writes each move's
             value once above its column, and lets a new disc fall into place.
             Omitted or ``False``: pieces stay where they are played.
+        ``removal_separator`` (optional)
+            A move may end in this string and one more cell, a piece of the
+            other side taken off the board (Morris: ``d2-d3xg7`` after a
+            mill, with ``"x"``): the cells of the move are then those before
+            it followed by the removed one, clicked last.
 
         A client composes a move by clicks on its cells in order, and asks for
         the label when several moves share the same cells.
@@ -609,7 +615,14 @@ def split_move(layout: Layout, move: str) -> tuple[str, tuple[str, ...]]:
     Raises ``ValueError`` when the move does not fit the layout.
     """
     names = {cell["name"] for cell in layout["cells"]}
+    removal = layout.get("removal_separator")
+    removed: list[str] = []
+    if removal and removal in move:
+        move_part, _, taken = move.rpartition(removal)
+        if move_part and taken in names:
+            move, removed = move_part, [taken]
     first, *rest = move.split(layout["move_separator"])
+    rest += removed
     for start in range(len(first)):
         if first[start:] in names:
             label, cells = first[:start], (first[start:], *rest)

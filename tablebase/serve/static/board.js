@@ -71,9 +71,16 @@ function boardCells(position) {
 function splitMove(move) {
   if (!app.layout) return { label: move, cells: [] };
   const names = new Set(app.layout.cells.map((c) => c.name));
+  const removal = app.layout.removal_separator;
+  let removed = [];
+  if (removal && move.includes(removal)) {
+    const at = move.lastIndexOf(removal);
+    const taken = move.slice(at + removal.length);
+    if (at > 0 && names.has(taken)) [move, removed] = [move.slice(0, at), [taken]];
+  }
   const [first, ...rest] = move.split(app.layout.move_separator);
   for (let start = 0; start < first.length; start++) {
-    if (names.has(first.slice(start))) return { label: first.slice(0, start), cells: [first.slice(start), ...rest] };
+    if (names.has(first.slice(start))) return { label: first.slice(0, start), cells: [first.slice(start), ...rest, ...removed] };
   }
   return { label: move, cells: [] };
 }
