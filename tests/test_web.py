@@ -35,7 +35,7 @@ from tablebase import games  # noqa: E402
 from tablebase.serve import create_app  # noqa: E402
 
 #: Real variants played here besides the toys of serve_support (a second or two each to build).
-REAL = ("rota", "wild", "roman", "ultimate-strategy")
+REAL = ("rota", "wild", "roman", "ultimate-strategy", "morris-6-3")
 #: A toy whose layout plays a column's move with one click on any of its cells (``click_moves``).
 ONE_CLICK = ("toy-drop",)
 #: Ultimate tic-tac-toe, x sent to field 5 with four moves, 62 plies into a random game (proved in well under a second).
@@ -269,6 +269,22 @@ def test_rota_places_then_slides_on_the_wheel(page: Any, api: TestClient) -> Non
     click(page, "[data-cell='8']")
     assert shown_position(page) == next(m["position"] for m in slides if m["move"] == "0-8") == ".xox.oo./x o"
     assert page.get_attribute("[data-cell='8']", "data-piece") == "x"
+
+
+def test_morris_closes_a_mill_then_removes_a_stone(page: Any, api: TestClient) -> None:
+    open_board(page, "morris-6-3", "xx.oo........... x 1 1")
+    assert page.eval_on_selector_all("#board .edge", "e => e.length") == 20
+    assert page.eval_on_selector_all("#board .cell circle", "e => e.length") == 16
+    result = probe(api, "morris-6-3", "xx.oo........... x 1 1")
+    removals = {m["move"]: m for m in result["moves"] if "x" in m["move"]}
+    assert set(removals) == {"e1xb2", "e1xc2"}
+    click(page, "[data-cell=e1]")
+    assert "selected" in page.get_attribute("[data-cell=e1]", "class")
+    shown = {c: (o, d) for c, (o, d, _) in cell_values(page).items()}
+    assert shown == {m["move"][3:]: (m["outcome"], distance(m)) for m in removals.values()}
+    click(page, "[data-cell=c2]")
+    assert shown_position(page) == removals["e1xc2"]["position"] == "xxxo............ o 0 1"
+    assert page.get_attribute("[data-cell=c2]", "data-piece") in (None, "")
 
 
 def test_wild_asks_which_mark(page: Any, api: TestClient) -> None:

@@ -1,0 +1,87 @@
+"""The whole ``tablebase build morris-6`` command on a fresh file, and warm probes of what it stored.
+
+Each round runs the command as its own process in a temporary folder (the
+compiled kernels are cached by the first round, so ``--rounds 2`` shows both
+the first and a later build), reads the phase times it prints, and checks the
+result: 2,660,288 classes, the start a draw. As the baseline, the same
+process times ``tablebase build morris-6-5`` (the same board with five stones
+each, 8x fewer classes), so the rate per class can be compared.
+
+Then ``--probes`` random positions of the stored game are probed in this
+process (warm: one open file, the blocks cached as they are read) and the
+p50 and p95 printed.
+
+    python benchmarks/morris_build.py [--rounds 2] [--probes 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import tablebase
+from tablebase import games
+from tablebase.games.playouts import random_states
+
+EXPECTED_CLASSES = 2_660_288
+
+
+def build(name: str, folder: Path, index: int) -> tuple[float, str]:
+    """Wall seconds of one ``tablebase build`` of ``name`` into a new file, and its last line."""
+    db = folder / f"{name}-{index}.db"
+    start = time.perf_counter()
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("tablebase")), "build", name, "--db", str(db)],
+        capture_output=True, text=True, check=True,
+    )
+    seconds = time.perf_counter() - start
+    return seconds, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.stdout.strip().splitlines()[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--probes", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        base, base_line = build("morris-6-5", folder, 0)
+        print(f"baseline morris-6-5: {base:.1f} s  ({base_line})")
+        for r in range(args.rounds):
+            seconds, line = build("morris-6", folder, r)
+            classes = int(re.search(r"([\d,]+) states", line).group(1).replace(",", ""))  # type: ignore[union-attr]
+            assert classes == EXPECTED_CLASSES and "draw" in line, line
+            print(f"round {r + 1} morris-6: {seconds:.1f} s wall  ({line})")
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"peak memory of one build: {peak:.0f} MB")
+        path = folder / "morris-6-0.db"
+        print(f"file: {path.stat().st_size / 1e6:.1f} MB")
+        game = games.get("morris-6")
+        positions = [game.format_position(s) for s in random_states(game, args.probes // 20 + 1, args.seed, 80)]
+        random.Random(args.seed).shuffle(positions)
+        positions = positions[: args.probes]
+        with tablebase.open(path) as tb:
+            table = tb.variant("morris-6")
+            for text in positions[:50]:
+                table.probe(text)
+            times = []
+            for text in positions:
+                start = time.perf_counter()
+                table.probe(text)
+                times.append(time.perf_counter() - start)
+        times.sort()
+        p95 = times[int(0.95 * (len(times) - 1))]
+        print(f"warm probe of {len(times)} positions: p50 {statistics.median(times) * 1e3:.2f} ms, p95 {p95 * 1e3:.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
