@@ -30,32 +30,33 @@ def _requirement_name(line: str) -> str:
     return canonicalize_name(Requirement(line).name)
 
 
+def _imports(module: str) -> list[str]:
+    """The modules ``module``'s source imports by absolute name, at its top level or inside functions."""
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None, module
+    names: list[str] = []
+    for node in ast.walk(ast.parse(Path(spec.origin).read_text())):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module)
+    return names
+
+
 def _third_party_imports(module: str) -> set[str]:
     """The top-level names of the modules outside the package that ``module`` and the package
-    modules it imports import, at their top level or inside functions."""
+    modules it imports import."""
     found: set[str] = set()
-    todo, seen = [module], set()
+    todo, seen = [module], {module}
     while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        spec = importlib.util.find_spec(name)
-        assert spec is not None and spec.origin is not None, name
-        for node in ast.walk(ast.parse(Path(spec.origin).read_text())):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            else:
-                continue
-            for imported in names:
-                top = imported.split(".")[0]
-                if top == "tablebase":
-                    if importlib.util.find_spec(imported) is not None:
-                        todo.append(imported)
-                elif top not in sys.stdlib_module_names and top != "__future__":
+        for imported in _imports(todo.pop()):
+            top = imported.split(".")[0]
+            if top != "tablebase":
+                if top not in sys.stdlib_module_names and top != "__future__":
                     found.add(top)
+            elif imported not in seen and importlib.util.find_spec(imported) is not None:
+                seen.add(imported)
+                todo.append(imported)
     return found
 
 
