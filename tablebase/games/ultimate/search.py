@@ -1,4 +1,4 @@
-"""The outcome search of Ultimate tic-tac-toe compiled with numba (an optional dependency).
+"""The outcome search of Ultimate tic-tac-toe compiled with numba (a default dependency).
 
 :class:`OutcomeTable` is what :meth:`tablebase.games.ultimate.Ultimate.outcome_table`
 returns when numba is installed: the win/draw/loss alpha-beta of
