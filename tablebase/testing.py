@@ -12,6 +12,11 @@ Each raises :class:`AssertionError` naming the position and what is wrong; call 
     def test_built(tmp_path):
         testing.check_built("takeaway-21", tmp_path / "t.db")
 
+:func:`check_game` runs every rules check, the board layout contract (:func:`check_board_layout`)
+among them; :func:`check_built` builds a variant and probes it through the public API. For an
+author of a storage layout, :func:`check_storage_layout` builds a small game with the layout and
+compares every stored position with a solve in memory.
+
 This module imports no test framework.
 """
 
@@ -24,12 +29,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from tablebase.games import get
-from tablebase.games.base import DRAW, Game, board_cells, split_move
+from tablebase.games.base import DRAW, Game, Layout, board_cells, split_move
 from tablebase.games.playouts import random_states
 from tablebase.query import Tablebase
 
 if TYPE_CHECKING:
     from tablebase.query import VariantTable
+    from tablebase.solve import Solution
 
 Node = TypeVar("Node", bound=Hashable)
 
@@ -177,12 +183,77 @@ def check_game(game: Game | str, playouts: int = 40, seed: int = 1) -> None:
     check_search_hints(game, playouts=max(1, playouts // 2), seed=seed + 2)
     if game.has_unmoves:
         check_unmoves(game, playouts=playouts, seed=seed + 3)
+    check_board_layout(game, playouts=max(1, playouts // 4), seed=seed + 4)
+
+
+def check_board_layout(game: Game | str, playouts: int = 30, seed: int = 7, max_plies: int = 60) -> None:
+    """The contract of :meth:`~tablebase.games.base.Game.layout` on random games (nothing to check
+    for a game without a layout): cell names are unique, edges, regions and one-click moves name
+    cells of the layout, every position's board fits it, every legal move names its cells (or, for
+    a move of ``click_moves``, the cells that click to it) and changes what is on no other cell, the
+    marks of :meth:`~tablebase.games.base.Game.board_marks` name its regions, cells and players, and
+    on a ``gravity`` layout a piece lands on the lowest empty cell of its column."""
+    game = _game(game)
     layout = game.layout()
-    if layout is not None:
-        for state in random_states(game, playouts=max(1, playouts // 4), seed=seed + 4):
-            board_cells(layout, game.format_position(state))
+    if layout is None:
+        return
+    names = [c["name"] for c in layout["cells"]]
+    cells = set(names)
+    _expect(len(cells) == len(names), f"{game.name}: cell names are not unique")
+    _expect(layout["shape"] in ("square", "circle"), f"{game.name}: shape {layout['shape']!r}")
+    _expect(all(a in cells and b in cells for a, b in layout["edges"]), f"{game.name}: an edge names no cell")
+    _expect(set(layout["pieces"].values()) <= set(game.players) | set(layout["pieces"]), f"{game.name}: pieces")
+    regions = {r["name"]: r["cells"] for r in layout.get("regions", [])}
+    in_regions = [c for members in regions.values() for c in members]
+    _expect(len(set(in_regions)) == len(in_regions), f"{game.name}: a cell is in two regions")
+    _expect(set(in_regions) <= cells, f"{game.name}: a region names no cell")
+    click_moves = layout.get("click_moves", {})
+    _expect(set(click_moves) <= cells, f"{game.name}: click_moves names no cell")
+    clicked = {move: {c for c, m in click_moves.items() if m == move} for move in click_moves.values()}
+    if layout.get("gravity", False):
+        _check_columns(game, layout, clicked)
+    for state in random_states(game, playouts=playouts, seed=seed, max_plies=max_plies):
+        _check_marks(game, layout, state, regions)
+        if game.outcome(state) is None:
             for move in game.legal_moves(state):
-                split_move(layout, game.format_move(move))
+                _check_move(game, layout, state, move, clicked)
+
+
+def _check_columns(game: Game, layout: Layout, clicked: dict[str, set[str]]) -> None:
+    """On a ``gravity`` layout every cell plays its column's move, and a column is the cells of one x."""
+    where = {c["name"]: c["x"] for c in layout["cells"]}
+    _expect(set(layout.get("click_moves", {})) == set(where), f"{game.name}: a gravity cell plays no move")
+    _expect(all(len({where[c] for c in cells}) == 1 for cells in clicked.values()), f"{game.name}: a column spans x")
+    _expect(len({where[min(cells)] for cells in clicked.values()}) == len(clicked), f"{game.name}: two columns share x")
+
+
+def _check_marks(game: Game, layout: Layout, state: int, regions: dict[str, list[str]]) -> None:
+    """``state``'s board fits the layout and its marks name its regions, cells and players."""
+    text = game.format_position(state)
+    board_cells(layout, text)
+    marks = game.board_marks(state)
+    _expect(set(marks["active"]) | set(marks["owners"]) <= set(regions), f"{text!r}: a mark names no region")
+    _expect(set(marks["owners"].values()) <= set(game.players), f"{text!r}: a region's owner is no player")
+    line = marks.get("line")
+    if line is not None:
+        _expect(set(line) <= {c["name"] for c in layout["cells"]}, f"{text!r}: the line names no cell")
+        _expect(game.outcome(state) is not None, f"{text!r}: a line is marked but the game goes on")
+
+
+def _check_move(game: Game, layout: Layout, state: int, move: int, clicked: dict[str, set[str]]) -> None:
+    """``move`` changes what is on no cell but those it names (or that click to it); with gravity,
+    the piece falls to the lowest empty cell of its column."""
+    text = game.format_move(move)
+    where = f"{game.format_position(state)!r}: move {text!r}"
+    cells = clicked[text] if text in clicked else set(split_move(layout, text)[1])
+    before = board_cells(layout, game.format_position(state))
+    after = board_cells(layout, game.format_position(game.apply(state, move)))
+    changed = {c for c in before if before[c] != after[c]}
+    _expect(bool(changed) and changed <= cells, where, f"changes cells {sorted(changed)}, not only {sorted(cells)}")
+    if layout.get("gravity", False):
+        height = {c["name"]: c["y"] for c in layout["cells"]}
+        lowest = max(height[c] for c in cells if before[c] is None)
+        _expect(len(changed) == 1 and height[min(changed)] == lowest, where, "does not land on the lowest empty cell")
 
 
 def check_probes(table: VariantTable, playouts: int = 30, seed: int = 0, max_plies: int = 60) -> None:
@@ -214,13 +285,54 @@ def check_probes(table: VariantTable, playouts: int = 30, seed: int = 0, max_pli
             position = after
 
 
-def check_built(name: str, path: str | Path, playouts: int = 30, seed: int = 0) -> None:
-    """Build variant ``name`` into the new file ``path``, audit it with ``verify``, then :func:`check_probes`."""
+def check_built(name: str, path: str | Path, playouts: int = 30, seed: int = 0, storage: str | None = None) -> None:
+    """Build variant ``name`` into the new file ``path`` (with the storage layout ``storage``, or the
+    one the build chooses), audit it with ``verify``, then :func:`check_probes`."""
     with Tablebase(path) as tb:
-        tb.build(name)
+        tb.build(name, storage=storage)
         report = tb.verify(name)
         _expect(report.ok, f"{name}: verify found {report.error_count} errors, first {report.errors[:1]!r}")
         check_probes(tb.variant(name), playouts=playouts, seed=seed)
+
+
+def check_storage_layout(
+    storage: str, path: str | Path, game: str = "tictactoe", playouts: int = 10, seed: int = 0
+) -> None:
+    """For authors of a storage layout (one registered with :func:`tablebase.store.layouts.register`):
+    :func:`check_built` of the registered variant ``game`` stored with layout ``storage`` in the new
+    file ``path``, then every position of a solve in memory probed through the file: its outcome,
+    distance and whether the game is over there, and the value of each of its moves, as solved. Pick
+    a ``game`` of a few thousand positions that the layout accepts."""
+    from tablebase.solve import solve
+
+    check_built(game, path, playouts=playouts, seed=seed, storage=storage)
+    with Tablebase(path) as tb:
+        table = tb.variant(game)
+        info = table.info
+        _expect(info.storage == storage, f"{game}: stored with {info.storage!r}, not {storage!r}")
+        _check_every_position(table, solve(table.game, symmetry=info.symmetry))
+
+
+def _check_every_position(table: VariantTable, solution: Solution) -> None:
+    """Each position of ``solution`` probes to its solved value, and each of its moves to the move's."""
+    from tablebase.outcome import NAMES, NO_DISTANCE, move_value
+
+    game = table.game
+    values = [
+        (NAMES[int(code)], None if int(distance) == NO_DISTANCE else int(distance))
+        for code, distance in zip(solution.outcome.tolist(), solution.distance.tolist())
+    ]
+    moves: dict[int, dict[str, tuple[str, int | None]]] = {}
+    for src, move, dst in zip(solution.src.tolist(), solution.move.tolist(), solution.dst.tolist()):
+        moves.setdefault(src, {})[game.format_move(move)] = move_value(*values[dst])
+    for i, state in enumerate(solution.states):
+        position = game.format_position(int(state))
+        probe = table.probe(position)
+        _expect((probe.outcome, probe.distance) == values[i], f"{position!r}: probed {probe.outcome} {probe.distance},"
+                f" solved {values[i][0]} {values[i][1]}")
+        _expect(probe.terminal == bool(solution.terminal[i]), f"{position!r}: terminal is {probe.terminal}")
+        found = {m.move: (m.outcome, m.distance) for m in probe.moves}
+        _expect(found == moves.get(i, {}), f"{position!r}: probed moves {found}, solved {moves.get(i, {})}")
 
 
 def winners(
@@ -248,6 +360,7 @@ positions ``over`` leaves out) are left out."""
 
 
 __all__ = [
+    "check_board_layout",
     "check_built",
     "check_game",
     "check_probes",
@@ -255,6 +368,7 @@ __all__ = [
     "check_random_symmetries",
     "check_search_hints",
     "check_state",
+    "check_storage_layout",
     "check_symmetries",
     "check_unmoves",
     "random_states",

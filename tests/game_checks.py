@@ -32,8 +32,13 @@ CODES = {"win": WIN_CODE, "loss": LOSS_CODE, "draw": DRAW_CODE}
 __all__ = ["check_random_play", "check_random_symmetries", "check_state", "check_symmetries", "random_states"]
 
 
+def states_of(solution: Solution) -> list[int]:
+    """The solution's states as Python integers (the vector path holds them as ``np.uint64``)."""
+    return [int(state) for state in solution.states]
+
+
 def index_of(solution: Solution) -> dict[int, int]:
-    return {state: i for i, state in enumerate(solution.states)}
+    return {state: i for i, state in enumerate(states_of(solution))}
 
 
 def check_labels(*solutions: Solution) -> None:
@@ -53,7 +58,7 @@ def check_labels(*solutions: Solution) -> None:
         edges: dict[int, list[tuple[int, int]]] = {}
         for s, m, d in zip(solution.src.tolist(), solution.move.tolist(), solution.dst.tolist()):
             edges.setdefault(s, []).append((m, d))
-        for i, state in enumerate(solution.states):
+        for i, state in enumerate(states_of(solution)):
             got = (int(solution.outcome[i]), int(solution.distance[i]))
             result = game.outcome(state)
             if result is not None:
@@ -81,8 +86,8 @@ def check_symmetric_labels(reduced: Solution, full: Solution) -> None:
     game = reduced.game
     assert reduced.symmetry and not full.symmetry
     index = index_of(reduced)
-    assert sum(game.orbit_size(s) for s in reduced.states) == full.num_states
-    for i, state in enumerate(full.states):
+    assert sum(game.orbit_size(s) for s in states_of(reduced)) == full.num_states
+    for i, state in enumerate(states_of(full)):
         j = index[game.canonical(state)[0]]
         assert (full.outcome[i], full.distance[i]) == (reduced.outcome[j], reduced.distance[j]), (
             game.format_position(state)

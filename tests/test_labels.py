@@ -1,13 +1,22 @@
-"""Every label of the small variants re-derived from the rules, with and without symmetry reduction."""
+"""Every label of the small variants re-derived from the rules, with and without symmetry reduction.
+
+The variants are the registered ones whose positions, without symmetry reduction, number at most
+``matrix_support.EVERY_POSITION_CLASSES`` by their size bound.
+"""
 
 from __future__ import annotations
 
+import matrix_support as matrix
 import pytest
 
 from game_checks import check_labels, check_symmetric_labels
 from tablebase.solve import DRAW_CODE, NO_DISTANCE
 
-VARIANTS = ("roman", "roman-adjacent", "roman-lines", "rota", "rota-circle", "wild", "wild-misere")
+VARIANTS = [name for name in matrix.variants() if matrix.every_position(name, symmetry=False)]
+
+
+def test_the_small_variants_are_found() -> None:
+    assert {"tictactoe", "roman", "rota-circle", "wild-misere"} <= set(VARIANTS)
 
 
 @pytest.mark.parametrize("name", VARIANTS)

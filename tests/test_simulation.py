@@ -1,9 +1,7 @@
-"""One simulation test over every registered variant, through the public API.
+"""The simulation checks of :mod:`tablebase.testing` themselves: they catch broken rules and a
+symmetry that exchanges the players, and the reference solver agrees with a build.
 
-Random playouts check that position strings round-trip, that playing a move
-leaves the old position as it was, that terminal positions have no moves,
-that the probed moves are exactly the legal ones, and that symmetric
-positions have equal values.
+The checks run over every registered variant and storage layout in tests/test_matrix.py.
 """
 
 from __future__ import annotations
@@ -15,38 +13,7 @@ import pytest
 import tablebase
 from tablebase import games, testing
 from tablebase.games.base import Game, Outcome
-from game_checks import check_random_play, check_random_symmetries
 from serve_support import build_database
-
-VARIANTS = [name for name in games.names() if games.get(name).enumerable]
-
-
-@pytest.fixture(scope="module")
-def every_variant(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_database(tmp_path_factory.mktemp("sim") / "all.db", VARIANTS)
-
-
-def test_registry_is_not_empty() -> None:
-    assert {"tictactoe", "roman", "rota", "wild"} <= set(VARIANTS)
-
-
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.slow) if n == "ultimate-strategy" else n for n in VARIANTS]
-)
-def test_random_playouts(every_variant: Path, name: str) -> None:
-    with tablebase.open(every_variant) as tb:
-        assert tb.verify(name).ok
-        testing.check_probes(tb.variant(name), playouts=30, seed=len(name))
-
-
-@pytest.mark.parametrize("name", games.names())
-def test_search_hints_hold_on_random_playouts(name: str) -> None:
-    testing.check_search_hints(games.get(name), playouts=20, seed=len(name))
-
-
-@pytest.mark.parametrize("name", [name for name in games.names() if games.get(name).has_unmoves])
-def test_unmoves_invert_moves(name: str) -> None:
-    testing.check_unmoves(games.get(name), playouts=40, seed=7)
 
 
 def test_games_that_list_unmoves() -> None:
@@ -54,14 +21,6 @@ def test_games_that_list_unmoves() -> None:
         name for name in [*games.names(), "mnk-5-4-4"] if games.get(name).has_unmoves
     }
     assert not games.get("ultimate-strategy").has_unmoves
-
-
-@pytest.mark.parametrize("name", ["roman", "roman-adjacent", "roman-lines", "rota", "rota-circle", "wild", "wild-misere"])
-def test_rules_hold_on_random_playouts(name: str) -> None:
-    """Every state of random playouts passes the generic checks, and symmetries map moves with states."""
-    game = games.get(name)
-    check_random_play(game, playouts=60, seed=2)
-    check_random_symmetries(game, playouts=10, seed=3, step=3)
 
 
 def test_checks_catch_broken_rules() -> None:
@@ -138,11 +97,6 @@ def test_a_symmetry_that_exchanges_the_players_is_refused_with_the_reason() -> N
         testing.check_symmetries(heap, heap.initial_state())
     with pytest.raises(AssertionError, match="symmetries that exchange the players are not supported"):
         testing.check_game(heap, playouts=4)
-
-
-def test_check_game_passes_every_registered_family() -> None:
-    for name in ("tictactoe", "rota", "wild"):
-        testing.check_game(name, playouts=10)
 
 
 def test_winners_decides_what_a_fixpoint_can_and_leaves_cycles_out() -> None:

@@ -1,0 +1,103 @@
+"""The rows and columns of the test matrix (tests/test_matrix.py), read from the registries.
+
+Rows are every registered variant (:func:`tablebase.games.variants` and the
+catalog); columns are every storage layout (:func:`tablebase.store.layouts.names`)
+that :func:`tablebase.build.plan` accepts for the variant, so a new family or
+layout joins the matrix without a line here. Which set a build falls in
+depends on the variant's size bound (:meth:`~tablebase.games.base.Game.size_bound`,
+in symmetry classes): builds of at most :data:`QUICK_CLASSES` are in the quick
+set (each well under 3 s of CPU with its checks on a 2-core machine), larger
+ones up to :data:`SLOW_CLASSES`, and those of a variant whose rules give no
+bound, in the slow set; variants above that, and those that cannot be
+enumerated, get the rules checks only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tablebase import games
+from tablebase.build import plan
+from tablebase.errors import BuildError
+from tablebase.store import layouts
+
+#: Builds of at most this many classes are in the quick set (``mnk-4-3-3``: 132,861, 0.4-1.0 s of CPU a
+#: layout; ``connect4-4-4``, 461,761: 2.4-3.2 s with ``moves`` or ``states``, and compiling the Connect
+#: Four dense passes with ``dense``).
+QUICK_CLASSES = 200_000
+#: Builds of at most this many classes, and of variants without a bound, are in the slow set (the next
+#: registered sizes, ``mnk-4-4-3`` and ``morris-6`` at 5-8 M, take about a minute a variant).
+SLOW_CLASSES = 1_000_000
+#: Builds of at most this many classes probe every position against a solve in memory
+#: (:func:`tablebase.testing.check_storage_layout`); larger ones probe random games.
+EVERY_POSITION_CLASSES = 20_000
+
+
+def variants() -> list[str]:
+    """Every registered variant, in registry order: each family's fixed and usual names and its catalog."""
+    return list(dict.fromkeys([*(v.variant for v in games.variants()), *games.catalog()]))
+
+
+def storages(name: str) -> list[str]:
+    """The storage layouts a build of ``name`` (with symmetry) may use: those whose plan is not refused."""
+    accepted = []
+    for storage in layouts.names():
+        try:
+            plan(name, symmetry=True, storage=storage, path_known=True)
+        except BuildError:
+            continue
+        accepted.append(storage)
+    return accepted
+
+
+def classes(name: str) -> int | None:
+    """The size bound of ``name`` in symmetry classes, ``None`` when its rules give none."""
+    return games.get(name).size_bound(symmetry=True)
+
+
+def every_position(name: str, symmetry: bool = True) -> bool:
+    """Whether ``name`` can be enumerated and is small enough (in classes with ``symmetry``, in
+    positions without) to check every position of."""
+    game = games.get(name)
+    bound = game.size_bound(symmetry=symmetry)
+    return game.enumerable and bound is not None and bound <= EVERY_POSITION_CLASSES
+
+
+def tier(name: str) -> str | None:
+    """``"quick"`` or ``"slow"``: the set the builds of ``name`` run in; ``None``: not built."""
+    game = games.get(name)
+    if not game.enumerable:
+        return None
+    bound = classes(name)
+    if bound is None:
+        return "slow"
+    if bound <= QUICK_CLASSES:
+        return "quick"
+    return "slow" if bound <= SLOW_CLASSES else None
+
+
+def builds() -> list[Any]:
+    """``(variant, storage)`` of every build of the matrix, those of the slow set marked slow."""
+    cells = []
+    for name in variants():
+        where = tier(name)
+        if where is None:
+            continue
+        marks = [pytest.mark.slow] if where == "slow" else []
+        cells.extend(pytest.param(name, storage, marks=marks, id=f"{name}-{storage}") for storage in storages(name))
+    return cells
+
+
+__all__ = [
+    "EVERY_POSITION_CLASSES",
+    "QUICK_CLASSES",
+    "SLOW_CLASSES",
+    "builds",
+    "classes",
+    "every_position",
+    "storages",
+    "tier",
+    "variants",
+]
