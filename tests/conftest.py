@@ -12,7 +12,8 @@ dense passes (the dense layout) and the small Connect Four solver; a quick test 
 is compiled) nor search Ultimate positions of ``COMPILED_MIN_SPOTS`` open spots or more
 (``--numba-compiles`` lists what each test compiled). A run in which ``-m`` leaves no test
 (a file whose tests are all slow, say) passes and says so, rather than ending with pytest's
-exit code 5.
+exit code 5. With ``CI`` set, a test skipped for want of a module that ``.[dev]`` installs fails
+(:mod:`dev_extras`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import dev_extras
 import pytest
 from serve_support import build_database
 
@@ -123,6 +125,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(dev_extras, "dev-extras")
     if config.getoption("--numba-compiles"):
         folder = os.environ.get("NUMBA_CACHE_DIR")
         if not folder:
