@@ -263,17 +263,6 @@ class MorrisGame(BitboardGame):
                     found.append((parent, b + n * (a + 1) + (n * (n + 1) * (c + 1) if c >= 0 else 0)))
         return found
 
-    def _valid(self, state: int) -> bool:
-        """Whether ``state``'s stones and hands are within the rules (what :meth:`parse_position` accepts)."""
-        xs, os = self.boards(state)
-        xh, oh = self.hands(state)
-        s = self.stones
-        if xs.bit_count() + xh > s or os.bit_count() + oh > s:
-            return False
-        if xh or oh:
-            return self.to_move(state) == ("x" if xh == oh else "o" if oh == xh + 1 else "")
-        return True
-
     # -- notation ---------------------------------------------------------------
 
     def format_board_text(self, state: int) -> str:
