@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 import tablebase
 from tablebase import games
@@ -45,6 +46,13 @@ def build(name: str, folder: Path, index: int) -> tuple[float, str]:
     )
     seconds = time.perf_counter() - start
     return seconds, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.stdout.strip().splitlines()[-1]
+
+
+def timed(call: Callable[[str], object], argument: str) -> float:
+    """Seconds one ``call(argument)`` takes."""
+    start = time.perf_counter()
+    call(argument)
+    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -72,12 +80,7 @@ def main() -> None:
             table = tb.variant("morris-6")
             for text in positions[:50]:
                 table.probe(text)
-            times = []
-            for text in positions:
-                start = time.perf_counter()
-                table.probe(text)
-                times.append(time.perf_counter() - start)
-        times.sort()
+            times = sorted(timed(table.probe, text) for text in positions)
         p95 = times[int(0.95 * (len(times) - 1))]
         print(f"warm probe of {len(times)} positions: p50 {statistics.median(times) * 1e3:.2f} ms, p95 {p95 * 1e3:.2f} ms")
 

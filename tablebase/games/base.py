@@ -384,6 +384,16 @@ class Game(ABC):
         return f"{type(self).__name__}({self.name!r})"
 
 
+def set_bits(mask: int) -> list[int]:
+    """The positions of the set bits of ``mask``, lowest first (the cells of a bitboard)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 def invert_permutation(perm: Sequence[int]) -> tuple[int, ...]:
     """The inverse of a permutation given as a sequence of images."""
     inv = [0] * len(perm)

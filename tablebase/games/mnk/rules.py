@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
 from tablebase.games.base import BitboardGame, BoardMarks, Layout, cell_name, grid_layout, grid_symmetries, parse_cell, parse_grid
-from tablebase.games.base import split_side
+from tablebase.games.base import set_bits, split_side
 from tablebase.outcome import DRAW, LOSS, WIN, Outcome
 
 if TYPE_CHECKING:
@@ -121,13 +121,7 @@ class MNKGame(BitboardGame):
         return None
 
     def legal_moves(self, state: int) -> list[int]:
-        free = ~(state | state >> self.cells) & self._mask
-        moves = []
-        while free:
-            low = free & -free
-            moves.append(low.bit_length() - 1)
-            free ^= low
-        return moves
+        return set_bits(~(state | state >> self.cells) & self._mask)
 
     def apply(self, state: int, move: int) -> int:
         xs = (state & self._mask).bit_count()

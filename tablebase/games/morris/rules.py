@@ -37,7 +37,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
-from tablebase.games.base import LOSS, BitboardGame, Layout, LayoutCell, Outcome
+from tablebase.games.base import LOSS, BitboardGame, Layout, LayoutCell, Outcome, set_bits
 from tablebase.games.morris.board import NINE, SIX, MorrisBoard
 
 if TYPE_CHECKING:
@@ -45,16 +45,6 @@ if TYPE_CHECKING:
 
 #: The largest size bound (classes) of a variant that ``tablebase build`` enumerates whole.
 ENUMERABLE_UP_TO = 100_000_000
-
-def _bits(mask: int) -> list[int]:
-    """The positions of the set bits of ``mask``, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
 
 _MOVE_RE = re.compile(r"^([a-z][0-9]+)(?:-([a-z][0-9]+))?(?:x([a-z][0-9]+))?$")
 
@@ -143,10 +133,10 @@ class MorrisGame(BitboardGame):
         """``(from, to)`` of every placement (from -1) or slide of the mover, before removals."""
         empty = self._mask & ~(own | other)
         if hand:
-            return [(-1, b) for b in _bits(empty)]
+            return [(-1, b) for b in set_bits(empty)]
         flies = self.flying and own.bit_count() == 3
         neighbours = self.neighbours
-        return [(a, b) for a in _bits(own) for b in _bits(empty if flies else neighbours[a] & empty)]
+        return [(a, b) for a in set_bits(own) for b in set_bits(empty if flies else neighbours[a] & empty)]
 
     def _can_move(self, own: int, other: int) -> bool:
         """Whether the mover, with no stones in hand, has a slide (or a flight)."""
@@ -154,7 +144,7 @@ class MorrisGame(BitboardGame):
         if self.flying and own.bit_count() == 3:
             return empty != 0
         neighbours = self.neighbours
-        return any(neighbours[a] & empty for a in _bits(own))
+        return any(neighbours[a] & empty for a in set_bits(own))
 
     def outcome(self, state: int) -> Outcome | None:
         own, other, hand, _ = self._mover(state)
@@ -175,7 +165,7 @@ class MorrisGame(BitboardGame):
             after = (own & ~(1 << a) if a >= 0 else own) | 1 << b
             base = b + n * (a + 1)
             if removable and self.in_mill(after, b):
-                moves.extend(base + n * (n + 1) * (c + 1) for c in _bits(removable))
+                moves.extend(base + n * (n + 1) * (c + 1) for c in set_bits(removable))
             else:
                 moves.append(base)
         return moves
@@ -239,11 +229,11 @@ class MorrisGame(BitboardGame):
         slid = not own_hand and not other_hand
         flies = self.flying and own.bit_count() == 3
         room = other.bit_count() + other_hand < s
-        for b in _bits(own):
+        for b in set_bits(own):
             milled = self.in_mill(own, b)
             froms = [-1] if placed else []
             if slid:
-                froms += [a for a in _bits(empty) if flies or self.neighbours[a] >> b & 1]
+                froms += [a for a in set_bits(empty) if flies or self.neighbours[a] >> b & 1]
             for a in froms:
                 before = own & ~(1 << b) | (1 << a if a >= 0 else 0)
                 hand_before = own_hand + (a < 0)
@@ -251,7 +241,7 @@ class MorrisGame(BitboardGame):
                     continue
                 removals = [] if milled and other else [-1]
                 if milled and room:
-                    removals += _bits(empty & ~(1 << a if a >= 0 else 0))
+                    removals += set_bits(empty & ~(1 << a if a >= 0 else 0))
                 for c in removals:
                     other_before = other | (1 << c if c >= 0 else 0)
                     if c >= 0 and not self.removable(other_before) >> c & 1:
