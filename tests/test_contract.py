@@ -68,7 +68,7 @@ def test_unbuilt_variant_info_to_dict_is_the_variant_reply() -> None:
 def test_http_replies_are_the_to_dicts(built_db: Path, tb: tablebase.Tablebase) -> None:
     ttt = tb.variant("tictactoe")
     built = {i.name: i.to_dict(tb.variant(i.name).game) for i in tb.variants()}
-    searched = {name: games.get(name) for name in ("connect4", "ultimate", "ultimate-classic") if name not in built}
+    searched = {name: games.get(name) for name in ("connect4", "morris-9", "ultimate", "ultimate-classic") if name not in built}
     listed = {**built, **{name: tablebase.VariantInfo.unbuilt(g).to_dict(g) for name, g in searched.items()}}
     expected = {
         "/api/variants": [listed[name] for name in sorted(listed)],

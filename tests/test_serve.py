@@ -56,7 +56,7 @@ def test_variants_lists_every_built_variant_with_rules_and_start(client: TestCli
     for entry in listed:
         VariantReply.model_validate(entry)
     # the variants too large to build are offered too, for /solve
-    assert [v["variant"] for v in listed] == sorted([*BUILT, "connect4", "ultimate", "ultimate-classic"])
+    assert [v["variant"] for v in listed] == sorted([*BUILT, "connect4", "morris-9", "ultimate", "ultimate-classic"])
     ttt = next(v for v in listed if v["variant"] == "tictactoe")
     # tic-tac-toe: 765 positions up to symmetry (seed 003), a draw with the board full after 9 plies
     assert (ttt["states"], ttt["outcome"], ttt["distance"]) == (765, "draw", 9)

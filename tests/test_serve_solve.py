@@ -56,7 +56,7 @@ def test_variants_offer_ultimate_without_a_build(client: TestClient) -> None:
     listed = {v["variant"]: v for v in client.get("/api/variants").json()}
     for entry in listed.values():
         VariantReply.model_validate(entry)
-    assert set(listed) == {"tictactoe", "connect4", "ultimate", "ultimate-classic"}
+    assert set(listed) == {"tictactoe", "connect4", "morris-9", "ultimate", "ultimate-classic"}
     assert listed["tictactoe"]["complete"] is True
     ultimate = listed["ultimate"]
     assert (ultimate["complete"], ultimate["outcome"], ultimate["states"]) == (False, None, 0)

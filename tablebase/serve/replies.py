@@ -111,6 +111,9 @@ LayoutReply = typed_dict_model(
     regions=(list[RegionReply], Field(default=[], description="Named groups of cells (Ultimate's fields).")),
     click_moves=(dict[str, str], Field(default={}, description="Cell name -> the move one click on it plays.")),
     gravity=(bool, Field(default=False, description="Pieces fall to the lowest empty cell of their column.")),
+    removal_separator=(
+        str | None, Field(default=None, description="Before the cell of the piece a move removes (Morris: d2-d3xg7).")
+    ),
 )
 
 

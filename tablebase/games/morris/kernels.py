@@ -7,15 +7,28 @@ bitboard game (:class:`~tablebase.games.common.kernels.BitboardKernels`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, Sequence
 
 import numba
 import numpy as np
 
-from tablebase.games.common.kernels import LOSS_CODE, UNKNOWN_CODE, BitboardKernels
+from tablebase.games.common.kernels import LOSS_CODE, UNKNOWN_CODE, BitboardKernels, BoardRules
 
-if TYPE_CHECKING:
-    from tablebase.games.morris.rules import MorrisGame
+
+class MorrisRules(BoardRules, Protocol):
+    """What the kernels read of a :class:`~tablebase.games.morris.rules.MorrisGame`."""
+
+    @property
+    def flying(self) -> bool: ...
+
+    @property
+    def neighbours(self) -> Sequence[int]: ...
+
+    @property
+    def mills(self) -> Sequence[int]: ...
+
+    @property
+    def mills_of(self) -> Sequence[Sequence[int]]: ...
 
 
 @numba.njit(cache=True, inline="always")
@@ -136,7 +149,7 @@ def _expand(
 class MorrisKernels(BitboardKernels):
     """The compiled rules of one Morris variant over ``np.uint64`` states."""
 
-    def __init__(self, game: MorrisGame):
+    def __init__(self, game: MorrisRules):
         super().__init__(game, state_bits=2 * game.cells + 9)
         self.n = game.cells
         self.flying = game.flying
