@@ -76,20 +76,21 @@ def _knowledge(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int) -> 
     return (-1 if you else 0), (1 if me else 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _need(mine: np.ndarray, other: np.ndarray, mine_won: int, other_won: int) -> int:
     """The fewest marks a side that holds ``mine`` and has won the fields ``mine_won`` still needs
     to make a line of fields (a field won by either side is settled); :data:`UNREACHABLE` or more
     when it cannot make one any more."""
-    f0 = 0 if mine_won & 1 else UNREACHABLE if other_won & 1 else NEED[512 * mine[0] + other[0]]
-    f1 = 0 if mine_won & 2 else UNREACHABLE if other_won & 2 else NEED[512 * mine[1] + other[1]]
-    f2 = 0 if mine_won & 4 else UNREACHABLE if other_won & 4 else NEED[512 * mine[2] + other[2]]
-    f3 = 0 if mine_won & 8 else UNREACHABLE if other_won & 8 else NEED[512 * mine[3] + other[3]]
-    f4 = 0 if mine_won & 16 else UNREACHABLE if other_won & 16 else NEED[512 * mine[4] + other[4]]
-    f5 = 0 if mine_won & 32 else UNREACHABLE if other_won & 32 else NEED[512 * mine[5] + other[5]]
-    f6 = 0 if mine_won & 64 else UNREACHABLE if other_won & 64 else NEED[512 * mine[6] + other[6]]
-    f7 = 0 if mine_won & 128 else UNREACHABLE if other_won & 128 else NEED[512 * mine[7] + other[7]]
-    f8 = 0 if mine_won & 256 else UNREACHABLE if other_won & 256 else NEED[512 * mine[8] + other[8]]
+    need = NEED  # read once: numba puts a copy of the 256 KB table in the code for each read
+    f0 = 0 if mine_won & 1 else UNREACHABLE if other_won & 1 else need[512 * mine[0] + other[0]]
+    f1 = 0 if mine_won & 2 else UNREACHABLE if other_won & 2 else need[512 * mine[1] + other[1]]
+    f2 = 0 if mine_won & 4 else UNREACHABLE if other_won & 4 else need[512 * mine[2] + other[2]]
+    f3 = 0 if mine_won & 8 else UNREACHABLE if other_won & 8 else need[512 * mine[3] + other[3]]
+    f4 = 0 if mine_won & 16 else UNREACHABLE if other_won & 16 else need[512 * mine[4] + other[4]]
+    f5 = 0 if mine_won & 32 else UNREACHABLE if other_won & 32 else need[512 * mine[5] + other[5]]
+    f6 = 0 if mine_won & 64 else UNREACHABLE if other_won & 64 else need[512 * mine[6] + other[6]]
+    f7 = 0 if mine_won & 128 else UNREACHABLE if other_won & 128 else need[512 * mine[7] + other[7]]
+    f8 = 0 if mine_won & 256 else UNREACHABLE if other_won & 256 else need[512 * mine[8] + other[8]]
     best = min(f0 + f1 + f2, f3 + f4 + f5, f6 + f7 + f8, f0 + f3 + f6, f1 + f4 + f7, f2 + f5 + f8)
     best = min(best, f0 + f4 + f8, f2 + f4 + f6)
     return int(best)
