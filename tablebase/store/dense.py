@@ -16,7 +16,7 @@ bytes, one a slot, or as its runs of equal bytes (the byte of each run, then
 the run lengths as two byte planes, low bytes then high bytes). A part is
 stored as runs only where they compress to at most :data:`RUNS_SHARE` of its
 bytes, since expanding runs costs a lookup about as much as inflating. Each
-slot's byte is the packed value of :func:`tablebase.store.packed.pack_values`.
+slot's byte is the packed value of :func:`tablebase.store.block_codec.pack_values`.
 
 The index decides which slots hold a value: one position of each symmetry
 class, and not the positions whose value the rules give
@@ -25,24 +25,34 @@ Every other slot (not a position, or not stored) repeats the value before it
 in its block, which makes long runs; so a slot's byte means something only
 for a stored position. A lookup asks the rules first, then reads one block
 (one indexed read) and decompresses the part it needs to one byte a slot;
-blocks and their decoded parts stay in a least-recently-used cache.
+blocks and their decoded parts stay in a least-recently-used cache
+(:class:`~tablebase.store.block_cache.BlockCache`). What the layout shares
+with the packed one (the value format, the checksum's seed, the rows of
+``blocks`` and ``plies``) is in :mod:`tablebase.store.block_codec`.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import struct
-import threading
 import zlib
-from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 
 from tablebase.games.common.dense import DRAWN_END, LOST_END, WON_END
-from tablebase.store.packed import CorruptBlockError
+from tablebase.store.block_cache import CACHE_BYTES, BlockCache
+from tablebase.store.block_codec import (
+    BlockRow,
+    BlockTable,
+    CorruptBlockError,
+    checksum,
+    encode_rows,
+    insert_rows,
+    ply_sums,
+    unpack,
+    write_blocks,
+)
 
 # libdeflate (``tablebase[fast]``) inflates a part of known size and checks a block in about half the
 # time of zlib, which does both without it
@@ -72,10 +82,6 @@ BLOCK = 16384
 PART = 4096
 #: zlib level of the blocks.
 LEVEL = 9
-#: SQLite page size of a file made anew.
-PAGE_SIZE = 16384
-#: Bytes of decoded parts a reader keeps.
-CACHE_BYTES = 64 << 20
 #: The block format written; formats 2 (one zlib stream of the whole block's runs) and 3 (every part
 #: as runs) are still read.
 FORMAT = 4
@@ -86,11 +92,6 @@ BYTES_FLAG = 0x8000
 #: The packed values of a game over (distance 0), which have no moves.
 GAME_OVER = (LOST_END, WON_END, DRAWN_END)
 _HEADER = struct.Struct("<BBBxI")
-_SEED = struct.Struct("<qqq")
-
-
-def _seed(ply: int, first: int, count: int) -> int:
-    return zlib.crc32(_SEED.pack(ply, first, count))
 
 
 def _runs(filled: np.ndarray) -> bytes:
@@ -128,7 +129,7 @@ def encode_block(values: np.ndarray, ply: int, first: int) -> bytes:
     if ends[-1] >= BYTES_FLAG:
         raise ValueError(f"block of ply {ply} from slot {first} compresses to {ends[-1]} bytes, over the format's limit")
     body = (ends | flags).astype("<u2").tobytes() + b"".join(streams)
-    crc = zlib.crc32(body, _seed(ply, first, values.size))
+    crc = checksum(body, ply, first, values.size)
     return _HEADER.pack(FORMAT, len(streams), 0, crc) + body
 
 
@@ -149,13 +150,17 @@ def _expand(raw: bytes | bytearray, size: int) -> bytes:
 class Block:
     """A block row read for lookups: its checked data, and its parts as one byte a slot once decoded."""
 
-    __slots__ = ("data", "count", "parts", "nbytes", "flagged")
+    __slots__ = ("data", "ply", "first", "end", "count", "parts", "nbytes", "flagged")
 
     def __init__(self, data: bytes, ply: int, first: int, count: int):
         try:
             version, parts, _, crc = _HEADER.unpack_from(data)
         except (struct.error, TypeError) as exc:
             raise CorruptBlockError(f"block does not decode ({exc})") from exc
+        self.ply = ply
+        self.first = first
+        #: The block's last slot.
+        self.end = first + count - 1
         self.count = count
         #: What the block holds at most: its data and every part decoded.
         self.nbytes = len(data) + count
@@ -169,7 +174,7 @@ class Block:
         self.data = data
         if version not in (3, FORMAT) or parts != -(-count // PART) or len(data) < _HEADER.size + 2 * parts:
             raise CorruptBlockError("block does not decode (unknown block format)")
-        if _crc32(memoryview(data)[_HEADER.size :], _seed(ply, first, count)) != crc:
+        if checksum(memoryview(data)[_HEADER.size :], ply, first, count, _crc32) != crc:
             raise CorruptBlockError("block fails its checksum")
         self.parts = [None] * parts
 
@@ -211,7 +216,7 @@ def _decode_v2(data: bytes, ply: int, first: int, count: int) -> bytes:
         raw = zlib.decompress(data[_HEADER.size :])
     except zlib.error as exc:
         raise CorruptBlockError(f"block does not decode ({exc})") from exc
-    if zlib.crc32(raw, _seed(ply, first, count)) != crc:
+    if checksum(raw, ply, first, count) != crc:
         raise CorruptBlockError("block fails its checksum")
     return _expand(raw, count)
 
@@ -228,40 +233,27 @@ class DenseReader:
         self.game = game
         self.index = index
         self.variant_id = variant_id
-        self.cache_bytes = cache_bytes
-        self._cache: OrderedDict[tuple[int, int], Block] = OrderedDict()
-        self._size = 0
-        self._lock = threading.Lock()
+        self.cache: BlockCache[Block] = BlockCache(cache_bytes)
+        self.table = BlockTable(game, variant_id, index.state)
 
     def _blocks(self, conn: sqlite3.Connection, wanted: set[tuple[int, int]]) -> dict[tuple[int, int], Block]:
         """The blocks ``(ply, first slot)`` that are stored, from the cache or read together."""
         found: dict[tuple[int, int], Block] = {}
         missing: dict[int, list[int]] = {}
-        with self._lock:
-            cache = self._cache
-            for key in wanted:
-                block = cache.get(key)
-                if block is None:
-                    missing.setdefault(key[0], []).append(key[1])
-                else:
-                    cache.move_to_end(key)
-                    found[key] = block
-        if not missing:
-            return found
-        read: list[tuple[tuple[int, int], Block]] = []
+        keys = list(wanted)
+        for key, block in zip(keys, self.cache.covering_each(keys)):
+            if block is None:
+                missing.setdefault(key[0], []).append(key[1])
+            else:
+                found[key] = block
         for ply, firsts in missing.items():
             rows = conn.execute(
                 "SELECT first_state, count, data FROM blocks WHERE variant_id = ? AND ply = ?"
                 f" AND first_state IN ({', '.join('?' * len(firsts))})",
                 (self.variant_id, ply, *firsts),
             )
-            read.extend(((ply, first), self.decode(ply, first, count, data)) for first, count, data in rows)
-        with self._lock:
-            for key, block in read:
-                found[key] = self._cache[key] = block
-                self._size += block.nbytes
-            while self._size > self.cache_bytes and len(self._cache) > 1:
-                self._size -= self._cache.popitem(last=False)[1].nbytes
+            for first, count, data in rows:
+                found[ply, first] = self.cache.add(self.decode(ply, first, count, data))
         return found
 
     def decode(self, ply: int, first: int, count: int, data: bytes) -> Block:
@@ -269,13 +261,7 @@ class DenseReader:
         try:
             return Block(data, ply, first, count)
         except CorruptBlockError as exc:
-            raise self._named(ply, first, exc) from exc
-
-    def _named(self, ply: int, first: int, exc: CorruptBlockError) -> CorruptBlockError:
-        position = self.game.format_position(self.index.state(ply, first))
-        return CorruptBlockError(
-            f"{self.game.name}: the block of ply {ply} from {position!r} is corrupt ({exc}); rebuild the variant"
-        )
+            raise self.table.corrupt(ply, first, exc) from exc
 
     def value(self, conn: sqlite3.Connection, state: int) -> int | None:
         """The packed value of a position that can arise in play, in any orientation (``None``: not stored)."""
@@ -322,7 +308,7 @@ class DenseReader:
             try:
                 part = block.part(i)
             except CorruptBlockError as exc:
-                raise self._named(ply, slot - offset, exc) from exc
+                raise self.table.corrupt(ply, slot - offset, exc) from exc
         return part[offset - i * PART] or None
 
     def _moves(
@@ -343,15 +329,11 @@ class DenseReader:
         ``on_error``, or raises without it)."""
         size = self.index.ply_sizes()[ply]
         out = np.zeros(size, dtype=np.uint8)
-        rows = conn.execute(
-            "SELECT first_state, count, data FROM blocks WHERE variant_id = ? AND ply = ? ORDER BY first_state",
-            (self.variant_id, ply),
-        )
-        for first, count, data in rows:
+        for first, count, data in self.table.of_ply(conn, ply):
             try:
                 out[first : first + count] = Block(data, ply, first, count).expand()
             except CorruptBlockError as exc:
-                named = self._named(ply, first, exc)
+                named = self.table.corrupt(ply, first, exc)
                 if on_error is None:
                     raise named from exc
                 on_error(str(named))
@@ -365,24 +347,23 @@ def _wanted(children: list[tuple[int, int, int | None, int, int]]) -> set[tuple[
 
 def dense_rows(
     game: Game, index: DenseIndex, variant_id: int, progress: Progress | None = None, threads: int | None = None
-) -> tuple[list[tuple[int, int, int, str, int, bytes]], dict[int, PlyCounts]]:
+) -> tuple[list[BlockRow], dict[int, PlyCounts]]:
     """The ``blocks`` rows of a whole build (solved here) and its per-ply counts."""
-    import os
-
-    rows: list[tuple[int, int, int, str, int, bytes]] = []
+    rows: list[BlockRow] = []
     counts: dict[int, PlyCounts] = {}
-    workers = threads or os.cpu_count() or 1
 
-    def encode(item: tuple[int, int, np.ndarray]) -> tuple[int, int, int, str, int, bytes]:
+    def encode(item: tuple[int, int, np.ndarray]) -> BlockRow:
         ply, first, values = item
         key = game.format_position(index.state(ply, first))
         return (variant_id, ply, first, key, int(values.size), encode_block(values, ply, first))
 
-    with ThreadPoolExecutor(workers) as pool:
+    def plies() -> Iterator[Iterator[tuple[int, int, np.ndarray]]]:
         for ply, values, tally in index.solve(progress):
             counts[ply] = tally
-            items = ((ply, lo, values[lo : lo + BLOCK]) for lo in range(0, values.size, BLOCK))
-            rows.extend(pool.map(encode, items))
+            yield ((ply, lo, values[lo : lo + BLOCK]) for lo in range(0, values.size, BLOCK))
+
+    for encoded in encode_rows(plies(), encode, threads):
+        rows.extend(encoded)
     return rows, counts
 
 
@@ -393,14 +374,8 @@ def ply_tally(counts: dict[int, PlyCounts]) -> PlyTally:
     tally = PlyTally(True)
     for ply, c in counts.items():
         if c.positions:
-            tally.sums[ply] = np.array(
-                [c.positions, c.classes, *c.class_outcomes, c.terminal, *c.outcomes], dtype=np.int64
-            )
+            tally.sums[ply] = ply_sums(c.positions, c.classes, c.class_outcomes, c.terminal, c.outcomes)
     return tally
-
-
-_INSERT = "INSERT INTO blocks (variant_id, ply, first_state, first_key, count, data) VALUES (?, ?, ?, ?, ?, ?)"
-_NAMES = {1: "win", 2: "loss", 3: "draw"}
 
 
 class BuiltBlocks(Protocol):
@@ -433,47 +408,45 @@ def write_dense(
     file is written only once the solve is done."""
     import time
 
-    from tablebase.store.states import Summary, replace_variant_data
+    from tablebase.store.states import Summary
 
     started = time.perf_counter()
-    root = game.canonical(game.initial_state())[0]
-    ply, slot = index.slot(root)
-    packed = index.derived(root)
     if built is None:
         rows, counts = dense_rows(game, index, 0, progress)
-        if packed is None:
-            first = slot - slot % BLOCK
-            row = next(r for r in rows if r[1] == ply and r[2] == first)
-            packed = int(decode_block(row[5], ply, first, row[4])[slot - first])
+        blocks = {(r[1], r[2]): (r[2], r[4], r[5]) for r in rows}
+
+        def block_of(ply: int, slot: int) -> tuple[int, int, bytes]:
+            return blocks[ply, slot - slot % BLOCK]
     else:
         counts = built.counts()
-        if packed is None:
-            first, count, data = built.block(ply, slot)
-            packed = int(decode_block(data, ply, first, count)[slot - first])
-    result = (_NAMES[packed & 3], None if (packed >> 2) == 0 else (packed >> 2) - 1)
-    summary = Summary(game, True, result, sum(c.classes for c in counts.values()))
+        block_of = built.block
+    summary = Summary(game, True, _start_value(game, index, block_of), sum(c.classes for c in counts.values()))
     seconds = time.perf_counter() - started if built is None else built.seconds
 
     def fill(cur: sqlite3.Cursor, variant_id: int) -> PlyTally:
-        written = 0
-        source = rows if built is None else _keyed(game, index, built)
-        batch: list[tuple[int, int, int, str, int, bytes]] = []
-        for row in source:
-            batch.append((variant_id, *row[1:]))
-            if len(batch) == 256:
-                cur.executemany(_INSERT, batch)
-                written += len(batch)
-                batch = []
-        cur.executemany(_INSERT, batch)
-        written += len(batch)
+        written = insert_rows(cur, rows if built is None else _keyed(game, index, built), variant_id)
         if progress is not None:
             progress("write", written, written)
         return ply_tally(counts)
 
-    replace_variant_data(Path(path), summary, "dense", seconds, fill, progress, page_size=PAGE_SIZE)
+    write_blocks(path, summary, "dense", seconds, fill, progress)
 
 
-def _keyed(game: Game, index: DenseIndex, built: BuiltBlocks) -> Iterator[tuple[int, int, int, str, int, bytes]]:
+def _start_value(
+    game: Game, index: DenseIndex, block_of: Callable[[int, int], tuple[int, int, bytes]]
+) -> tuple[str, int | None]:
+    """``(outcome, distance)`` of the start, from the rules or from the block ``block_of(ply, slot)``
+    (``(first slot, count, data)``) that holds it."""
+    root = game.canonical(game.initial_state())[0]
+    packed = index.derived(root)
+    if packed is None:
+        ply, slot = index.slot(root)
+        first, count, data = block_of(ply, slot)
+        packed = int(decode_block(data, ply, first, count)[slot - first])
+    return unpack(packed)
+
+
+def _keyed(game: Game, index: DenseIndex, built: BuiltBlocks) -> Iterator[BlockRow]:
     """The ``blocks`` rows of a build in tasks, each with the position of its first slot as text."""
     for ply, first, count, data in built.blocks():
         yield 0, ply, first, game.format_position(index.state(ply, first)), count, data

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-#: Packed values (``outcome | (distance + 1) << 2``, :func:`tablebase.store.packed.pack_values`) that
+#: Packed values (``outcome | (distance + 1) << 2``, :func:`tablebase.store.block_codec.pack_values`) that
 #: rules commonly give without a search: a game lost, won or drawn at its end, a win with the next move.
 LOST_END = 2 | 1 << 2
 WON_END = 1 | 1 << 2

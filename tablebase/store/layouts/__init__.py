@@ -12,13 +12,19 @@ one class registered with :func:`register`.
   the rules at query time and their children looked up by key.
 * ``packed`` (:class:`Packed`): no rows per position; the states of each ply
   sorted in compressed blocks of the ``blocks`` table, moves from the rules
-  (:mod:`tablebase.store.packed`).
+  (:mod:`tablebase.store.packed`, read by :mod:`tablebase.store.packed_reader`,
+  written by :mod:`tablebase.store.packed_writer`).
 * ``dense`` (:class:`Dense`): no keys either; one value a slot of the game's
   dense index of its positions, in compressed blocks, solved by the layout
   itself over that index (:mod:`tablebase.store.dense`).
 
-The protocol and its values are in :mod:`~tablebase.store.layouts.base`, the
-row layouts in :mod:`~tablebase.store.layouts.rows`, the block layouts in
+The two block layouts share one codec of what is around their block formats
+(:mod:`tablebase.store.block_codec`) and one cache of decoded blocks
+(:mod:`tablebase.store.block_cache`).
+
+The protocol, its values and the base class of the built-in layouts
+(:class:`BaseStorage`) are in :mod:`~tablebase.store.layouts.base`, the row
+layouts in :mod:`~tablebase.store.layouts.rows`, the block layouts in
 :mod:`~tablebase.store.layouts.blocks`; all are importable from here.
 
 This package imports neither numpy nor SQLAlchemy at load time: opening a
@@ -30,7 +36,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tablebase.errors import BuildError, DatabaseError
-from tablebase.store.layouts.base import EdgeChunk, Entry, PlyRow, Row, StateChunk, Storage, Value, read_plies
+from tablebase.store.layouts.base import (
+    BaseStorage,
+    EdgeChunk,
+    Entry,
+    PlyRow,
+    Row,
+    StateChunk,
+    Storage,
+    Value,
+    read_plies,
+)
 from tablebase.store.layouts.blocks import Dense, Packed
 from tablebase.store.layouts.rows import MovesTable, RulesMoves, StatesOnly, StatesTable
 
@@ -82,6 +98,7 @@ def open_storage(name: str, game: Game, variant_id: int, symmetry: bool) -> Stor
 
 
 __all__ = [
+    "BaseStorage",
     "Dense",
     "EdgeChunk",
     "Entry",

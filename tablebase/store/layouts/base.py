@@ -1,4 +1,4 @@
-"""The storage protocol and the values it speaks in.
+"""The storage protocol, the values it speaks in, and the base the layouts share.
 
 Readers pass an open :class:`sqlite3.Connection` (inside the read
 transaction of the caller) to every read method; a storage object holds no
@@ -6,7 +6,7 @@ connection, so one object serves any number of connections. States given
 to and returned by the read methods are the game's integers; lookups take
 canonical states (one representative per symmetry class when the variant
 has symmetry reduction) and return values as stored, for the side to move
-there.
+there. :class:`BaseStorage` holds what the built-in layouts answer alike.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, NamedTuple, Protocol, Sequence
 
+from tablebase.errors import BuildError
 from tablebase.outcome import Outcome
 
 if TYPE_CHECKING:
@@ -208,3 +209,81 @@ def read_plies(conn: sqlite3.Connection, variant_id: int) -> list[PlyRow]:
         (variant_id,),
     ).fetchall()
     return rows
+
+
+class BaseStorage:
+    """What the built-in layouts share: the variant they store, the ``plies`` rows every writer
+    fills, and the defaults of a layout that stores no moves and does not solve."""
+
+    name: ClassVar[str]
+    label: ClassVar[str] = ""
+    stores_moves: ClassVar[bool] = False
+    out_of_core: ClassVar[bool] = False
+    solves: ClassVar[bool] = False
+    any_orientation: ClassVar[bool] = False
+
+    def __init__(self, game: Game, variant_id: int, symmetry: bool):
+        self.game = game
+        self.variant_id = variant_id
+        self.symmetry = symmetry
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.game.name!r} variant_id={self.variant_id}>"
+
+    if TYPE_CHECKING:
+
+        def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None: ...
+
+        def moves(self, conn: sqlite3.Connection, state: int, entry: Entry) -> list[tuple[int, Value | None]]: ...
+
+    def probe(self, conn: sqlite3.Connection, state: int) -> tuple[Entry | None, list[tuple[int, Value | None]]]:
+        entry = self.lookup(conn, state)
+        if entry is None or entry.terminal:
+            return entry, []
+        return entry, self.moves(conn, state, entry)
+
+    def move_rows(self, conn: sqlite3.Connection) -> Iterator[tuple[int, str, int]]:
+        return iter(())
+
+    def plies(self, conn: sqlite3.Connection) -> list[PlyRow]:
+        return read_plies(conn, self.variant_id)
+
+    def edge_chunks(self, conn: sqlite3.Connection, size: int) -> Iterator[EdgeChunk] | None:
+        return None
+
+    def sorted_layers(
+        self, conn: sqlite3.Connection, on_error: Callable[[str], None], plies: tuple[int, int] | None = None
+    ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None:
+        return None
+
+    def check_labels(
+        self, conn: sqlite3.Connection, on_error: Callable[[str], None], progress: Progress | None
+    ) -> int | None:
+        return None
+
+    @classmethod
+    def check_game(cls, game: Game) -> None:
+        pass
+
+    @classmethod
+    def write_solution(
+        cls, solution: Solution, *, engine: Engine, path: Path | None, seconds: float, progress: Progress | None
+    ) -> None:
+        """The solution written as the layers of an out-of-core build (:meth:`write_layers`)."""
+        from tablebase.store.states import SolutionLayers
+
+        if path is None:
+            raise BuildError(f"{cls.name!r} builds need a database path, not an engine")
+        cls.write_layers(SolutionLayers(solution), path=path, seconds=seconds, progress=progress)
+
+    if TYPE_CHECKING:
+
+        @classmethod
+        def write_layers(cls, layers: Layers, *, path: Path, seconds: float, progress: Progress | None) -> None: ...
+
+    @classmethod
+    def build(
+        cls, game: Game, *, path: Path, progress: Progress | None, executor: Executor | None = None,
+        build_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        raise BuildError(f"storage {cls.name!r} stores a solver's result; it does not solve {game.name!r} itself")

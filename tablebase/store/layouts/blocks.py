@@ -4,19 +4,22 @@
 values (:mod:`tablebase.store.packed`); ``dense`` (:class:`Dense`) keeps no
 keys either, one value a slot of the game's dense index of its positions,
 and solves the variant itself over that index (:mod:`tablebase.store.dense`).
-Moves and parents come from the rules (:class:`~tablebase.store.layouts.rows.RulesMoves`).
+Each holds a reader of its blocks; both decode the values they read with
+:mod:`tablebase.store.block_codec` and make rows of them alike
+(:class:`BlockStorage`). Moves and parents come from the rules
+(:class:`~tablebase.store.layouts.rows.RulesMoves`).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from functools import cached_property
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Protocol, Sequence
 
 from tablebase.errors import BuildError, DatabaseError
-from tablebase.outcome import NAMES
-from tablebase.store.layouts.base import Entry, Row, StateChunk, Value
-from tablebase.store.layouts.rows import StatesOnly
+from tablebase.store.block_codec import stored_moves, stored_value, unpack, unpack_values
+from tablebase.store.layouts.base import BaseStorage, Entry, Row, StateChunk, Value
+from tablebase.store.layouts.rows import RulesMoves
 
 if TYPE_CHECKING:
     import os
@@ -29,70 +32,51 @@ if TYPE_CHECKING:
     from tablebase.solve import Progress, Solution
     from tablebase.solve.executor import Executor
     from tablebase.store.dense import DenseReader
-    from tablebase.store.packed import PackedReader
+    from tablebase.store.packed_reader import PackedReader
     from tablebase.store.states import Layers
 
 
-class Packed(StatesOnly):
-    """Compressed blocks of sorted states per ply, one indexed read per lookup (:mod:`tablebase.store.packed`).
+class _Values(Protocol):
+    """What :class:`BlockStorage` asks of a layout's reader."""
 
-    Moves and parents come from the rules as for :class:`StatesOnly`; side to
-    move and terminal flag too. The reference of a stored position is its
-    state (its integer encoding).
-    """
+    def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[int | None]: ...
 
-    name = "packed"
-    label = "packed blocks"
 
-    @cached_property
-    def reader(self) -> PackedReader:
-        """The block reader, with its cache of decoded blocks."""
-        from tablebase.store.packed import PackedReader
+class BlockStorage(RulesMoves, BaseStorage):
+    """What the block layouts share: a reader of packed values (:attr:`reader`), rows and column
+    chunks made from a state and its packed value with the rules (side to move, terminal flag,
+    text). The reference of a stored position is its state (its integer encoding)."""
 
-        return PackedReader(self.game, self.variant_id)
+    if TYPE_CHECKING:
 
-    @classmethod
-    def check_game(cls, game: Game) -> None:
-        from tablebase.store.packed import supports
+        @property
+        def reader(self) -> _Values:
+            """The layout's block reader, with its cache of decoded blocks."""
 
-        if not supports(game):
-            usable = "'moves' or 'states'" if game.has_unmoves else "'moves'"
-            raise BuildError(
-                f"variant {game.name!r} cannot be stored packed (use storage {usable}): its positions do not fit"
-                " the 64-bit key coding or its rules do not list the moves into a position"
-            )
-
-    def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
-        found = self.reader.locate(conn, state)
-        if found is None:
-            return None
-        outcome, distance = _unpack(found[1])
-        return Entry(outcome, distance, self.game.outcome(state) is not None, state)
+        def _arrays(self, conn: sqlite3.Connection) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+            """Every stored position as ``(states, packed values)`` arrays, in the layout's order."""
 
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
-        return [_value(v) for v in self.reader.values(conn, states)]
+        return [stored_value(v) for v in self.reader.values(conn, states)]
 
     def _row(self, state: int, value: int) -> Row:
         game = self.game
-        outcome, distance = _unpack(value)
+        outcome, distance = unpack(value)
         return state, game.format_position(state), game.to_move(state), game.outcome(state) is not None, outcome, distance
 
     def rows(self, conn: sqlite3.Connection) -> Iterator[Row]:
-        for _, blocks in self.reader.blocks_by_ply(conn):
-            for block in blocks:
-                for state, value in zip(block.keys.tolist(), block.values.tolist()):
-                    yield self._row(state, value)
+        for states, values in self._arrays(conn):
+            for state, value in zip(states.tolist(), values.tolist()):
+                yield self._row(state, value)
 
     def state_chunks(self, conn: sqlite3.Connection, size: int) -> Iterator[StateChunk]:
-        for _, blocks in self.reader.blocks_by_ply(conn):
-            for block in blocks:
-                yield self._chunk(block.keys, block.values)
+        for states, values in self._arrays(conn):
+            for lo in range(0, states.size, size):
+                yield self._chunk(states[lo : lo + size], values[lo : lo + size])
 
     def _chunk(self, states: np.ndarray, values: np.ndarray) -> StateChunk:
         """A :class:`StateChunk` of states (``np.uint64``) and their packed values."""
         import numpy as np
-
-        from tablebase.store.packed import unpack_values
 
         kernels = self.game.vector
         outcome, distance = unpack_values(values)
@@ -105,8 +89,55 @@ class Packed(StatesOnly):
             terminal = np.array([self.game.outcome(s) is not None for s in listed], dtype=bool)
         return StateChunk(states.astype(np.int64), keys, to_move, terminal, outcome, distance.astype(np.int64), states)
 
+    def _layer(self, ply: int, states: np.ndarray, values: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """``(ply, states, outcome codes, distances)`` of sorted states and their packed values."""
+        return (ply, states, *unpack_values(values))
+
     def key(self, conn: sqlite3.Connection, ref: int) -> str:
         return self.game.format_position(int(ref))
+
+
+class Packed(BlockStorage):
+    """Compressed blocks of sorted states per ply, one indexed read per lookup (:mod:`tablebase.store.packed`).
+
+    Moves and parents come from the rules as for the ``states`` layout; side
+    to move and terminal flag too.
+    """
+
+    name = "packed"
+    label = "packed blocks"
+    out_of_core = True
+
+    @cached_property
+    def reader(self) -> PackedReader:
+        """The block reader, with its cache of decoded blocks."""
+        from tablebase.store.packed_reader import PackedReader
+
+        return PackedReader(self.game, self.variant_id)
+
+    @classmethod
+    def check_game(cls, game: Game) -> None:
+        from tablebase.games.base import BitboardGame
+
+        # keys are bitboards or the ``np.uint64`` states of array kernels; predecessors come from the unmoves
+        if not (game.has_unmoves and (isinstance(game, BitboardGame) or game.vector is not None)):
+            usable = "'moves' or 'states'" if game.has_unmoves else "'moves'"
+            raise BuildError(
+                f"variant {game.name!r} cannot be stored packed (use storage {usable}): its positions do not fit"
+                " the 64-bit key coding or its rules do not list the moves into a position"
+            )
+
+    def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
+        found = self.reader.locate(conn, state)
+        if found is None:
+            return None
+        outcome, distance = unpack(found[1])
+        return Entry(outcome, distance, self.game.outcome(state) is not None, state)
+
+    def _arrays(self, conn: sqlite3.Connection) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for _, blocks in self.reader.blocks_by_ply(conn):
+            for block in blocks:
+                yield block.keys, block.values
 
     def sample(self, conn: sqlite3.Connection, count: int, seed: int) -> list[Row]:
         return [self._row(state, value) for state, value in self.reader.sample(conn, count, seed)]
@@ -114,42 +145,37 @@ class Packed(StatesOnly):
     def sorted_layers(
         self, conn: sqlite3.Connection, on_error: Callable[[str], None], plies: tuple[int, int] | None = None
     ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None:
-        from tablebase.store.packed import unpack_values
-
         def layers() -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
             low, high = plies if plies is not None else (0, 1 << 62)
             for ply in self.reader.ply_numbers(conn):
-                if not low <= ply <= high:
-                    continue
-                states, values = self.reader.layer(conn, ply, on_error)
-                yield (ply, states, *unpack_values(values))
+                if low <= ply <= high:
+                    yield self._layer(ply, *self.reader.layer(conn, ply, on_error))
 
         return layers()
 
     @classmethod
     def write_layers(cls, layers: Layers, *, path: Path, seconds: float, progress: Progress | None) -> None:
-        from tablebase.store.packed import write_packed
+        from tablebase.store.packed_writer import write_packed
 
         cls.check_game(layers.game)
         write_packed(path, layers, seconds, progress=progress)
 
 
-class Dense(Packed):
+class Dense(BlockStorage):
     """One value a slot of the game's dense index, in compressed blocks (:mod:`tablebase.store.dense`).
 
     The layout solves the variant itself, over the index. Lookups take
     positions that can arise in play (the rules' parser checks that), in any
-    orientation; the reference of a stored position is its state.
+    orientation.
     """
 
     name = "dense"
     label = "dense index"
-    out_of_core = False
     solves = True
     any_orientation = True
 
     @cached_property
-    def dense(self) -> DenseReader:
+    def reader(self) -> DenseReader:
         """The block reader, with its cache of decoded blocks."""
         from tablebase.store.dense import DenseReader
 
@@ -173,27 +199,21 @@ class Dense(Packed):
             ) from None
 
     def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
-        value = _value(self.dense.value(conn, state))
+        value = stored_value(self.reader.value(conn, state))
         if value is None:
             return None
         # every stored value has a distance, and only the end of a game is 0 plies from it
         return Entry(value[0], value[1], value[1] == 0, state)
 
-    def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
-        return [_value(v) for v in self.dense.values(conn, states)]
-
     def moves(self, conn: sqlite3.Connection, state: int, entry: Entry) -> list[tuple[int, Value | None]]:
-        return [(code, _value(v)) for code, v in self.dense.moves(conn, state)]
+        return stored_moves(self.reader.moves(conn, state))
 
     def probe(self, conn: sqlite3.Connection, state: int) -> tuple[Entry | None, list[tuple[int, Value | None]]]:
-        packed, moves = self.dense.probe(conn, state)
-        value = _value(packed)
+        packed, moves = self.reader.probe(conn, state)
+        value = stored_value(packed)
         if value is None:
             return None, []
-        # the table first, as in _value, without a call a move
-        return Entry(value[0], value[1], value[1] == 0, state), [
-            (code, _UNPACKED.get(v) or _value(v)) for code, v in moves
-        ]
+        return Entry(value[0], value[1], value[1] == 0, state), stored_moves(moves)
 
     def parents(self, conn: sqlite3.Connection, state: int, entry: Entry) -> set[tuple[int, int]]:
         reachable = self.game.can_arise
@@ -202,18 +222,12 @@ class Dense(Packed):
     def _positions(
         self, conn: sqlite3.Connection, plies: tuple[int, int] | None = None, on_error: Callable[[str], None] | None = None
     ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-        reader = self.dense
+        reader = self.reader
         return reader.index.positions(lambda p: reader.ply(conn, p, on_error), plies)
 
-    def rows(self, conn: sqlite3.Connection) -> Iterator[Row]:
+    def _arrays(self, conn: sqlite3.Connection) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         for _, states, values in self._positions(conn):
-            for state, value in zip(states.tolist(), values.tolist()):
-                yield self._row(state, value)
-
-    def state_chunks(self, conn: sqlite3.Connection, size: int) -> Iterator[StateChunk]:
-        for _, states, values in self._positions(conn):
-            for lo in range(0, states.size, size):
-                yield self._chunk(states[lo : lo + size], values[lo : lo + size])
+            yield states, values
 
     def sample(self, conn: sqlite3.Connection, count: int, seed: int) -> list[Row]:
         import random
@@ -228,7 +242,7 @@ class Dense(Packed):
                     break
                 state = game.apply(state, rng.choice(moves))
             state = self.canonical(state)
-            value = self.dense.value(conn, state)
+            value = self.reader.value(conn, state)
             if value is not None:
                 picked.append(self._row(state, value))
         return picked
@@ -236,19 +250,17 @@ class Dense(Packed):
     def sorted_layers(
         self, conn: sqlite3.Connection, on_error: Callable[[str], None], plies: tuple[int, int] | None = None
     ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None:
-        from tablebase.store.packed import unpack_values
-
         def layers() -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
             for ply, states, values in self._positions(conn, plies, on_error):
                 order = states.argsort()
-                yield (ply, states[order], *unpack_values(values[order]))
+                yield self._layer(ply, states[order], values[order])
 
         return layers()
 
     def check_labels(
         self, conn: sqlite3.Connection, on_error: Callable[[str], None], progress: Progress | None
     ) -> int | None:
-        reader = self.dense
+        reader = self.reader
         checked = 0
         for ply, count, bad in reader.index.check(lambda p: reader.ply(conn, p, on_error), progress):
             checked += count
@@ -286,20 +298,3 @@ class Dense(Packed):
 
         built = build_dense(game, build_dir or path.with_name(f"{path.name}.build-{game.name}"), executor, progress)
         write_dense(path, game, index, progress, built)
-
-
-def _unpack(value: int) -> Value:
-    """``(outcome, distance)`` of a packed value (see :func:`tablebase.store.packed.pack_values`)."""
-    distance = (value >> 2) - 1
-    return NAMES[value & 3], None if distance < 0 else distance
-
-
-#: :func:`_unpack` of the packed values of distances up to 254.
-_UNPACKED: dict[int | None, Value] = {v: _unpack(v) for v in range(1 << 10) if v & 3 in NAMES}
-
-
-def _value(packed: int | None) -> Value | None:
-    """:func:`_unpack` of a stored value (from a table for the usual ones), ``None`` for none."""
-    if packed is None:
-        return None
-    return _UNPACKED.get(packed) or _unpack(packed)

@@ -9,22 +9,19 @@ up by key.
 from __future__ import annotations
 
 import sqlite3
-from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from tablebase.errors import BuildError
 from tablebase.outcome import CODES, NO_DISTANCE
-from tablebase.store.layouts.base import EdgeChunk, Entry, PlyRow, Row, StateChunk, Value, read_plies
+from tablebase.store.layouts.base import BaseStorage, EdgeChunk, Entry, Row, StateChunk, Value
 
 if TYPE_CHECKING:
-    import os
     from pathlib import Path
 
-    import numpy as np
     from sqlalchemy.engine import Engine
 
     from tablebase.games.base import Game
     from tablebase.solve import Progress, Solution
-    from tablebase.solve.executor import Executor
     from tablebase.store.states import Layers
 
 
@@ -80,39 +77,8 @@ _ROW_COLUMNS = "id, key, to_move, terminal, outcome, distance"
 _BATCH = 500
 
 
-class StatesTable:
+class StatesTable(BaseStorage):
     """What both row layouts share: one row per stored position in the ``states`` table, keyed by text."""
-
-    name: ClassVar[str]
-    label: ClassVar[str] = ""
-    stores_moves: ClassVar[bool] = False
-    out_of_core: ClassVar[bool] = False
-    solves: ClassVar[bool] = False
-    any_orientation: ClassVar[bool] = False
-
-    def __init__(self, game: Game, variant_id: int, symmetry: bool):
-        self.game = game
-        self.variant_id = variant_id
-        self.symmetry = symmetry
-
-    def check_labels(
-        self, conn: sqlite3.Connection, on_error: Callable[[str], None], progress: Progress | None
-    ) -> int | None:
-        return None
-
-    @classmethod
-    def build(
-        cls, game: Game, *, path: Path, progress: Progress | None, executor: Executor | None = None,
-        build_dir: str | os.PathLike[str] | None = None,
-    ) -> None:
-        raise BuildError(f"storage {cls.name!r} stores a solver's result; it does not solve {game.name!r} itself")
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.game.name!r} variant_id={self.variant_id}>"
-
-    @classmethod
-    def check_game(cls, game: Game) -> None:
-        pass
 
     def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
         row = conn.execute(
@@ -122,16 +88,6 @@ class StatesTable:
         if row is None:
             return None
         return Entry(row[1], row[2], bool(row[3]), row[0])
-
-    if TYPE_CHECKING:
-
-        def moves(self, conn: sqlite3.Connection, state: int, entry: Entry) -> list[tuple[int, Value | None]]: ...
-
-    def probe(self, conn: sqlite3.Connection, state: int) -> tuple[Entry | None, list[tuple[int, Value | None]]]:
-        entry = self.lookup(conn, state)
-        if entry is None or entry.terminal:
-            return entry, []
-        return entry, self.moves(conn, state, entry)
 
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
         keys = [self.game.format_position(s) for s in states]
@@ -151,12 +107,6 @@ class StatesTable:
         )
         for ref, key, to_move, terminal, outcome, distance in cursor:
             yield ref, key, to_move, bool(terminal), outcome, distance
-
-    def move_rows(self, conn: sqlite3.Connection) -> Iterator[tuple[int, str, int]]:
-        return iter(())
-
-    def plies(self, conn: sqlite3.Connection) -> list[PlyRow]:
-        return read_plies(conn, self.variant_id)
 
     def _block(self, conn: sqlite3.Connection) -> tuple[int, int] | None:
         """``(first, last)`` when the variant's row ids form one block (as the builders write them)."""
@@ -188,17 +138,9 @@ class StatesTable:
                 distance=np.array(columns[5], dtype=np.int64),
             )
 
-    def edge_chunks(self, conn: sqlite3.Connection, size: int) -> Iterator[EdgeChunk] | None:
-        return None
-
     def key(self, conn: sqlite3.Connection, ref: int) -> str:
         row = conn.execute("SELECT key FROM states WHERE id = ?", (int(ref),)).fetchone()
         return str(row[0])
-
-    def sorted_layers(
-        self, conn: sqlite3.Connection, on_error: Callable[[str], None], plies: tuple[int, int] | None = None
-    ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None:
-        return None
 
     def sample(self, conn: sqlite3.Connection, count: int, seed: int) -> list[Row]:
         import random
@@ -326,16 +268,6 @@ class StatesOnly(RulesMoves, StatesTable):
                 f"variant {game.name!r} cannot be stored states-only: its rules do not list the moves into a position"
                 " (predecessors need them); build it with moves"
             )
-
-    @classmethod
-    def write_solution(
-        cls, solution: Solution, *, engine: Engine, path: Path | None, seconds: float, progress: Progress | None
-    ) -> None:
-        from tablebase.store.states import SolutionLayers
-
-        if path is None:
-            raise BuildError(f"{cls.name!r} builds need a database path, not an engine")
-        cls.write_layers(SolutionLayers(solution), path=path, seconds=seconds, progress=progress)
 
     @classmethod
     def write_layers(cls, layers: Layers, *, path: Path, seconds: float, progress: Progress | None) -> None:
