@@ -58,6 +58,16 @@ def listed(requires: Iterable[str], extra: str = EXTRA, project: str = PROJECT) 
     return found
 
 
+def plain(requires: Iterable[str]) -> dict[str, set[str]]:
+    """The distributions every install gets among ``requires``: those no extra asks for (numba)."""
+    found: dict[str, set[str]] = {}
+    for requirement in (Requirement(line) for line in requires):
+        marker = requirement.marker
+        if marker is None or marker.evaluate({"extra": ""}):
+            found.setdefault(canonicalize_name(requirement.name), set()).update(requirement.extras)
+    return found
+
+
 def _requires(name: str) -> list[str]:
     try:
         return list(metadata.requires(name) or ())
@@ -67,9 +77,13 @@ def _requires(name: str) -> list[str]:
 
 @lru_cache(maxsize=1)
 def dev_distributions() -> dict[str, set[str]]:
-    """Each distribution ``.[dev]`` lists, with the extras asked of it, and the distributions those
-    extras of theirs list (``dask[distributed]``: ``distributed``)."""
-    found = listed(_requires(PROJECT))
+    """Each distribution ``.[dev]`` installs: the plain dependencies and those ``.[dev]`` lists, with
+    the extras asked of each, and the distributions those extras of theirs list (``dask[distributed]``:
+    ``distributed``)."""
+    requires = _requires(PROJECT)
+    found = plain(requires)
+    for name, extras in listed(requires).items():
+        found.setdefault(name, set()).update(extras)
     for name, extras in list(found.items()):
         for extra in extras:
             for other in listed(_requires(name), extra=extra, project=name):
