@@ -25,7 +25,7 @@ from tablebase.solve.retrograde import UNKNOWN_CODE, label
 T = TypeVar("T", bound=Hashable)
 
 #: Parents expanded at once (the kernels' temporaries stay small).
-CHUNK = 1 << 14
+CHUNK = 1 << 11
 
 
 class Tiering(Protocol[T]):

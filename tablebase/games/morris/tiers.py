@@ -26,10 +26,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from tablebase.games.common.kernels import popcount
+from tablebase.games.common.kernels import BitboardKernels, popcount
 
 if TYPE_CHECKING:
-    from tablebase.games.morris.kernels import MorrisKernels
     from tablebase.games.morris.rules import MorrisGame
 
 #: Candidate states handled at once while a tier is enumerated (the temporaries stay small).
@@ -65,7 +64,10 @@ class MorrisTiers:
             raise ValueError(f"{max_stones} stones a side: a tier holds 3 to {(game.cells - 1) // 2} on {game.name}")
         self.game = game
         self.max_stones = max_stones
-        self.kernels: MorrisKernels = game.vector  # type: ignore[assignment]
+        kernels = game.vector
+        if not isinstance(kernels, BitboardKernels):
+            raise TypeError(f"{game.name} has no board kernels")
+        self.kernels = kernels
         self.cells = game.cells
         self._side = np.uint64(1 << (2 * game.cells))
         self._order = self._ordered()
