@@ -171,11 +171,12 @@ def test_the_tiers_of_nine_mens_morris_hold_every_placement_up_to_four() -> None
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stones", [3, 4])
+@pytest.mark.parametrize("stones", [3])
 def test_nine_mens_morris_tiers_agree_with_a_whole_build(tmp_path: Path, stones: int) -> None:
     """Every movement position a whole build of ``morris-9-S`` holds (those reachable from its start),
     against the tiers of ``morris-9`` of at most ``S`` stones a side; then labels against children.
-    With ``S`` = 4 the whole build takes about 2.5 min of CPU and 6.7 GB."""
+    ``S`` = 4 passes too (9,413,780 positions), but its whole build takes 6 min and 6.8 GB: run it by
+    hand with ``pytest -m slow -k whole_build`` after changing the parametrisation."""
     name = f"morris-9-{stones}"
     game = nine()
     with tablebase.open(tmp_path / "m.db") as tb:
