@@ -45,7 +45,7 @@ def build(name: str, folder: Path, index: int) -> tuple[float, str]:
         capture_output=True, text=True, check=True,
     )
     seconds = time.perf_counter() - start
-    return seconds, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.stdout.strip().splitlines()[-1]
+    return seconds, done.stdout.strip().splitlines()[-1]
 
 
 def timed(call: Callable[[str], object], argument: str) -> float:
