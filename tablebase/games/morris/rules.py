@@ -111,7 +111,10 @@ class MorrisGame(BitboardGame):
 
     def in_mill(self, bits: int, point: int) -> bool:
         """Whether ``point`` is in a mill of the stones ``bits`` (which hold it)."""
-        return any(bits & m == m for m in self.mills_of[point])
+        for mill in self.mills_of[point]:
+            if bits & mill == mill:
+                return True
+        return False
 
     def removable(self, other: int) -> int:
         """Bitmask of the stones of ``other`` a mill may remove: those in no mill, or all when every one is."""
@@ -339,20 +342,20 @@ class MorrisGame(BitboardGame):
             raise IllegalMoveError(f"illegal move {text!r}: {self.names[b]} is occupied")
         if a >= 0 and not (self.flying and own.bit_count() == 3) and not self.neighbours[a] >> b & 1:
             raise IllegalMoveError(f"illegal move {text!r}: {self.names[b]} is not next to {self.names[a]}")
-        n = self.cells
-        move = b + n * (a + 1) + (n * (n + 1) * (c + 1) if c >= 0 else 0)
-        if move in self.legal_moves(state):
-            return move
         after = (own & ~(1 << a) if a >= 0 else own) | 1 << b
-        if c < 0:
-            raise IllegalMoveError(f"illegal move {text!r}: it closes a mill, so name the stone it removes ({text}x...)")
-        if not self.in_mill(after, b) or not other:
+        if other and self.in_mill(after, b):
+            if c < 0:
+                raise IllegalMoveError(f"illegal move {text!r}: it closes a mill, so name the stone it removes ({text}x...)")
+            if not other >> c & 1:
+                raise IllegalMoveError(f"illegal move {text!r}: {self.names[c]} holds no stone of the other side")
+            if not self.removable(other) >> c & 1:
+                raise IllegalMoveError(
+                    f"illegal move {text!r}: {self.names[c]} stands in a mill, and the other side has stones in none"
+                )
+        elif c >= 0:
             raise IllegalMoveError(f"illegal move {text!r}: it closes no mill, so it removes nothing")
-        if not other >> c & 1:
-            raise IllegalMoveError(f"illegal move {text!r}: {self.names[c]} holds no stone of the other side")
-        raise IllegalMoveError(
-            f"illegal move {text!r}: {self.names[c]} stands in a mill, and the other side has stones in none"
-        )
+        n = self.cells
+        return b + n * (a + 1) + (n * (n + 1) * (c + 1) if c >= 0 else 0)
 
     def format_move(self, move: int) -> str:
         a, b, c = self.split(move, self.cells)
