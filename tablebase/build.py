@@ -8,7 +8,7 @@ layered array kernels is solved out of core (:mod:`tablebase.solve.chunked`),
 and stored with :data:`LARGE_STORAGE` when the count confirms it is that
 large; everything else is solved in memory and stored with
 :data:`DEFAULT_STORAGE`, or with :data:`LARGE_STORAGE` when it has more than
-:data:`LARGE_MOVES` moves (Six Men's Morris). A named layout that can store an out-of-core build
+:data:`LARGE_MOVES` moves. A named layout that can store an out-of-core build
 (:attr:`~tablebase.store.layouts.Storage.out_of_core`) gets one when the
 game has layered kernels, and an in-memory solve otherwise. A build on a
 Dask cluster (``scheduler``) is the out-of-core one whatever the size, stored

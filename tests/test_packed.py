@@ -13,7 +13,7 @@ import tablebase
 from cli.main import app
 from tablebase.errors import DatabaseError
 from tablebase.store.packed import (
-    Block,
+    KeyBlock,
     BlockCache,
     CorruptBlockError,
     decode_block,
@@ -121,7 +121,7 @@ def test_each_part_checks_its_header() -> None:
 
 
 def test_block_cache_is_bounded_and_finds_ranges() -> None:
-    blocks = [Block(1, np.arange(i * 100, i * 100 + 50, dtype=np.uint64), np.zeros(50, dtype=np.uint16)) for i in range(10)]
+    blocks = [KeyBlock(1, np.arange(i * 100, i * 100 + 50, dtype=np.uint64), np.zeros(50, dtype=np.uint16)) for i in range(10)]
     cache = BlockCache(limit=3 * blocks[0].nbytes)
     for b in blocks:
         cache.add(b)
@@ -129,7 +129,7 @@ def test_block_cache_is_bounded_and_finds_ranges() -> None:
     assert cache.covering(1, 910) is blocks[9] and cache.covering(1, 960) is None  # after the last key
     assert cache.covering(1, 10) is None  # evicted
     assert cache.covering(2, 910) is None  # another ply
-    told = Block(1, np.arange(1000, 1050, dtype=np.uint64), np.zeros(50, dtype=np.uint16), end=1099)
+    told = KeyBlock(1, np.arange(1000, 1050, dtype=np.uint64), np.zeros(50, dtype=np.uint16), end=1099)
     cache.add(told)
     assert cache.covering(1, 1080) is told and cache.covering(1, 1100) is None  # up to its end, not its last key
 

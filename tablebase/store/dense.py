@@ -147,7 +147,7 @@ def _expand(raw: bytes | bytearray, size: int) -> bytes:
     return out
 
 
-class Block:
+class SlotBlock:
     """A block row read for lookups: its checked data, and its parts as one byte a slot once decoded."""
 
     __slots__ = ("data", "ply", "first", "end", "count", "parts", "nbytes", "flagged")
@@ -223,7 +223,7 @@ def _decode_v2(data: bytes, ply: int, first: int, count: int) -> bytes:
 
 def decode_block(data: bytes, ply: int, first: int, count: int) -> np.ndarray:
     """One byte a slot of a block; raises :class:`CorruptBlockError` if it does not check out."""
-    return Block(data, ply, first, count).expand()
+    return SlotBlock(data, ply, first, count).expand()
 
 
 class DenseReader:
@@ -233,12 +233,12 @@ class DenseReader:
         self.game = game
         self.index = index
         self.variant_id = variant_id
-        self.cache: BlockCache[Block] = BlockCache(cache_bytes)
+        self.cache: BlockCache[SlotBlock] = BlockCache(cache_bytes)
         self.table = BlockTable(game, variant_id, index.state)
 
-    def _blocks(self, conn: sqlite3.Connection, wanted: set[tuple[int, int]]) -> dict[tuple[int, int], Block]:
+    def _blocks(self, conn: sqlite3.Connection, wanted: set[tuple[int, int]]) -> dict[tuple[int, int], SlotBlock]:
         """The blocks ``(ply, first slot)`` that are stored, from the cache or read together."""
-        found: dict[tuple[int, int], Block] = {}
+        found: dict[tuple[int, int], SlotBlock] = {}
         missing: dict[int, list[int]] = {}
         keys = list(wanted)
         for key, block in zip(keys, self.cache.covering_each(keys)):
@@ -256,10 +256,10 @@ class DenseReader:
                 found[ply, first] = self.cache.add(self.decode(ply, first, count, data))
         return found
 
-    def decode(self, ply: int, first: int, count: int, data: bytes) -> Block:
+    def decode(self, ply: int, first: int, count: int, data: bytes) -> SlotBlock:
         """A block row checked; raises :class:`CorruptBlockError` naming the variant and the block."""
         try:
-            return Block(data, ply, first, count)
+            return SlotBlock(data, ply, first, count)
         except CorruptBlockError as exc:
             raise self.table.corrupt(ply, first, exc) from exc
 
@@ -296,7 +296,7 @@ class DenseReader:
                 return None, []
         return derived, self._moves(children, blocks)
 
-    def _stored(self, blocks: dict[tuple[int, int], Block], ply: int, slot: int) -> int | None:
+    def _stored(self, blocks: dict[tuple[int, int], SlotBlock], ply: int, slot: int) -> int | None:
         """The stored byte of a slot from the blocks read, ``None`` when nothing is stored there."""
         offset = slot % BLOCK
         block = blocks.get((ply, slot - offset))
@@ -312,7 +312,7 @@ class DenseReader:
         return part[offset - i * PART] or None
 
     def _moves(
-        self, children: list[tuple[int, int, int | None, int, int]], blocks: dict[tuple[int, int], Block]
+        self, children: list[tuple[int, int, int | None, int, int]], blocks: dict[tuple[int, int], SlotBlock]
     ) -> list[tuple[int, int | None]]:
         """``(move, packed value)`` of each of :meth:`DenseIndex.children`, from the blocks read."""
         return [
@@ -331,7 +331,7 @@ class DenseReader:
         out = np.zeros(size, dtype=np.uint8)
         for first, count, data in self.table.of_ply(conn, ply):
             try:
-                out[first : first + count] = Block(data, ply, first, count).expand()
+                out[first : first + count] = SlotBlock(data, ply, first, count).expand()
             except CorruptBlockError as exc:
                 named = self.table.corrupt(ply, first, exc)
                 if on_error is None:

@@ -17,7 +17,7 @@ and the parts one after the other are one raw deflate stream behind a header
 its data and of the row's ply, its first state and its count). A lookup
 decodes the part whose range holds the state looked up (:func:`decode_part`:
 the stream inflated up to that part's end, on average five eighths of the
-block) and searches it (:class:`Block`). Files of format 1 (one part per
+block) and searches it (:class:`KeyBlock`). Files of format 1 (one part per
 block, a zlib stream) are read as well.
 
 The rest of the layout: the lookups in :mod:`tablebase.store.packed_reader`
@@ -65,7 +65,7 @@ Decompress = Callable[[bytes], bytes]
 
 __all__ = [
     "BLOCK",
-    "Block",
+    "KeyBlock",
     "BlockCache",
     "CorruptBlockError",
     "FORMAT",
@@ -297,7 +297,7 @@ def decode_part(data: bytes, ply: int, first: int, count: int, key: int) -> tupl
     return (*_decode_section(section, part_first, part_count, key_planes, value_planes), next_first)
 
 
-class Block:
+class KeyBlock:
     """A decoded block: its ply, sorted keys and packed values (``np.uint64`` and ``np.uint16`` arrays)."""
 
     __slots__ = ("ply", "keys", "values", "first", "last", "end", "_keys", "_values")

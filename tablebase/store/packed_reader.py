@@ -19,7 +19,7 @@ import numpy as np
 
 from tablebase.store.block_cache import CACHE_BYTES, BlockCache
 from tablebase.store.block_codec import BlockTable, CorruptBlockError
-from tablebase.store.packed import MAX_STATE, Block, decode_block, decode_part
+from tablebase.store.packed import MAX_STATE, KeyBlock, decode_block, decode_part
 
 if TYPE_CHECKING:
     from tablebase.games.base import Game
@@ -31,7 +31,7 @@ class PackedReader:
     def __init__(self, game: Game, variant_id: int, cache_bytes: int = CACHE_BYTES):
         self.game = game
         self.variant_id = variant_id
-        self.cache: BlockCache[Block] = BlockCache(cache_bytes)
+        self.cache: BlockCache[KeyBlock] = BlockCache(cache_bytes)
         self.table = BlockTable(game, variant_id)
 
     def ply_numbers(self, conn: sqlite3.Connection) -> list[int]:
@@ -43,7 +43,7 @@ class PackedReader:
         ply = self.game.plies_played(state)
         return self.ply_numbers(conn) if ply is None else [ply]
 
-    def block(self, conn: sqlite3.Connection, ply: int, key: int) -> Block | None:
+    def block(self, conn: sqlite3.Connection, ply: int, key: int) -> KeyBlock | None:
         """The decoded part of a block of ``ply`` whose range would hold ``key`` (``None`` below the first block)."""
         block = self.cache.covering(ply, key)
         if block is not None:
@@ -61,7 +61,7 @@ class PackedReader:
 
     def decode(
         self, ply: int, first: int, count: int, data: bytes, key: int | None = None, end: int | None = None
-    ) -> Block:
+    ) -> KeyBlock:
         """A block row decoded (with ``key``, only the part whose range would hold it), answering for
         keys up to ``end`` (the key before the next block's first); raises :class:`CorruptBlockError`
         naming the variant and the block."""
@@ -74,7 +74,7 @@ class PackedReader:
                     end = next_part - 1
         except CorruptBlockError as exc:
             raise self.table.corrupt(ply, first, exc) from exc
-        return Block(ply, keys, values, end)
+        return KeyBlock(ply, keys, values, end)
 
     def _find(self, conn: sqlite3.Connection, state: int, plies: list[int]) -> tuple[int, int] | None:
         if not 0 <= state <= MAX_STATE:
@@ -105,12 +105,12 @@ class PackedReader:
         """``(ply, packed value)`` of a canonical state, ``None`` if it is not stored."""
         return self._find(conn, state, self._candidate_plies(conn, state))
 
-    def blocks_by_ply(self, conn: sqlite3.Connection) -> Iterator[tuple[int, Iterator[Block]]]:
+    def blocks_by_ply(self, conn: sqlite3.Connection) -> Iterator[tuple[int, Iterator[KeyBlock]]]:
         """Every ply with its blocks in key order, decoded one at a time."""
         for ply in self.ply_numbers(conn):
             yield ply, self._blocks_of(conn, ply)
 
-    def _blocks_of(self, conn: sqlite3.Connection, ply: int) -> Iterator[Block]:
+    def _blocks_of(self, conn: sqlite3.Connection, ply: int) -> Iterator[KeyBlock]:
         for first, count, data in self.table.of_ply(conn, ply):
             yield self.decode(ply, first, count, data)
 
