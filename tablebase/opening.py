@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from tablebase.errors import BuildError, DatabaseError, TablebaseError
-from tablebase.games.base import Game, parse_position
+from tablebase.games.base import Game
+from tablebase.games.notation import parse_position
 from tablebase.outcome import DRAW, LOSS, WIN
 from tablebase.results import OpeningReport
 

@@ -35,7 +35,8 @@ from tablebase import games, opening
 from tablebase.errors import (
     BuildError, DatabaseError, TablebaseError, UnknownVariantError, UnreachablePositionError, VariantNotBuiltError,
 )
-from tablebase.games.base import Game, parse_position
+from tablebase.games.base import Game
+from tablebase.games.notation import parse_position
 from tablebase.reader import Reader, check_file, database_errors, read_variants
 from tablebase.results import PlyCount, SolveReport, Stats
 from tablebase.store.schema import HEAD, connect_writer, file_revision

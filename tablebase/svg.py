@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from tablebase.games import get
-from tablebase.games.base import Game, Layout, board_cells, split_move
+from tablebase.games.base import Game
+from tablebase.games.layout import Layout, board_cells, split_move
 
 #: Pixels per cell.
 CELL = 48

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, NoReturn, Protocol, TypeVar, cast
 
 from tablebase.errors import DatabaseError, IllegalMoveError, UnreachablePositionError, VariantNotBuiltError
-from tablebase.games.base import Game, parse_position
+from tablebase.games.base import Game
+from tablebase.games.notation import parse_position
 from tablebase.outcome import Outcome, move_value, rank
 from tablebase.reader import Reader, read_variant
 from tablebase.results import Line, MoveValue, PlyCount, Predecessor, Predecessors, Probe, Stats

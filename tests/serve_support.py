@@ -24,7 +24,8 @@ import pytest
 import tablebase
 from tablebase import games
 from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import DRAW, LOSS, Game, Layout, Outcome, grid_layout
+from tablebase.games.base import DRAW, LOSS, Game, Outcome
+from tablebase.games.layout import Layout, grid_layout
 
 
 def move_named(game: Game, state: int, text: str) -> int:

@@ -21,7 +21,7 @@ from game_checks import (
 from serve_support import build_database
 from tablebase.errors import MalformedPositionError, UnknownVariantError
 from tablebase.games import catalog, get, names
-from tablebase.games.base import board_cells
+from tablebase.games.layout import board_cells
 from tablebase.games.connect4 import to_bitboards
 
 #: Legal positions of Connect Four on 4 columns x 4 rows, John Tromp's table of

@@ -9,7 +9,8 @@ import pytest
 from serve_support import TOY_FAMILY
 
 from tablebase import games, testing
-from tablebase.games.base import Game, Layout, board_cells, grid_layout, split_move
+from tablebase.games.base import Game
+from tablebase.games.layout import Layout, board_cells, grid_layout, split_move
 
 TOYS = [factory() for factory in TOY_FAMILY.VARIANTS.values()]
 

@@ -9,7 +9,7 @@ import pytest
 import tablebase
 from tablebase import games, testing
 from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import board_cells, split_move
+from tablebase.games.layout import board_cells, split_move
 from tablebase.games.morris.board import NINE, SIX
 from tablebase.games.morris.rules import MorrisGame
 

@@ -13,7 +13,7 @@ from game_checks import (
     three_token_colouring,
 )
 from tablebase.games import get, names
-from tablebase.games.base import board_cells, grid_layout, split_move
+from tablebase.games.layout import board_cells, grid_layout, split_move
 from tablebase.solve import DRAW_CODE, LOSS_CODE
 
 VARIANTS = ("roman", "roman-adjacent", "roman-lines")

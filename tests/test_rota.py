@@ -17,7 +17,7 @@ from game_checks import (
     three_token_colouring,
 )
 from tablebase.games import get, names
-from tablebase.games.base import board_cells, split_move
+from tablebase.games.layout import board_cells, split_move
 from tablebase.games.rota import RotaGame
 from tablebase.solve import LOSS_CODE, WIN_CODE
 

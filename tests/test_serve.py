@@ -158,7 +158,7 @@ def test_layout_of_a_grid_and_a_wheel(client: TestClient) -> None:
 
 
 def test_layout_reply_has_the_keys_of_the_layout() -> None:
-    from tablebase.games.base import Layout
+    from tablebase.games.layout import Layout
 
     assert list(LayoutReply.model_fields) == ["variant", *Layout.__annotations__]
     assert not LayoutReply.model_fields["regions"].is_required()

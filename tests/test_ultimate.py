@@ -9,7 +9,7 @@ import pytest
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games import get
-from tablebase.games.base import grid_symmetries
+from tablebase.games.bitboard import grid_symmetries
 from tablebase.games.playouts import playout
 from tablebase.games.ultimate import Ultimate, UltimateStrategy, check_strategy
 from tablebase.solve import solve

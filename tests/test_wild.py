@@ -14,7 +14,7 @@ from game_checks import (
 )
 from tablebase.errors import MalformedPositionError
 from tablebase.games import get, names
-from tablebase.games.base import board_cells, grid_layout, split_move
+from tablebase.games.layout import board_cells, grid_layout, split_move
 from tablebase.solve import DRAW_CODE, LOSS_CODE, WIN_CODE
 
 VARIANTS = ("wild", "wild-misere")

@@ -31,7 +31,9 @@ from __future__ import annotations
 from typing import Any
 
 from tablebase.errors import UnknownVariantError
-from tablebase.games.base import Layout, bitboard_text, cell_name, grid_layout, grid_symmetries, parse_cell, parse_grid
+from tablebase.games.bitboard import grid_symmetries
+from tablebase.games.layout import Layout, grid_layout
+from tablebase.games.notation import bitboard_text, cell_name, parse_cell, parse_grid
 from tablebase.games.mnk.rules import line_masks
 from tablebase.games.common.tokens import TokenGame
 

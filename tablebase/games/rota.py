@@ -36,7 +36,7 @@ from functools import partial
 from typing import Any
 
 from tablebase.errors import MalformedPositionError
-from tablebase.games.base import Layout, LayoutCell
+from tablebase.games.layout import Layout, LayoutCell
 from tablebase.games.common.tokens import TokenGame
 
 RIM = 8

@@ -30,8 +30,10 @@ from functools import partial
 from typing import Any, ClassVar
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import BitboardGame, BoardMarks, Layout, bitboard_text, cell_name, grid_layout, grid_symmetries
-from tablebase.games.base import parse_cell, parse_grid
+from tablebase.games.bitboard import BitboardGame, grid_symmetries
+from tablebase.games.layout import BoardMarks, Layout, grid_layout
+from tablebase.games.notation import bitboard_text, cell_name
+from tablebase.games.notation import parse_cell, parse_grid
 from tablebase.outcome import DRAW, LOSS, WIN, Outcome
 from tablebase.games.mnk.rules import line_masks
 

@@ -78,7 +78,7 @@ from starlette.types import Scope
 import tablebase
 from tablebase import games
 from tablebase.errors import TablebaseError, UnknownVariantError
-from tablebase.games.base import parse_position as parse_text
+from tablebase.games.notation import parse_position as parse_text
 from tablebase.query import PROBE_BUDGET, Tablebase
 from tablebase.results import Probe, VariantInfo
 from tablebase.serve.analysis import Analysis, load_rules

@@ -6,7 +6,7 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, Field, create_model
 
-from tablebase.games.base import Layout
+from tablebase.games.layout import Layout
 from tablebase.outcome import Outcome
 
 

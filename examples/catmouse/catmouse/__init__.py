@@ -34,7 +34,9 @@ import re
 from typing import Any, Sequence
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import LOSS, Game, Layout, Outcome, invert_permutation
+from tablebase.games.base import LOSS, Game, Outcome
+from tablebase.games.bitboard import invert_permutation
+from tablebase.games.layout import Layout
 
 #: The players, first player first.
 PLAYERS = ("mouse", "cat")

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import LOSS, Game, Layout, Outcome
+from tablebase.games.base import LOSS, Game, Outcome
+from tablebase.games.layout import Layout
 
 #: Token places per row of the drawn heap.
 ROW = 7

@@ -39,7 +39,9 @@ from abc import abstractmethod
 from typing import ClassVar, Sequence
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import LOSS, BitboardGame, Outcome, split_side
+from tablebase.games.base import LOSS, Outcome
+from tablebase.games.bitboard import BitboardGame
+from tablebase.games.notation import split_side
 
 
 class TokenGame(BitboardGame):

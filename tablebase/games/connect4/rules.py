@@ -26,7 +26,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, TablebaseError, UnknownVariantError
-from tablebase.games.base import BoardMarks, Game, Layout, cell_name, grid_layout, split_side
+from tablebase.games.base import Game
+from tablebase.games.layout import BoardMarks, Layout, grid_layout
+from tablebase.games.notation import cell_name, split_side
 from tablebase.games.common.compiled import announce_compile
 from tablebase.games.connect4.bits import has_four as has_four
 from tablebase.games.connect4.bits import to_bitboards as to_bitboards

@@ -16,8 +16,11 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Sequence
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
-from tablebase.games.base import BitboardGame, BoardMarks, Layout, cell_name, grid_layout, grid_symmetries, parse_cell, parse_grid
-from tablebase.games.base import set_bits, split_side
+from tablebase.games.bitboard import BitboardGame, grid_symmetries
+from tablebase.games.layout import BoardMarks, Layout, grid_layout
+from tablebase.games.notation import cell_name, parse_cell, parse_grid
+from tablebase.games.bitboard import set_bits
+from tablebase.games.notation import split_side
 from tablebase.outcome import DRAW, LOSS, WIN, Outcome
 
 if TYPE_CHECKING:

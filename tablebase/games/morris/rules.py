@@ -37,7 +37,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError, UnknownVariantError
-from tablebase.games.base import LOSS, BitboardGame, Layout, LayoutCell, Outcome, set_bits
+from tablebase.games.base import LOSS, Outcome
+from tablebase.games.bitboard import BitboardGame, set_bits
+from tablebase.games.layout import Layout, LayoutCell
 from tablebase.games.morris.board import NINE, SIX, MorrisBoard
 
 if TYPE_CHECKING:

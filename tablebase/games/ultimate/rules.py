@@ -67,19 +67,10 @@ import sys
 from typing import Any
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError
-from tablebase.games.base import (
-    DRAW,
-    LOSS,
-    BoardMarks,
-    Game,
-    Layout,
-    Outcome,
-    cell_name,
-    grid_layout,
-    grid_symmetries,
-    invert_permutation,
-    parse_cell,
-)
+from tablebase.games.base import DRAW, LOSS, Game, Outcome
+from tablebase.games.bitboard import grid_symmetries, invert_permutation
+from tablebase.games.layout import BoardMarks, Layout, grid_layout
+from tablebase.games.notation import cell_name, parse_cell
 from tablebase.games.ultimate.lines import LINE
 
 # -- layout ---------------------------------------------------------------------

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol
 
 from tablebase.errors import MalformedPositionError
-from tablebase.games.base import DRAW, LOSS, Game, Outcome, parse_cell
+from tablebase.games.base import DRAW, LOSS, Game, Outcome
+from tablebase.games.notation import parse_cell
 from tablebase.games.ultimate.rules import (
     ACTIVE,
     ANY,

@@ -117,7 +117,7 @@ class Packed(BlockStorage):
 
     @classmethod
     def check_game(cls, game: Game) -> None:
-        from tablebase.games.base import BitboardGame
+        from tablebase.games.bitboard import BitboardGame
 
         # keys are bitboards or the ``np.uint64`` states of array kernels; predecessors come from the unmoves
         if not (game.has_unmoves and (isinstance(game, BitboardGame) or game.vector is not None)):
