@@ -91,7 +91,7 @@ print(json.dumps(medians))
 
 
 def build_one(db: str, name: str, storage: str) -> None:
-    """Build ``name`` with layout ``storage`` into ``db`` in this process and print its figures as JSON."""
+    """Build ``name`` with storage ``storage`` into ``db`` in this process and print its figures as JSON."""
     t0 = time.perf_counter()
     with tablebase.open(db) as tb:
         info = tb.build(name, storage=storage)
@@ -179,10 +179,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dir", default="bench-connect4")
     parser.add_argument("--boards", default=",".join(BOARDS))
-    parser.add_argument("--storage", default="dense", help="layout of the Connect Four boards (dense or packed)")
+    parser.add_argument("--storage", default="dense", help="storage of the Connect Four boards (dense or packed)")
     parser.add_argument("--skip-mnk", action="store_true", help="leave mnk-5-4-4 out (its build takes minutes)")
     parser.add_argument("--mnk-db", help="an existing file with mnk-5-4-4: probe it, do not build")
-    parser.add_argument("--mnk-storage", default="dense", help="layout of mnk-5-4-4 (dense or packed)")
+    parser.add_argument("--mnk-storage", default="dense", help="storage of mnk-5-4-4 (dense or packed)")
     parser.add_argument("--skip-build", action="store_true", help="probe the files of an earlier run")
     parser.add_argument(
         "--db",

@@ -1,9 +1,9 @@
-"""Packed storage: the block codec on real layers, and the packed layout next to states-only rows.
+"""Packed storage: the block codec on real layers, and the packed storage next to states-only rows.
 
 Usage::
 
     python benchmarks/packed.py codecs --build-dir DIR [--fraction 0.1]
-    python benchmarks/packed.py layouts --variant mnk-4-4-4 [--build-dir DIR] [--dir OUT]
+    python benchmarks/packed.py storages --variant mnk-4-4-4 [--build-dir DIR] [--dir OUT]
         [--storages packed,states] [--samples 2000] [--no-verify]
 
 ``codecs`` reads the layer files an out-of-core build leaves in ``DIR``
@@ -14,16 +14,16 @@ and block size: total size, bytes per class, compression time on one core,
 decode and lookup time per block. ``--fraction`` encodes that share of each
 layer (evenly spaced runs of blocks) and scales the sizes up.
 
-``layouts`` builds the variant into one file per storage layout in the same
+``storages`` builds the variant into one file per storage in the same
 run (with ``--build-dir`` the solve is resumed from its finished layer files,
-so both layouts write the same layers) and prints, per layout: file size,
+so both storages write the same layers) and prints, per storage: file size,
 bytes per class and bits per position, the build phases, peak RSS, probe
-p50/p99 cold (the packed layout's cache of decoded blocks emptied before the
+p50/p99 cold (the packed storage's cache of decoded blocks emptied before the
 probe, so every block it needs is read and decompressed), warm (the same
 probe again right after: its blocks in the cache) and again (a second pass
 over all the positions, after the others: what stays cached depends on the
 cache's 64 MB), and the full ``verify``. The probed positions are the same
-random stored classes in every layout.
+random stored classes in every storage.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def percentiles(times: list[float]) -> tuple[float, float]:
     return 1e6 * times[len(times) // 2], 1e6 * times[int(len(times) * 0.99)]
 
 
-def layouts(args: argparse.Namespace) -> None:
+def storages(args: argparse.Namespace) -> None:
     out = Path(args.dir)
     out.mkdir(parents=True, exist_ok=True)
     print(f"load before: {os.getloadavg()}")
@@ -202,7 +202,7 @@ def layouts(args: argparse.Namespace) -> None:
     print(f"load after: {os.getloadavg()}")
     print()
     print(
-        "| layout | file | bytes/class | bits/position | build | phases | peak RSS"
+        "| storage | file | bytes/class | bits/position | build | phases | peak RSS"
         " | probe p50/p99 cold | warm | second pass | verify |"
     )
     print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|")
@@ -225,14 +225,14 @@ def main() -> None:
     c.add_argument("--fraction", type=float, default=1.0)
     c.add_argument("--blocks", default="1024,4096,16384")
     c.set_defaults(run=codecs)
-    lay = sub.add_parser("layouts")
-    lay.add_argument("--variant", default="mnk-4-4-4")
-    lay.add_argument("--build-dir", default=None)
-    lay.add_argument("--dir", default="packed-bench")
-    lay.add_argument("--storages", default="packed,states")
-    lay.add_argument("--samples", type=int, default=2000)
-    lay.add_argument("--no-verify", action="store_true")
-    lay.set_defaults(run=layouts)
+    stored = sub.add_parser("storages")
+    stored.add_argument("--variant", default="mnk-4-4-4")
+    stored.add_argument("--build-dir", default=None)
+    stored.add_argument("--dir", default="packed-bench")
+    stored.add_argument("--storages", default="packed,states")
+    stored.add_argument("--samples", type=int, default=2000)
+    stored.add_argument("--no-verify", action="store_true")
+    stored.set_defaults(run=storages)
     args = parser.parse_args()
     random.seed(1)
     args.run(args)

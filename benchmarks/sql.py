@@ -80,7 +80,7 @@ def main() -> None:
             print(f"{name}: built in {time.perf_counter() - started:.1f} s", file=sys.stderr)
         info = tb.variant(name).info
     positions = random_positions(name, args.positions, args.seed)
-    print(f"{name}: {info.storage} layout, {info.states:,} stored classes; {len(positions):,} random positions "
+    print(f"{name}: {info.storage} storage, {info.states:,} stored classes; {len(positions):,} random positions "
           f"({len(set(positions)):,} distinct), seed {args.seed}")
 
     tb = tablebase.open(args.db)

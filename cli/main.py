@@ -183,7 +183,7 @@ def build(
         Optional[str],
         typer.Option(
             "--storage",
-            help="Layout: moves (states and moves tables), states (states only), packed (compressed blocks),"
+            help="Storage: moves (states and moves tables), states (states only), packed (compressed blocks),"
             " dense (values only, over the game's dense index: Connect Four); default: dense or packed for"
             " large variants, else moves.",
         ),

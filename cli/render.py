@@ -99,7 +99,7 @@ def key_text(stored: StoredKey) -> str:
 
 
 def moves_text(info: VariantInfo) -> str:
-    """How many moves are stored, or that they come from the rules (a layout that stores none)."""
+    """How many moves are stored, or that they come from the rules (a storage that keeps none)."""
     if info.moves_stored:
         return f"{info.moves:,} moves"
     return f"moves from the rules ({info.storage_label})"

@@ -13,17 +13,17 @@ The package:
 * :mod:`tablebase.scores` — the distance scores the exact searches compare;
 * :mod:`tablebase.reader` — the read-only connection and snapshots;
 * :mod:`tablebase.keys` — the key a position is stored under, and the symmetry to it;
-* :mod:`tablebase.build` — which solver and storage layout a build uses;
+* :mod:`tablebase.build` — which solver and storage a build uses;
 * :mod:`tablebase.verify` — the independent audit of a built variant;
 * :mod:`tablebase.games` — the rules, one package per game family (``games/mnk/``,
   ``games/connect4/``, ``games/ultimate/``; the small ``roman``, ``rota`` and ``wild`` one module
   each) over the shared machinery of ``games/common/``;
 * :mod:`tablebase.solve` — enumeration and retrograde labelling (out of core: local processes or a
   Dask cluster, the ``cluster`` extra);
-* :mod:`tablebase.store` — schema, migrations, writers and the storage layouts;
+* :mod:`tablebase.store` — schema, migrations, writers and the storages;
 * :mod:`tablebase.serve` — the HTTP API and web board (the ``serve`` extra);
 * :mod:`tablebase.sql` — SQL functions (``tb_outcome``, ``tb_probe``, ...) for sqlite3, SQLAlchemy and
-  datasette (:mod:`tablebase.datasette_plugin`, the ``datasette`` extra), reading any layout;
+  datasette (:mod:`tablebase.datasette_plugin`, the ``datasette`` extra), reading any storage;
 * :mod:`tablebase.svg` — positions and probes drawn from a game's layout (notebooks show them);
 * :mod:`tablebase.testing` — the checks every game passes, for authors of game plugins.
 

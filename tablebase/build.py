@@ -1,18 +1,18 @@
-"""Build planning: which solver and which storage layout a build uses, and running it.
+"""Build planning: which solver and which storage a build uses, and running it.
 
-A build names a layout or leaves the choice here. Without a name, a game
+A build names a storage or leaves the choice here. Without a name, a game
 whose size bound allows more than :data:`LARGE_ABOVE` classes and which
 numbers its positions densely (:meth:`~tablebase.games.base.Game.dense_index`)
-is solved and stored by the ``dense`` layout itself; one that has
+is solved and stored by the ``dense`` storage itself; one that has
 layered array kernels is solved out of core (:mod:`tablebase.solve.chunked`),
 and stored with :data:`LARGE_STORAGE` when the count confirms it is that
 large; everything else is solved in memory and stored with
 :data:`DEFAULT_STORAGE`, or with :data:`LARGE_STORAGE` when it has more than
-:data:`LARGE_MOVES` moves. A named layout that can store an out-of-core build
-(:attr:`~tablebase.store.layouts.Storage.out_of_core`) gets one when the
+:data:`LARGE_MOVES` moves. A named storage that can keep an out-of-core build
+(:attr:`~tablebase.store.storage.Storage.out_of_core`) gets one when the
 game has layered kernels, and an in-memory solve otherwise. A build on a
 Dask cluster (``scheduler``) is the out-of-core one whatever the size, stored
-with the layout named or else :data:`LARGE_STORAGE`. A game that some
+with the storage named or else :data:`LARGE_STORAGE`. A game that some
 symmetry moves the start of is built with symmetry in memory only: the
 out-of-core and dense builds count a class as its whole orbit.
 """
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from tablebase.errors import BuildError
 from tablebase.progress import report_where
-from tablebase.store.layouts import Storage, layout
+from tablebase.store.storage import Storage, storage_class
 
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
@@ -36,28 +36,28 @@ if TYPE_CHECKING:
     from tablebase.games.base import Game
     from tablebase.solve import Progress
 
-#: Above this many classes a build that names no layout is solved out of core and stored with
+#: Above this many classes a build that names no storage is solved out of core and stored with
 #: :data:`LARGE_STORAGE` (games with layered array kernels only).
 LARGE_ABOVE = 20_000_000
-#: The layout of builds that name none.
+#: The storage of builds that name none.
 DEFAULT_STORAGE = "moves"
-#: The layout of large out-of-core builds that name none.
+#: The storage of large out-of-core builds that name none.
 LARGE_STORAGE = "packed"
-#: The layout of large builds that name none, for games with a dense index of their positions.
+#: The storage of large builds that name none, for games with a dense index of their positions.
 DENSE_STORAGE = "dense"
-#: Above this many moves an in-memory build that names no layout is stored with :data:`LARGE_STORAGE`
-#: when that layout accepts the game (the rows of every move would take gigabytes).
+#: Above this many moves an in-memory build that names no storage is stored with :data:`LARGE_STORAGE`
+#: when that storage accepts the game (the rows of every move would take gigabytes).
 LARGE_MOVES = 12_000_000
 
 
 def _dense_by_default(game: Game, symmetry: bool) -> bool:
-    """Whether a build that names no layout is stored with :data:`DENSE_STORAGE`: the size bound is
-    above :data:`LARGE_ABOVE` and that layout can store the game."""
+    """Whether a build that names no storage is stored with :data:`DENSE_STORAGE`: the size bound is
+    above :data:`LARGE_ABOVE` and that storage accepts the game."""
     bound = game.size_bound(symmetry)
     if bound is None or bound <= LARGE_ABOVE:
         return False
     try:
-        layout(DENSE_STORAGE).check_game(game)
+        storage_class(DENSE_STORAGE).check_game(game)
     except BuildError:
         return False
     return True
@@ -81,7 +81,7 @@ class Plan:
 
     game: Game
     symmetry: bool
-    #: The layout to store with; ``None``: decided by the size the out-of-core solve finds.
+    #: The storage to keep the variant in; ``None``: decided by the size the out-of-core solve finds.
     storage: type[Storage] | None
     #: Whether the states are solved out of core, in layer files.
     out_of_core: bool
@@ -105,7 +105,7 @@ def plan(
     """
     from tablebase import games
 
-    chosen = None if storage is None else layout(storage)
+    chosen = None if storage is None else storage_class(storage)
     game = games.get(name)
     if not game.enumerable:
         raise BuildError(
@@ -114,9 +114,9 @@ def plan(
     if worker_memory is not None and not (scheduler or "").startswith("local:"):
         raise BuildError("--worker-memory sets the workers of --scheduler local:N; a cluster's workers take dask worker --memory-limit")
     if chosen is None and symmetry and _dense_by_default(game, symmetry):
-        chosen = layout(DENSE_STORAGE)
+        chosen = storage_class(DENSE_STORAGE)
     if chosen is None and scheduler:
-        chosen = layout(LARGE_STORAGE)
+        chosen = storage_class(LARGE_STORAGE)
     if chosen is not None:
         chosen.check_game(game)
     if chosen is not None and chosen.solves:
@@ -138,23 +138,23 @@ def plan(
     if scheduler and not out_of_core:
         raise BuildError(
             f"variant {game.name!r} cannot be built on a cluster: that takes a layered game,"
-            " a database file and a layout stored from layer files"
+            " a database file and a storage written from layer files"
         )
     return Plan(game, symmetry, chosen, out_of_core, scheduler or None, worker_memory)
 
 
 def _in_memory_storage(game: Game, moves: int) -> type[Storage]:
-    """The layout of an in-memory build that names none: :data:`DEFAULT_STORAGE`, or
+    """The storage of an in-memory build that names none: :data:`DEFAULT_STORAGE`, or
     :data:`LARGE_STORAGE` past :data:`LARGE_MOVES` moves when it accepts the game."""
     if moves > LARGE_MOVES:
-        large = layout(LARGE_STORAGE)
+        large = storage_class(LARGE_STORAGE)
         try:
             large.check_game(game)
         except BuildError:
             pass
         else:
             return large
-    return layout(DEFAULT_STORAGE)
+    return storage_class(DEFAULT_STORAGE)
 
 
 def run(
@@ -208,7 +208,7 @@ def run(
             memory_limit=build.worker_memory,
         )
         if chosen is None and layered.num_states > LARGE_ABOVE:
-            chosen = layout(LARGE_STORAGE)
+            chosen = storage_class(LARGE_STORAGE)
         if chosen is not None:
             chosen.write_layers(layered, path=path, seconds=time.perf_counter() - start, progress=progress)
         if build_dir is None:

@@ -14,8 +14,8 @@ Positions and moves are strings in the variant's notation, in the user's
 orientation; lookups canonicalise them and map the stored moves back.
 The queries on one variant are :class:`~tablebase.variant.VariantTable`'s
 (:mod:`tablebase.variant`). Queries only read, through :mod:`tablebase.reader`;
-what is stored where is the business of the variant's storage layout
-(:mod:`tablebase.store.layouts`);
+what is stored where is the business of the variant's storage
+(:mod:`tablebase.store.storage`);
 what a build does is planned in :mod:`tablebase.build`; the values returned
 are the types of :mod:`tablebase.results`.
 """
@@ -317,7 +317,7 @@ class Tablebase:
     ) -> VariantInfo:
         """Solve ``name`` and store it, replacing an earlier build atomically.
 
-        ``storage`` names the layout (:func:`tablebase.store.layouts.names`:
+        ``storage`` names the storage (:func:`tablebase.store.storage.names`:
         ``"moves"``, states and moves tables; ``"states"``, states only, moves
         come from the rules at query time) or is ``None`` to let
         :func:`tablebase.build.plan` choose by size. Out-of-core builds keep

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from tablebase.games.base import Game
-    from tablebase.store.layouts import Storage
+    from tablebase.store.storage import Storage
 
 #: How much of the file read-only connections map into memory.
 READ_MMAP_BYTES = 1 << 30
@@ -406,7 +406,7 @@ class StoredFile(Protocol):
 
 
 class StoredVariant(Protocol):
-    """A built variant as the audit and the export read it: its rules, row, storage layout and
+    """A built variant as the audit and the export read it: its rules, row, storage and
     snapshots (:class:`tablebase.query.VariantTable` is one)."""
 
     @property

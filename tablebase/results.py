@@ -190,23 +190,23 @@ class VariantInfo:
     build_seconds: float
     builder_version: str
     built_at: str
-    #: The storage layout (:mod:`tablebase.store.layouts`): ``"moves"`` when the moves table holds the
+    #: The storage (:mod:`tablebase.store.storage`): ``"moves"`` when the moves table holds the
     #: variant's moves, ``"states"`` when they come from the rules.
     storage: str = "moves"
 
     @property
     def moves_stored(self) -> bool:
         """Whether the file holds the variant's moves (else they are derived from the rules)."""
-        from tablebase.store.layouts import layout_info
+        from tablebase.store.storage import storage_info
 
-        return layout_info(self.storage).stores_moves
+        return storage_info(self.storage).stores_moves
 
     @property
     def storage_label(self) -> str:
-        """How listings name the layout of a variant whose moves are not stored (``"states only"``)."""
-        from tablebase.store.layouts import layout_info
+        """How listings name the storage of a variant whose moves are not stored (``"states only"``)."""
+        from tablebase.store.storage import storage_info
 
-        return layout_info(self.storage).label
+        return storage_info(self.storage).label
 
     @classmethod
     def unbuilt(cls, game: Game) -> VariantInfo:

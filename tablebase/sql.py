@@ -1,6 +1,6 @@
 """SQL functions (``tb_outcome``, ``tb_probe``, ...) for sqlite3, SQLAlchemy and datasette.
 
-Every variant answers through SQL, whatever its storage layout (rows,
+Every variant answers through SQL, whatever its storage (rows,
 ``packed`` blocks, ``dense`` value arrays): the functions read through the
 library, the same code as ``tablebase probe``::
 

@@ -2,7 +2,7 @@
 
 :class:`VariantTable` objects come from :meth:`tablebase.query.Tablebase.variant`;
 they read through the file's :class:`~tablebase.reader.Reader` and the
-variant's storage layout (:mod:`tablebase.store.layouts`), and return the
+variant's storage (:mod:`tablebase.store.storage`), and return the
 types of :mod:`tablebase.results`.
 """
 
@@ -23,7 +23,7 @@ from tablebase.games.notation import parse_position
 from tablebase.outcome import Outcome, move_value, rank
 from tablebase.reader import Reader, read_variant
 from tablebase.results import Line, MoveValue, PlyCount, Predecessor, Predecessors, Probe, Stats
-from tablebase.store.layouts import Entry, Row, Storage, open_storage
+from tablebase.store.storage import Entry, Row, Storage, open_storage
 
 if TYPE_CHECKING:
     from tablebase.results import StoredKey, VariantInfo
@@ -167,7 +167,7 @@ class VariantTable:
 
     @property
     def storage(self) -> Storage:
-        """How the variant's positions are stored (the layout named in its row)."""
+        """How the variant's positions are stored (the storage named in its row)."""
         return self._bound().storage
 
     def __repr__(self) -> str:

@@ -30,7 +30,7 @@ from tablebase.results import VerifyReport
 if TYPE_CHECKING:
     from tablebase.games.common.kernels import VectorKernels
     from tablebase.reader import StoredVariant
-    from tablebase.store.layouts import Row, StateChunk
+    from tablebase.store.storage import Row, StateChunk
     from tablebase.progress import Progress
 
 _NONE = NO_DISTANCE
@@ -90,7 +90,7 @@ class _Stored:
 
 
 def _parse(rows: StateChunk, parse: Callable[[list[str]], tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """``(states, parsed)`` of a chunk: the layout's integers when it has them, else its keys parsed."""
+    """``(states, parsed)`` of a chunk: the storage's integers when it has them, else its keys parsed."""
     if rows.states is not None:
         return rows.states, np.ones(len(rows.states), dtype=bool)
     return parse(rows.keys)
@@ -127,8 +127,8 @@ class _Refs:
 
 def check(table: StoredVariant, sample: int | None = None, progress: Progress | None = None) -> VerifyReport:
     """The check :meth:`tablebase.Tablebase.verify` runs: every label against its stored moves and the
-    rules where the layout stores moves, else (and for a ``sample`` of random states) against the
-    children the rules derive, or by the layout's own check when it has one."""
+    rules where the storage keeps moves, else (and for a ``sample`` of random states) against the
+    children the rules derive, or by the storage's own check when it has one."""
     if sample is None:
         report = VerifyReport(table.name)
         with table.snapshot() as conn:

@@ -4,10 +4,10 @@
 ``@pytest.mark.slow``; ``pytest -m slow`` runs those alone (a later ``-m`` replaces the one in
 ``addopts``), and CI runs both. A test that takes more than about 3 s on a 2-core machine is
 marked slow (see ``pytest --durations=20``); the quick set keeps at least one test of every
-family's rules, command, endpoint and storage layout, on the smallest board that shows the
+family's rules, command, endpoint and storage, on the smallest board that shows the
 behaviour. Tests that use a headless browser or a Dask cluster are marked slow here
 (:data:`SLOW_FIXTURES`). The quick set compiles no numba kernel it can do without: only the m,n,k
-dense passes (the dense layout) and the small Connect Four solver; a quick test must not import
+dense passes (the dense storage) and the small Connect Four solver; a quick test must not import
 ``tablebase.games.ultimate.search`` (once imported, every later Ultimate search of the session
 is compiled) nor search Ultimate positions of ``COMPILED_MIN_SPOTS`` open spots or more
 (``--numba-compiles`` lists what each test compiled). A run in which ``-m`` leaves no test

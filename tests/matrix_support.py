@@ -1,9 +1,9 @@
 """The rows and columns of the test matrix (tests/test_matrix.py), read from the registries.
 
 Rows are every registered variant (:func:`tablebase.games.variants` and the
-catalog); columns are every storage layout (:func:`tablebase.store.layouts.names`)
+catalog); columns are every storage (:func:`tablebase.store.storage.names`)
 that :func:`tablebase.build.plan` accepts for the variant, so a new family or
-layout joins the matrix without a line here. Which set a build falls in
+storage joins the matrix without a line here. Which set a build falls in
 depends on the variant's size bound (:meth:`~tablebase.games.base.Game.size_bound`,
 in symmetry classes): builds of at most :data:`QUICK_CLASSES` are in the quick
 set (each well under 3 s of CPU with its checks on a 2-core machine), larger
@@ -21,17 +21,17 @@ import pytest
 from tablebase import games
 from tablebase.build import plan
 from tablebase.errors import BuildError
-from tablebase.store import layouts
+from tablebase.store.storage import names as storage_names
 
 #: Builds of at most this many classes are in the quick set (``mnk-4-3-3``: 132,861, 0.4-1.0 s of CPU a
-#: layout; ``connect4-4-4``, 461,761: 2.4-3.2 s with ``moves`` or ``states``, and compiling the Connect
+#: storage; ``connect4-4-4``, 461,761: 2.4-3.2 s with ``moves`` or ``states``, and compiling the Connect
 #: Four dense passes with ``dense``).
 QUICK_CLASSES = 200_000
 #: Builds of at most this many classes, and of variants without a bound, are in the slow set (the next
 #: registered sizes, ``mnk-4-4-3`` and ``morris-6`` at 5-8 M, take about a minute a variant).
 SLOW_CLASSES = 1_000_000
 #: Builds of at most this many classes probe every position against a solve in memory
-#: (:func:`tablebase.testing.check_storage_layout`); larger ones probe random games.
+#: (:func:`tablebase.testing.check_storage`); larger ones probe random games.
 EVERY_POSITION_CLASSES = 20_000
 
 
@@ -41,9 +41,9 @@ def variants() -> list[str]:
 
 
 def storages(name: str) -> list[str]:
-    """The storage layouts a build of ``name`` (with symmetry) may use: those whose plan is not refused."""
+    """The storages a build of ``name`` (with symmetry) may use: those whose plan is not refused."""
     accepted = []
-    for storage in layouts.names():
+    for storage in storage_names():
         try:
             plan(name, symmetry=True, storage=storage, path_known=True)
         except BuildError:

@@ -268,7 +268,7 @@ def test_symmetry_is_no_for_a_game_with_only_the_identity(tmp_path: Path) -> Non
     ("storage", "phases"),
     [("moves", ["read", "moves", "rules", "labels"]), ("states", ["read", "children"]), ("packed", ["children"])],
 )
-def test_verify_prints_a_progress_line_per_phase_for_every_layout(tmp_path: Path, storage: str, phases: list[str]) -> None:
+def test_verify_prints_a_progress_line_per_phase_for_every_storage(tmp_path: Path, storage: str, phases: list[str]) -> None:
     db = tmp_path / "t.db"
     assert run("build", "tictactoe", "-q", "--storage", storage, db=db).exit_code == 0
     result = run("verify", "tictactoe", db=db)

@@ -77,7 +77,7 @@ def test_cli_build_on_cluster(cluster: distributed.LocalCluster, tmp_path: Path)
         "enumerate", "merge", "label", "pack", "analyze", "other",
     ]
     assert "layer 9 enumerate" in result.output and "layer 0 label" in result.output
-    # a cluster build is the out-of-core one, stored in the large builds' layout, whatever the size
+    # a cluster build is the out-of-core one, stored in the large builds' storage, whatever the size
     with tablebase.open(db) as tb:
         info = tb.variant("tictactoe").info
         # seed 003: 765 classes; the game is a draw in 9

@@ -1,4 +1,4 @@
-"""Dense storage of Connect Four boards: the index, builds against the packed layout and
+"""Dense storage of Connect Four boards: the index, builds against the packed storage and
 Tromp's table, verify catching damage, the planner's choice, and positions no game reaches."""
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ def loaded_after(code: str) -> list[str]:
 
 
 def test_import_open_and_probe_load_no_framework(built_db: Path, tmp_path: Path) -> None:
-    """The rule of the package docstring, on a file of each storage layout."""
+    """The rule of the package docstring, on a file of each storage."""
     states_only = tmp_path / "states.db"
     with tablebase.open(states_only) as tb:
         tb.build("tictactoe", storage="states")
@@ -46,10 +46,10 @@ def test_sql_functions_load_no_framework(built_db: Path) -> None:
     assert loaded_after(code) == []
 
 
-def test_rules_and_layouts_import_without_numpy() -> None:
+def test_rules_and_storage_import_without_numpy() -> None:
     code = (
         "from tablebase import games\n"
-        "import tablebase.store.layouts, tablebase.reader, tablebase.results, tablebase.outcome\n"
+        "import tablebase.store.storage, tablebase.reader, tablebase.results, tablebase.outcome\n"
         "for name in games.names(): games.get(name)\n"
     )
     assert loaded_after(code) == []

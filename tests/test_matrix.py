@@ -1,11 +1,11 @@
-"""One test matrix over every registered variant and every storage layout that accepts it.
+"""One test matrix over every registered variant and every storage that accepts it.
 
 Every variant passes the rules checks of :func:`tablebase.testing.check_game`
 on random games (the board layout contract among them); every variant that can
-be enumerated is built with each storage layout whose build plan accepts it,
+be enumerated is built with each storage whose build plan accepts it,
 audited with ``verify`` and probed through the public API
 (:func:`tablebase.testing.check_built`), and the smallest have every position
-probed against a solve in memory (:func:`tablebase.testing.check_storage_layout`).
+probed against a solve in memory (:func:`tablebase.testing.check_storage`).
 The rows and columns, and which builds are slow, come from the registries
 (tests/matrix_support.py).
 """
@@ -20,7 +20,7 @@ from serve_support import TOY_FAMILY, registered
 
 from tablebase import games, testing
 from tablebase.errors import BuildError
-from tablebase.store import layouts
+from tablebase.store import storage as registry
 
 VARIANTS = matrix.variants()
 BUILDS = matrix.builds()
@@ -35,37 +35,37 @@ def test_rules(name: str) -> None:
 def test_build(name: str, storage: str, tmp_path: Path) -> None:
     path = tmp_path / "matrix.db"
     if matrix.every_position(name):  # random games add the symmetries and play to every position's value
-        testing.check_storage_layout(storage, path, game=name, playouts=5, seed=len(name))
+        testing.check_storage(storage, path, game=name, playouts=5, seed=len(name))
     else:
         testing.check_built(name, path, playouts=20, seed=len(name), storage=storage)
 
 
-def test_the_quick_set_builds_every_layout_and_family() -> None:
+def test_the_quick_set_builds_every_storage_and_family() -> None:
     quick = [param.values for param in BUILDS if not param.marks]
-    assert {storage for _, storage in quick} == set(layouts.names())
+    assert {storage for _, storage in quick} == set(registry.names())
     built = {games.get(name).family for name, _ in quick}
     assert {"mnk", "roman", "rota", "wild"} <= built
 
 
 def test_rows_and_columns_come_from_the_registries() -> None:
-    """A family and a layout registered later join the matrix: the toy family's variants are rows,
-    and a layout refuses a variant only through its build plan."""
+    """A family and a storage registered later join the matrix: the toy family's variants are rows,
+    and a storage refuses a variant only through its build plan."""
     with registered():
         assert set(TOY_FAMILY.VARIANTS) <= set(matrix.variants())
         assert matrix.storages("toy-plain") == ["moves"]  # the toys list no moves into a position
     with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(layouts._LAYOUTS, "also-moves", type("AlsoMoves", (layouts.layout("moves"),), {"name": "also-moves"}))
+        mp.setitem(registry._STORAGES, "also-moves", type("AlsoMoves", (registry.storage_class("moves"),), {"name": "also-moves"}))
         assert "also-moves" in matrix.storages("tictactoe")
     assert matrix.storages("ultimate") == []  # not enumerable: rules checks only
     assert matrix.tier("mnk-4-3-3") == "quick" and matrix.tier("connect4-4-4") == "slow"
     assert matrix.tier("mnk-4-4-4") is None and matrix.tier("ultimate-strategy") == "slow"  # no size bound
 
 
-def test_the_storage_layout_check_catches_a_layout_that_misreads(tmp_path: Path) -> None:
-    """A layout whose reads give a drawn position's distance wrong passes ``verify`` and the random
+def test_the_storage_check_catches_a_storage_that_misreads(tmp_path: Path) -> None:
+    """A storage whose reads give a drawn position's distance wrong passes ``verify`` and the random
     probes, and the check of every position names it."""
 
-    moves = layouts.layout("moves")
+    moves = registry.storage_class("moves")
 
     class Misread(moves):  # type: ignore[valid-type,misc]
         def probe(self, conn, state):  # type: ignore[no-untyped-def]
@@ -75,11 +75,11 @@ def test_the_storage_layout_check_catches_a_layout_that_misreads(tmp_path: Path)
             return entry, found
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(layouts._LAYOUTS, "moves", Misread)
+        mp.setitem(registry._STORAGES, "moves", Misread)
         with pytest.raises(AssertionError, match="probed draw"):
-            testing.check_storage_layout("moves", tmp_path / "t.db")
+            testing.check_storage("moves", tmp_path / "t.db")
 
 
-def test_the_storage_layout_check_refuses_a_game_the_layout_cannot_store(tmp_path: Path) -> None:
+def test_the_storage_check_refuses_a_game_the_storage_cannot_keep(tmp_path: Path) -> None:
     with pytest.raises(BuildError, match="cannot be stored dense"):
-        testing.check_storage_layout("dense", tmp_path / "t.db", game="rota")
+        testing.check_storage("dense", tmp_path / "t.db", game="rota")

@@ -1,4 +1,4 @@
-"""Dense storage of m,n,k boards: the index against the rules, builds against the packed layout,
+"""Dense storage of m,n,k boards: the index against the rules, builds against the packed storage,
 verify catching a changed label, placements no game reaches, and the planner's choice."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Packed storage: the block codec, identical answers to the moves layout, corruption, export (killed builds: test_durability)."""
+"""Packed storage: the block codec, identical answers to the moves storage, corruption, export (killed builds: test_durability)."""
 
 from __future__ import annotations
 
@@ -162,7 +162,7 @@ def test_states_not_stored_are_answered_from_decoded_blocks_the_second_time(
             assert reader.values(conn, states) == first and decoded == []
 
 
-# -- the same answers as the moves layout ---------------------------------------------
+# -- the same answers as the moves storage ---------------------------------------------
 
 
 def _answers(table: tablebase.VariantTable, keys: list[str], lines: set[str]) -> list[object]:
@@ -207,19 +207,19 @@ def test_packed_mnk_4_3_3_on_the_array_kernels(tmp_path: Path) -> None:
         keys = [row[1] for row in a.rows()][::7]
         assert _answers(b, keys, set(keys[::20])) == _answers(a, keys, set(keys[::20]))
         report = tp.verify("mnk-4-3-3")
-        # 28,275 classes with 98,847 moves between them (the moves layout's own count)
+        # 28,275 classes with 98,847 moves between them (the moves storage's own count)
         assert report.ok and (report.states, report.moves) == (28275, a.info.moves)
 
 
 def test_large_builds_default_to_packed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import tablebase.build as build
     from tablebase.errors import BuildError
-    from tablebase.store.layouts import Dense
+    from tablebase.store.storage import Dense
 
     def no_dense(game: object) -> None:
         raise BuildError("no numba")
 
-    # where the dense layout cannot build (numba not installed), large m,n,k builds go out of core, packed
+    # where the dense storage cannot build (numba not installed), large m,n,k builds go out of core, packed
     monkeypatch.setattr(build, "LARGE_ABOVE", 1000)
     monkeypatch.setattr(Dense, "check_game", classmethod(lambda cls, game: no_dense(game)))
     with tablebase.open(tmp_path / "big.db") as tb:
@@ -368,7 +368,7 @@ def test_export_to_moves_equals_a_moves_build(tmp_path: Path) -> None:
     assert _state_rows(out) == _state_rows(moves)
 
 
-def test_export_refuses_row_layouts_and_bad_plies(tmp_path: Path) -> None:
+def test_export_refuses_row_storages_and_bad_plies(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     with tablebase.open(db) as tb:
         tb.build("tictactoe")

@@ -1,7 +1,7 @@
 """The simulation checks of :mod:`tablebase.testing` themselves: they catch broken rules and a
 symmetry that exchanges the players, and the reference solver agrees with a build.
 
-The checks run over every registered variant and storage layout in tests/test_matrix.py.
+The checks run over every registered variant and storage in tests/test_matrix.py.
 """
 
 from __future__ import annotations

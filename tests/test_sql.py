@@ -1,4 +1,4 @@
-"""The SQL functions (tablebase.sql) on every storage layout, through sqlite3, SQLAlchemy and datasette,
+"""The SQL functions (tablebase.sql) on every storage, through sqlite3, SQLAlchemy and datasette,
 checked against the library's own probe."""
 
 from __future__ import annotations
@@ -29,23 +29,23 @@ from tablebase.errors import DatabaseError, SchemaVersionError
 from tablebase.store import schema
 from tablebase.testing import random_states
 
-#: One variant of each storage layout, all in one file.
-LAYOUTS = {"tictactoe": "moves", "tictactoe-misere": "states", "mnk-4-3-3": "dense", "connect4-4-4": "packed"}
+#: One variant of each storage, all in one file.
+STORAGES = {"tictactoe": "moves", "tictactoe-misere": "states", "mnk-4-3-3": "dense", "connect4-4-4": "packed"}
 
 
 @pytest.fixture(scope="module")
-def layouts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A file holding a variant of every layout (treat as read-only)."""
-    path = tmp_path_factory.mktemp("sql") / "layouts.db"
+def storages(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A file holding a variant of every storage (treat as read-only)."""
+    path = tmp_path_factory.mktemp("sql") / "storages.db"
     with tablebase.open(path) as tb:
-        for name, storage in LAYOUTS.items():
+        for name, storage in STORAGES.items():
             assert tb.build(name, storage=storage).storage == storage
     return path
 
 
 @pytest.fixture
-def conn(layouts: Path) -> Iterator[tablebase.sql.Connection]:
-    connection = tablebase.sql.connect(layouts)
+def conn(storages: Path) -> Iterator[tablebase.sql.Connection]:
+    connection = tablebase.sql.connect(storages)
     yield connection
     connection.close()
 
@@ -60,9 +60,9 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.mark.parametrize("name", list(LAYOUTS), ids=list(LAYOUTS.values()))
-def test_every_function_agrees_with_probe_on_every_layout(
-    layouts: Path, conn: sqlite3.Connection, name: str
+@pytest.mark.parametrize("name", list(STORAGES), ids=list(STORAGES.values()))
+def test_every_function_agrees_with_probe_on_every_storage(
+    storages: Path, conn: sqlite3.Connection, name: str
 ) -> None:
     positions = sample_positions(name, 150)
     conn.execute("CREATE TEMP TABLE asked (position TEXT)")
@@ -74,9 +74,9 @@ def test_every_function_agrees_with_probe_on_every_layout(
     ).fetchall()
     assert [r[0] for r in rows] == positions
     ended = 0
-    with tablebase.open(layouts) as tb:
+    with tablebase.open(storages) as tb:
         table = tb.variant(name)
-        assert table.info.storage == LAYOUTS[name]
+        assert table.info.storage == STORAGES[name]
         for position, outcome, distance, best, probe, predecessors in rows:
             expected = table.probe(position)
             assert (outcome, distance) == (expected.outcome, expected.distance), position
@@ -150,9 +150,9 @@ BAD = [
 
 
 def test_bad_input_gives_null_or_an_error_object_and_never_aborts_the_query(
-    layouts: Path, conn: sqlite3.Connection
+    storages: Path, conn: sqlite3.Connection
 ) -> None:
-    before = digest(layouts)
+    before = digest(storages)
     conn.execute("CREATE TEMP TABLE asked (variant, position)")
     conn.executemany("INSERT INTO asked VALUES (?, ?)", [(v, p) for v, p, _ in BAD] + [("tictactoe", "xx./oo./...")])
     rows = conn.execute(
@@ -167,15 +167,15 @@ def test_bad_input_gives_null_or_an_error_object_and_never_aborts_the_query(
             error = json.loads(text)
             assert set(error) == {"error", "detail"} and error["error"] == kind, (variant, position, error)
             assert "\n" not in error["detail"] and len(error["detail"]) < 400
-            assert str(layouts.parent) not in error["detail"]
+            assert str(storages.parent) not in error["detail"]
     assert "70,000 characters" in json.loads(rows[7][3])["detail"]
-    assert "tablebase build wild --db layouts.db" in json.loads(rows[2][3])["detail"]
-    assert digest(layouts) == before
+    assert "tablebase build wild --db storages.db" in json.loads(rows[2][3])["detail"]
+    assert digest(storages) == before
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    variant=st.one_of(st.sampled_from(list(LAYOUTS)), st.text(max_size=20), st.integers(-(2**63), 2**63 - 1)),
+    variant=st.one_of(st.sampled_from(list(STORAGES)), st.text(max_size=20), st.integers(-(2**63), 2**63 - 1)),
     position=st.one_of(
         st.text(alphabet="xo./ 1234", max_size=30), st.text(max_size=40), st.integers(-(2**63), 2**63 - 1), st.floats(), st.binary(max_size=8)
     ),
@@ -206,14 +206,14 @@ def test_null_arguments_give_null(conn: sqlite3.Connection) -> None:
         ).fetchone() == (None, None, None)
 
 
-def test_errors_are_the_http_api_errors(layouts: Path, conn: sqlite3.Connection) -> None:
+def test_errors_are_the_http_api_errors(storages: Path, conn: sqlite3.Connection) -> None:
     """tb_probe answers with the JSON of ``GET /api/{variant}``, errors included (one shared contract)."""
     pytest.importorskip("fastapi", reason="the serve extra is not installed: pip install -e '.[dev]'")
     from fastapi.testclient import TestClient
 
     from tablebase.serve import create_app
 
-    with TestClient(create_app(layouts, solvers=0)) as client:
+    with TestClient(create_app(storages, solvers=0)) as client:
         for variant, position in [
             ("connect4-4-4", "4432"), ("mnk-4-3-3", "x.../..../...."), ("tictactoe", "zz"), ("nope", "..."), ("wild", "...")
         ]:
@@ -223,9 +223,9 @@ def test_errors_are_the_http_api_errors(layouts: Path, conn: sqlite3.Connection)
 
 
 def test_connect_is_read_only_but_temp_tables_and_attached_files_are_not(
-    layouts: Path, conn: sqlite3.Connection, tmp_path: Path
+    storages: Path, conn: sqlite3.Connection, tmp_path: Path
 ) -> None:
-    before = digest(layouts)
+    before = digest(storages)
     with pytest.raises(sqlite3.OperationalError, match="readonly"):
         conn.execute("CREATE TABLE mine (position TEXT)")
     with pytest.raises(sqlite3.OperationalError, match="readonly"):
@@ -238,24 +238,24 @@ def test_connect_is_read_only_but_temp_tables_and_attached_files_are_not(
     labelled = conn.execute(
         "SELECT position, tb_outcome('connect4-4-4', position) FROM games.my_games ORDER BY id"
     ).fetchall()
-    with tablebase.open(layouts) as tb:
+    with tablebase.open(storages) as tb:
         table = tb.variant("connect4-4-4")
         assert labelled == [(p, table.probe(p).outcome) for p in positions]
     # the attached file keeps the user's table
     assert sqlite3.connect(tmp_path / "games.db").execute("SELECT COUNT(*) FROM my_games").fetchone() == (40,)
-    assert digest(layouts) == before
+    assert digest(storages) == before
 
 
-def test_connect_read_write_on_request(layouts: Path, tmp_path: Path) -> None:
+def test_connect_read_write_on_request(storages: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy.db"
-    shutil.copyfile(layouts, copy)
+    shutil.copyfile(storages, copy)
     with tablebase.sql.connect(copy, read_only=False) as conn:
         conn.execute("CREATE TABLE labelled AS SELECT 'xx./oo./...' AS position, tb_outcome('tictactoe', 'xx./oo./...') AS outcome")
     reopened = sqlite3.connect(copy)
     assert reopened.execute("SELECT * FROM labelled").fetchall() == [("xx./oo./...", "win")]
 
 
-def test_connect_refuses_what_is_not_a_current_tablebase(layouts: Path, tmp_path: Path) -> None:
+def test_connect_refuses_what_is_not_a_current_tablebase(storages: Path, tmp_path: Path) -> None:
     with pytest.raises(DatabaseError, match="does not exist"):
         tablebase.sql.connect(tmp_path / "missing.db")
     other = tmp_path / "other.db"
@@ -296,15 +296,15 @@ def test_an_older_file_is_refused_with_the_upgrade_command_then_upgraded(built_d
         ).fetchall()
 
 
-def test_how_to_query_says_where_each_variant_is_read(layouts: Path, conn: sqlite3.Connection) -> None:
+def test_how_to_query_says_where_each_variant_is_read(storages: Path, conn: sqlite3.Connection) -> None:
     rows = {r[0]: r[1:] for r in conn.execute("SELECT variant, storage, values_from, moves_from, example, note FROM how_to_query")}
-    assert {name: r[0] for name, r in rows.items()} == LAYOUTS
+    assert {name: r[0] for name, r in rows.items()} == STORAGES
     assert rows["tictactoe"][1:3] == ("positions", "move_values, best_moves")
     assert rows["tictactoe-misere"][1:3] == ("positions", "tb_probe(), tb_best()")
     for name in ("mnk-4-3-3", "connect4-4-4"):
         assert rows[name][1:3] == ("tb_outcome(), tb_distance()", "tb_probe(), tb_best()")
         assert f"tablebase export {name} --to rows.db --plies 0-8" in rows[name][4]
-    with tablebase.open(layouts) as tb:
+    with tablebase.open(storages) as tb:
         for name, (storage, values_from, _, example, _) in rows.items():
             answer = conn.execute(example).fetchall()
             assert answer, example
@@ -318,8 +318,8 @@ def test_how_to_query_says_where_each_variant_is_read(layouts: Path, conn: sqlit
                 assert conn.execute("SELECT COUNT(*) FROM positions WHERE variant = ?", (name,)).fetchone() == (0,)
 
 
-def test_the_row_views_keep_answering_for_row_layouts(layouts: Path, conn: sqlite3.Connection) -> None:
-    with tablebase.open(layouts) as tb:
+def test_the_row_views_keep_answering_for_row_storages(storages: Path, conn: sqlite3.Connection) -> None:
+    with tablebase.open(storages) as tb:
         table = tb.variant("tictactoe")
         for position in sample_positions("tictactoe", 40, seed=5):
             key = table.key(position)
@@ -335,10 +335,10 @@ def test_the_row_views_keep_answering_for_row_layouts(layouts: Path, conn: sqlit
             assert best == (None if expected is None else (expected.outcome, expected.distance))
 
 
-def test_sqlalchemy_engine_has_the_functions_on_every_connection(layouts: Path) -> None:
+def test_sqlalchemy_engine_has_the_functions_on_every_connection(storages: Path) -> None:
     from sqlalchemy import text
 
-    engine = tablebase.sql.engine(layouts)
+    engine = tablebase.sql.engine(storages)
     try:
         with engine.connect() as first, engine.connect() as second:
             assert first.connection.driver_connection is not second.connection.driver_connection
@@ -351,9 +351,9 @@ def test_sqlalchemy_engine_has_the_functions_on_every_connection(layouts: Path) 
         engine.dispose()
 
 
-def test_pandas_read_sql_labels_a_frame_of_positions(layouts: Path) -> None:
+def test_pandas_read_sql_labels_a_frame_of_positions(storages: Path) -> None:
     pandas = pytest.importorskip("pandas")
-    engine = tablebase.sql.engine(layouts)
+    engine = tablebase.sql.engine(storages)
     positions = sample_positions("connect4-4-4", 60, seed=9)
     try:
         frame = pandas.read_sql(
@@ -364,20 +364,20 @@ def test_pandas_read_sql_labels_a_frame_of_positions(layouts: Path) -> None:
         )
     finally:
         engine.dispose()
-    with tablebase.open(layouts) as tb:
+    with tablebase.open(storages) as tb:
         table = tb.variant("connect4-4-4")
         expected = [table.value(p) for p in positions]
     assert list(frame["position"]) == positions
     assert list(zip(frame["outcome"], frame["distance"])) == expected
 
 
-def test_register_on_another_connection_reads_the_named_file(layouts: Path, tmp_path: Path) -> None:
+def test_register_on_another_connection_reads_the_named_file(storages: Path, tmp_path: Path) -> None:
     mine = sqlite3.connect(tmp_path / "mine.db")
     mine.execute("CREATE TABLE my_games (position TEXT)")
     mine.executemany("INSERT INTO my_games VALUES (?)", [("44",), ("4432",), ("4444",), ("oops",)])
-    tablebase.sql.register(mine, layouts)
+    tablebase.sql.register(mine, storages)
     rows = mine.execute("SELECT position, tb_outcome('connect4-4-4', position) FROM my_games").fetchall()
-    with tablebase.open(layouts) as tb:
+    with tablebase.open(storages) as tb:
         table = tb.variant("connect4-4-4")
         assert rows == [(p, table.get_probe(p).outcome if p != "oops" else None) for p, _ in rows]
     assert rows[-1] == ("oops", None)
@@ -398,8 +398,8 @@ def get_json(url: str) -> Any:
 
 
 @pytest.fixture(scope="module")
-def datasette_url(layouts: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real ``datasette`` server on the layouts file and a database of the user's own positions."""
+def datasette_url(storages: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real ``datasette`` server on the storages file and a database of the user's own positions."""
     pytest.importorskip("datasette", reason="the datasette extra is not installed: pip install -e '.[dev]'")
     games_db = tmp_path_factory.mktemp("mine") / "my_games.db"
     with sqlite3.connect(games_db) as mine:
@@ -407,7 +407,7 @@ def datasette_url(layouts: Path, tmp_path_factory: pytest.TempPathFactory) -> It
         mine.executemany("INSERT INTO my_games VALUES (?)", [(p,) for p in sample_positions("connect4-4-4", 30, seed=4)])
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "datasette", "serve", str(layouts), str(games_db), "--port", str(port), "--host", "127.0.0.1"],
+        [sys.executable, "-m", "datasette", "serve", str(storages), str(games_db), "--port", str(port), "--host", "127.0.0.1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
@@ -441,12 +441,12 @@ def test_datasette_plugin_is_registered(datasette_url: str) -> None:
 
 
 @pytest.mark.slow
-def test_datasette_runs_the_functions_on_every_layout(datasette_url: str, layouts: Path) -> None:
-    with tablebase.open(layouts) as tb:
-        for name in LAYOUTS:
+def test_datasette_runs_the_functions_on_every_storage(datasette_url: str, storages: Path) -> None:
+    with tablebase.open(storages) as tb:
+        for name in STORAGES:
             position = sample_positions(name, 5, seed=1)[-1]
             rows = get_json(sql_url(
-                datasette_url, "layouts",
+                datasette_url, "storages",
                 "SELECT tb_outcome(:v, :p) AS outcome, tb_distance(:v, :p) AS distance, tb_probe(:v, :p) AS probe",
                 v=name, p=position,
             ))
@@ -456,22 +456,22 @@ def test_datasette_runs_the_functions_on_every_layout(datasette_url: str, layout
 
 
 @pytest.mark.slow
-def test_datasette_labels_a_table_of_another_database(datasette_url: str, layouts: Path) -> None:
+def test_datasette_labels_a_table_of_another_database(datasette_url: str, storages: Path) -> None:
     rows = get_json(sql_url(datasette_url, "my_games", "SELECT position, tb_outcome('connect4-4-4', position) AS o FROM my_games"))
     assert len(rows) == 30
-    with tablebase.open(layouts) as tb:
+    with tablebase.open(storages) as tb:
         table = tb.variant("connect4-4-4")
         assert [r["o"] for r in rows] == [table.probe(r["position"]).outcome for r in rows]
 
 
 @pytest.mark.slow
-def test_datasette_offers_a_probe_query_per_variant(datasette_url: str, layouts: Path) -> None:
-    listed = get_json(f"{datasette_url}/layouts.json")
-    assert {q["name"] for q in listed["queries"]} == {f"probe-{name}" for name in LAYOUTS}
-    with tablebase.open(layouts) as tb:
-        for name in LAYOUTS:
+def test_datasette_offers_a_probe_query_per_variant(datasette_url: str, storages: Path) -> None:
+    listed = get_json(f"{datasette_url}/storages.json")
+    assert {q["name"] for q in listed["queries"]} == {f"probe-{name}" for name in STORAGES}
+    with tablebase.open(storages) as tb:
+        for name in STORAGES:
             position = sample_positions(name, 8, seed=2)[-1]
-            rows = get_json(f"{datasette_url}/layouts/probe-{name}.json?" + urllib.parse.urlencode(
+            rows = get_json(f"{datasette_url}/storages/probe-{name}.json?" + urllib.parse.urlencode(
                 {"position": position, "_shape": "array"}
             ))
             probe = tb.variant(name).probe(position)
@@ -481,11 +481,11 @@ def test_datasette_offers_a_probe_query_per_variant(datasette_url: str, layouts:
             assert [(r["move"], r["outcome"], r["distance"], r["position"]) for r in rows[1:]] == [
                 (m.move, m.outcome, m.distance, m.position) for m in probe.moves
             ]
-        start = get_json(f"{datasette_url}/layouts/probe-tictactoe.json?position=&_shape=array")
+        start = get_json(f"{datasette_url}/storages/probe-tictactoe.json?position=&_shape=array")
         assert (start[0]["outcome"], start[0]["distance"], len(start)) == ("draw", 9, 10)
-    bad = get_json(f"{datasette_url}/layouts/probe-tictactoe.json?position=zz&_shape=array")
+    bad = get_json(f"{datasette_url}/storages/probe-tictactoe.json?position=zz&_shape=array")
     assert len(bad) == 1 and bad[0]["error"].startswith("malformed_position: ")
-    page = urllib.request.urlopen(f"{datasette_url}/layouts/probe-connect4-4-4?position=44", timeout=30).read().decode()
+    page = urllib.request.urlopen(f"{datasette_url}/storages/probe-connect4-4-4?position=44", timeout=30).read().decode()
     assert "Probe a position of connect4-4-4" in page
 
 
@@ -498,8 +498,8 @@ def test_datasette_pages_say_what_the_blobs_are(datasette_url: str) -> None:
 
         return html.unescape(urllib.request.urlopen(f"{datasette_url}{path}", timeout=30).read().decode())
 
-    assert DATABASE_DESCRIPTION in page("/layouts")
-    assert TABLE_DESCRIPTIONS["blocks"] in page("/layouts/blocks")
-    assert TABLE_DESCRIPTIONS["how_to_query"] in page("/layouts/how_to_query")
+    assert DATABASE_DESCRIPTION in page("/storages")
+    assert TABLE_DESCRIPTIONS["blocks"] in page("/storages/blocks")
+    assert TABLE_DESCRIPTIONS["how_to_query"] in page("/storages/how_to_query")
     # the user's own database is not described as a tablebase
     assert DATABASE_DESCRIPTION not in page("/my_games")

@@ -1,4 +1,4 @@
-"""stats: per-ply positions won, drawn and lost for the side to move, in every storage layout."""
+"""stats: per-ply positions won, drawn and lost for the side to move, in every storage."""
 
 from __future__ import annotations
 

@@ -17,8 +17,8 @@ import tablebase
 ROOT = Path(__file__).resolve().parent.parent
 THREADS = 8
 
-#: (variant, storage) pairs built into the shared file: every layout the builder offers.
-LAYOUTS = [("mnk-4-3-3", "moves"), ("tictactoe", "states"), ("tictactoe-misere", "packed")]
+#: (variant, storage) pairs built into the shared file: every storage the builder offers.
+STORAGES = [("mnk-4-3-3", "moves"), ("tictactoe", "states"), ("tictactoe-misere", "packed")]
 
 
 def sample_positions(table: tablebase.VariantTable, count: int, seed: int) -> list[str]:
@@ -47,7 +47,7 @@ def answers(table: tablebase.VariantTable, position: str) -> tuple[Any, ...]:
 def shared_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("threads") / "shared.db"
     with tablebase.open(path) as tb:
-        for name, storage in LAYOUTS:
+        for name, storage in STORAGES:
             tb.build(name, storage=storage)
     return path
 
@@ -57,7 +57,7 @@ def reference(shared_db: Path) -> dict[str, dict[str, tuple[Any, ...]]]:
     """Single-threaded answers on a fresh object: what every thread must see."""
     out: dict[str, dict[str, tuple[Any, ...]]] = {}
     with tablebase.open(shared_db) as tb:
-        for name, _ in LAYOUTS:
+        for name, _ in STORAGES:
             table = tb.variant(name)
             out[name] = {p: answers(table, p) for p in dict.fromkeys(sample_positions(table, 300, seed=7))}
     return out
@@ -116,7 +116,7 @@ def test_threads_during_a_rebuild_in_another_process(shared_db: Path, reference:
 
     def rebuild() -> None:
         started.wait()
-        for name, storage in LAYOUTS:
+        for name, storage in STORAGES:
             rebuilds.append(
                 subprocess.run(
                     [sys.executable, "-m", "cli.main", "build", name, "--storage", storage, "-q", "--db", str(path)],
@@ -132,7 +132,7 @@ def test_threads_during_a_rebuild_in_another_process(shared_db: Path, reference:
     with tablebase.open(path) as tb:
         _, problems = hammer(tb, reference, rounds=4, during=started)
     builder.join()
-    assert [r.returncode for r in rebuilds] == [0] * len(LAYOUTS), [r.stderr for r in rebuilds]
+    assert [r.returncode for r in rebuilds] == [0] * len(STORAGES), [r.stderr for r in rebuilds]
     assert problems == []
 
 
@@ -225,7 +225,7 @@ def test_database_layer_errors_are_the_library_s_own(tmp_path: Path) -> None:
 
 def test_a_long_read_in_one_thread_does_not_hold_up_the_others(shared_db: Path, reference: dict) -> None:
     """A thread inside a snapshot keeps its turn only for a turn's length: others read meanwhile."""
-    name = LAYOUTS[0][0]
+    name = STORAGES[0][0]
     inside, release = threading.Event(), threading.Event()
     with tablebase.open(shared_db) as tb:
         table = tb.variant(name)

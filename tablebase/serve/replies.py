@@ -46,8 +46,8 @@ class VariantReply(BaseModel):
 
     variant: str
     states: int
-    moves: int = Field(description="Stored moves (0 when the layout derives them from the rules).")
-    storage: str = Field(description="How the variant is stored: the name of its storage layout.")
+    moves: int = Field(description="Stored moves (0 when the storage derives them from the rules).")
+    storage: str = Field(description="How the variant is stored: the name of its storage.")
     symmetry: bool
     complete: bool = Field(
         description="Every reachable position is stored; false for variants explored by search (`/solve`)."

@@ -1,7 +1,7 @@
 """Decoded blocks kept for lookups: a least-recently-used cache bounded in bytes, in key order per ply.
 
-Both block layouts keep what they decoded here (the packed layout's parts of
-blocks, :class:`tablebase.store.packed.KeyBlock`; the dense layout's blocks,
+Both block storages keep what they decoded here (the packed storage's parts of
+blocks, :class:`tablebase.store.packed.KeyBlock`; the dense storage's blocks,
 :class:`tablebase.store.dense.SlotBlock`). A cached block answers for a range of
 keys (``first`` to ``end``), so a key inside it, stored or not, is answered
 without reading the file. One cache serves the threads of a process.

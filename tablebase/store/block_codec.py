@@ -1,6 +1,6 @@
-"""What the block layouts share: the packed value format, a block's checksum, the ``blocks`` rows and the per-ply tallies.
+"""What the block storages share: the packed value format, a block's checksum, the ``blocks`` rows and the per-ply tallies.
 
-Both block layouts (``packed``: sorted keys and their values,
+Both block storages (``packed``: sorted keys and their values,
 :mod:`tablebase.store.packed`; ``dense``: values at the slots of a dense
 index, :mod:`tablebase.store.dense`) code their blocks in formats of their
 own, and share what is around them, written here once:
@@ -19,7 +19,7 @@ own, and share what is around them, written here once:
   (:func:`write_blocks`);
 * a row of the ``plies`` table (:func:`ply_sums`).
 
-This module imports numpy only inside the functions on arrays: the layouts
+This module imports numpy only inside the functions on arrays: the storages
 load it with the package.
 """
 
@@ -41,11 +41,11 @@ if TYPE_CHECKING:
 
     from tablebase.games.base import Game
     from tablebase.solve import Progress
-    from tablebase.store.layouts.base import Value
+    from tablebase.store.storage.base import Value
     from tablebase.store.states import Summary
     from tablebase.store.writer import PlyTally
 
-#: SQLite page size of a file made anew for a block layout: a compressed block of a few KB leaves
+#: SQLite page size of a file made anew for a block storage: a compressed block of a few KB leaves
 #: most of a 4 KB page empty; a 16 KB page holds several.
 PAGE_SIZE = 16384
 #: A row of the ``blocks`` table: ``(variant_id, ply, first_state, first_key, count, data)``.
@@ -159,7 +159,7 @@ def write_blocks(
     path: str | os.PathLike[str], summary: Summary, storage: str, seconds: float,
     fill: Callable[[sqlite3.Cursor, int], PlyTally], progress: Progress | None = None,
 ) -> None:
-    """Replace the variant of ``summary`` in the file ``path`` by one of layout ``storage`` whose
+    """Replace the variant of ``summary`` in the file ``path`` by one of storage ``storage`` whose
     blocks and ``plies`` rows ``fill`` writes (a file made anew has pages of :data:`PAGE_SIZE`)."""
     from tablebase.store.states import replace_variant_data
 

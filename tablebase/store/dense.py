@@ -26,7 +26,7 @@ in its block, which makes long runs; so a slot's byte means something only
 for a stored position. A lookup asks the rules first, then reads one block
 (one indexed read) and decompresses the part it needs to one byte a slot;
 blocks and their decoded parts stay in a least-recently-used cache
-(:class:`~tablebase.store.block_cache.BlockCache`). What the layout shares
+(:class:`~tablebase.store.block_cache.BlockCache`). What the storage shares
 with the packed one (the value format, the checksum's seed, the rows of
 ``blocks`` and ``plies``) is in :mod:`tablebase.store.block_codec`.
 """
@@ -368,7 +368,7 @@ def dense_rows(
 
 
 def ply_tally(counts: dict[int, PlyCounts]) -> PlyTally:
-    """The ``plies`` rows of a dense build (counted over classes, as for every layout reduced by symmetry)."""
+    """The ``plies`` rows of a dense build (counted over classes, as for every storage reduced by symmetry)."""
     from tablebase.store.writer import PlyTally
 
     tally = PlyTally(True)

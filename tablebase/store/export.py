@@ -33,7 +33,7 @@ class PackedLayers:
         self.game = table.game
         self._layers: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         with table.snapshot() as conn:
-            # the row and the layout as this one snapshot has them
+            # the row and the storage as this one snapshot has them
             self.info = table.info
             self.symmetry = self.info.symmetry
             layers = table.storage.sorted_layers(conn, _raise, plies)

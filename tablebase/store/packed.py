@@ -20,10 +20,10 @@ the stream inflated up to that part's end, on average five eighths of the
 block) and searches it (:class:`KeyBlock`). Files of format 1 (one part per
 block, a zlib stream) are read as well.
 
-The rest of the layout: the lookups in :mod:`tablebase.store.packed_reader`
+The rest of the storage: the lookups in :mod:`tablebase.store.packed_reader`
 (decoded parts kept in a :class:`~tablebase.store.block_cache.BlockCache`), the
 writer in :mod:`tablebase.store.packed_writer`, what it shares with the dense
-layout in :mod:`tablebase.store.block_codec`; the names the block format is
+storage in :mod:`tablebase.store.block_codec`; the names the block format is
 used with are importable from here.
 """
 
@@ -145,7 +145,7 @@ class _Part(NamedTuple):
     crc: int
 
 
-class _Layout(NamedTuple):
+class _BlockHeader(NamedTuple):
     """A block's header read: its format, value planes, where the compressed data starts, its parts."""
 
     version: int
@@ -155,14 +155,14 @@ class _Layout(NamedTuple):
     firsts: list[int]
 
 
-def _layout(data: bytes, ply: int, first: int, count: int) -> _Layout:
+def _read_header(data: bytes, ply: int, first: int, count: int) -> _BlockHeader:
     version = data[0] if data else 0
     if version == 1:
         _, key_planes, value_planes, crc = _HEADER.unpack_from(data)
         if key_planes > 8 or value_planes not in (1, 2):
             raise ValueError("unknown block format")
         end = (count - 1) * key_planes + count * value_planes
-        return _Layout(1, value_planes, _HEADER.size, [_Part(first, count, key_planes, 0, end, crc)], [first])
+        return _BlockHeader(1, value_planes, _HEADER.size, [_Part(first, count, key_planes, 0, end, crc)], [first])
     if version != 2:
         raise ValueError("unknown block format")
     _, shift, value_planes, width = _HEADER_V2.unpack_from(data)
@@ -188,7 +188,7 @@ def _layout(data: bytes, ply: int, first: int, count: int) -> _Layout:
         end = start + (part_count - 1) * planes[j] + part_count * value_planes
         parts.append(_Part(firsts[j], part_count, planes[j], start, end, crcs[j]))
         start = end
-    return _Layout(2, value_planes, at, parts, firsts)
+    return _BlockHeader(2, value_planes, at, parts, firsts)
 
 
 def _decode_section(
@@ -227,12 +227,12 @@ def decode_block(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(keys, values)`` of a block; raises :class:`CorruptBlockError` if it does not check out."""
     try:
-        layout = _layout(data, ply, first, count)
-        body = memoryview(data)[layout.body :]
-        size = layout.parts[-1].end
+        header = _read_header(data, ply, first, count)
+        body = memoryview(data)[header.body :]
+        size = header.parts[-1].end
         if decompress is not None:
             raw = decompress(bytes(body))
-        elif layout.version == 1:
+        elif header.version == 1:
             raw = zlib.decompress(body, bufsize=max(size, 1))
         else:
             raw = zlib.decompress(body, -15, max(size, 1))
@@ -241,10 +241,10 @@ def decode_block(
     if len(raw) != size:
         raise CorruptBlockError("block fails its checksum")
     keys, values = [], []
-    for part in layout.parts:
+    for part in header.parts:
         section = raw[part.start : part.end]
         _check(section, part, ply)
-        part_keys, part_values = _decode_section(section, part.first, part.size, part.key_planes, layout.value_planes)
+        part_keys, part_values = _decode_section(section, part.first, part.size, part.key_planes, header.value_planes)
         keys.append(part_keys)
         values.append(part_values)
     if len(keys) == 1:

@@ -247,7 +247,7 @@ def replace_variant_data(
     progress: Progress | None = None,
     page_size: int | None = None,
 ) -> None:
-    """Replace the variant ``built.game`` in ``target`` by a new one of layout ``storage``, whose data
+    """Replace the variant ``built.game`` in ``target`` by a new one of storage ``storage``, whose data
     ``fill`` writes (see the module notes). A file made anew gets pages of ``page_size`` bytes
     (default SQLite's); a file that holds other variants keeps its own."""
     from tablebase.store.engine import make_engine, upgrade

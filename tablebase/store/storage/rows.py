@@ -1,4 +1,4 @@
-"""The row layouts: one row of the ``states`` table per stored position, keyed by its text.
+"""The row storages: one row of the ``states`` table per stored position, keyed by its text.
 
 ``moves`` (:class:`MovesTable`) stores the moves as rows too, so every
 question is answerable in plain SQL; ``states`` (:class:`StatesOnly`)
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 from tablebase.errors import BuildError
 from tablebase.outcome import CODES, NO_DISTANCE
-from tablebase.store.layouts.base import BaseStorage, EdgeChunk, Entry, Row, StateChunk, Value
+from tablebase.store.storage.base import BaseStorage, EdgeChunk, Entry, Row, StateChunk, Value
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -32,7 +32,7 @@ ARRAY_CANONICAL_FROM = 24
 
 class RulesMoves:
     """Moves and parents derived from the rules, their values looked up by :meth:`Storage.values`: for
-    layouts that store positions without their moves."""
+    storages that keep positions without their moves."""
 
     game: Game
     symmetry: bool
@@ -78,7 +78,7 @@ _BATCH = 500
 
 
 class StatesTable(BaseStorage):
-    """What both row layouts share: one row per stored position in the ``states`` table, keyed by text."""
+    """What both row storages share: one row per stored position in the ``states`` table, keyed by text."""
 
     def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
         row = conn.execute(

@@ -1,4 +1,4 @@
-"""The block layouts: no row per position, the values of a ply in compressed blocks.
+"""The block storages: no row per position, the values of a ply in compressed blocks.
 
 ``packed`` (:class:`Packed`) keeps the states of each ply sorted with their
 values (:mod:`tablebase.store.packed`); ``dense`` (:class:`Dense`) keeps no
@@ -7,7 +7,7 @@ and solves the variant itself over that index (:mod:`tablebase.store.dense`).
 Each holds a reader of its blocks; both decode the values they read with
 :mod:`tablebase.store.block_codec` and make rows of them alike
 (:class:`BlockStorage`). Moves and parents come from the rules
-(:class:`~tablebase.store.layouts.rows.RulesMoves`).
+(:class:`~tablebase.store.storage.rows.RulesMoves`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Callable, Iterator, Protocol, Sequence
 
 from tablebase.errors import BuildError, DatabaseError
 from tablebase.store.block_codec import stored_moves, stored_value, unpack, unpack_values
-from tablebase.store.layouts.base import BaseStorage, Entry, Row, StateChunk, Value
-from tablebase.store.layouts.rows import RulesMoves
+from tablebase.store.storage.base import BaseStorage, Entry, Row, StateChunk, Value
+from tablebase.store.storage.rows import RulesMoves
 
 if TYPE_CHECKING:
     import os
@@ -37,13 +37,13 @@ if TYPE_CHECKING:
 
 
 class _Values(Protocol):
-    """What :class:`BlockStorage` asks of a layout's reader."""
+    """What :class:`BlockStorage` asks of a storage's reader."""
 
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[int | None]: ...
 
 
 class BlockStorage(RulesMoves, BaseStorage):
-    """What the block layouts share: a reader of packed values (:attr:`reader`), rows and column
+    """What the block storages share: a reader of packed values (:attr:`reader`), rows and column
     chunks made from a state and its packed value with the rules (side to move, terminal flag,
     text). The reference of a stored position is its state (its integer encoding)."""
 
@@ -51,10 +51,10 @@ class BlockStorage(RulesMoves, BaseStorage):
 
         @property
         def reader(self) -> _Values:
-            """The layout's block reader, with its cache of decoded blocks."""
+            """The storage's block reader, with its cache of decoded blocks."""
 
         def _arrays(self, conn: sqlite3.Connection) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-            """Every stored position as ``(states, packed values)`` arrays, in the layout's order."""
+            """Every stored position as ``(states, packed values)`` arrays, in the storage's order."""
 
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
         return [stored_value(v) for v in self.reader.values(conn, states)]
@@ -100,7 +100,7 @@ class BlockStorage(RulesMoves, BaseStorage):
 class Packed(BlockStorage):
     """Compressed blocks of sorted states per ply, one indexed read per lookup (:mod:`tablebase.store.packed`).
 
-    Moves and parents come from the rules as for the ``states`` layout; side
+    Moves and parents come from the rules as for the ``states`` storage; side
     to move and terminal flag too.
     """
 
@@ -164,7 +164,7 @@ class Packed(BlockStorage):
 class Dense(BlockStorage):
     """One value a slot of the game's dense index, in compressed blocks (:mod:`tablebase.store.dense`).
 
-    The layout solves the variant itself, over the index. Lookups take
+    The storage solves the variant itself, over the index. Lookups take
     positions that can arise in play (the rules' parser checks that), in any
     orientation.
     """

@@ -1,4 +1,4 @@
-"""The storage protocol, the values it speaks in, and the base the layouts share.
+"""The storage protocol, the values it speaks in, and the base the storages share.
 
 Readers pass an open :class:`sqlite3.Connection` (inside the read
 transaction of the caller) to every read method; a storage object holds no
@@ -6,7 +6,7 @@ connection, so one object serves any number of connections. States given
 to and returned by the read methods are the game's integers; lookups take
 canonical states (one representative per symmetry class when the variant
 has symmetry reduction) and return values as stored, for the side to move
-there. :class:`BaseStorage` holds what the built-in layouts answer alike.
+there. :class:`BaseStorage` holds what the built-in storages answer alike.
 """
 
 from __future__ import annotations
@@ -39,19 +39,19 @@ Row = tuple[int, str, str, bool, Outcome, "int | None"]
 
 
 class Entry(NamedTuple):
-    """One stored position: its value, whether the game is over there, and the layout's reference to it."""
+    """One stored position: its value, whether the game is over there, and the storage's reference to it."""
 
     outcome: Outcome
     distance: int | None
     terminal: bool
-    #: The layout's handle on the stored row (a row id where there is one); the ``ref`` of :class:`Row`.
+    #: The storage's handle on the stored row (a row id where there is one); the ``ref`` of :class:`Row`.
     ref: int
 
 
 class StateChunk(NamedTuple):
-    """A chunk of stored positions as columns, in the layout's row order (what ``verify`` reads)."""
+    """A chunk of stored positions as columns, in the storage's row order (what ``verify`` reads)."""
 
-    #: The layout's reference of each row (``np.int64``), increasing.
+    #: The storage's reference of each row (``np.int64``), increasing.
     refs: np.ndarray
     keys: list[str]
     to_move: list[str]
@@ -60,7 +60,7 @@ class StateChunk(NamedTuple):
     outcome: np.ndarray
     #: Distances (``np.int64``), :data:`tablebase.outcome.NO_DISTANCE` for none.
     distance: np.ndarray
-    #: The positions as integers (``np.uint64``) when the layout stores them so; ``None``: parse ``keys``.
+    #: The positions as integers (``np.uint64``) when the storage keeps them so; ``None``: parse ``keys``.
     states: np.ndarray | None = None
 
 
@@ -73,17 +73,17 @@ class EdgeChunk(NamedTuple):
 
 
 class Storage(Protocol):
-    """What the query layer, ``verify`` and the builder need from a layout."""
+    """What the query layer, ``verify`` and the builder need from a storage."""
 
     #: The name stored in ``variants.storage``.
     name: ClassVar[str]
     #: How listings say where the moves come from when they are not stored (``"states only"``).
     label: ClassVar[str]
-    #: Whether the layout stores the moves (``moves_count`` is then the number of moves rows).
+    #: Whether the storage keeps the moves (``moves_count`` is then the number of moves rows).
     stores_moves: ClassVar[bool]
     #: Whether :meth:`write_layers` can store an out-of-core build.
     out_of_core: ClassVar[bool]
-    #: Whether the layout solves a variant itself (:meth:`build`) instead of storing a solver's result.
+    #: Whether the storage solves a variant itself (:meth:`build`) instead of storing a solver's result.
     solves: ClassVar[bool]
     #: Whether :meth:`lookup` and :meth:`moves` take a position in any orientation (its canonical
     #: form need not be found first; the moves are then named in the orientation given).
@@ -124,7 +124,7 @@ class Storage(Protocol):
     # -- whole tables ----------------------------------------------------------
 
     def rows(self, conn: sqlite3.Connection) -> Iterator[Row]:
-        """Every stored position, in the layout's order."""
+        """Every stored position, in the storage's order."""
         ...
 
     def move_rows(self, conn: sqlite3.Connection) -> Iterator[tuple[int, str, int]]:
@@ -153,7 +153,7 @@ class Storage(Protocol):
         self, conn: sqlite3.Connection, on_error: Callable[[str], None], plies: tuple[int, int] | None = None
     ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]] | None:
         """Per ply (only the plies ``plies``, inclusive, if given), in order: ``(ply, states, outcome codes,
-        distances)`` with the states sorted, when the layout keeps them so (``None`` otherwise); parts
+        distances)`` with the states sorted, when the storage keeps them so (``None`` otherwise); parts
         that cannot be read are passed to ``on_error``."""
         ...
 
@@ -164,15 +164,15 @@ class Storage(Protocol):
     def check_labels(
         self, conn: sqlite3.Connection, on_error: Callable[[str], None], progress: Progress | None
     ) -> int | None:
-        """Check every stored label against its children by the layout's own means: the number of
-        positions checked, disagreements passed to ``on_error``; ``None`` when the layout has no such check."""
+        """Check every stored label against its children by the storage's own means: the number of
+        positions checked, disagreements passed to ``on_error``; ``None`` when the storage has no such check."""
         ...
 
     # -- writing ---------------------------------------------------------------
 
     @classmethod
     def check_game(cls, game: Game) -> None:
-        """Raise :class:`BuildError` if this layout cannot store ``game``."""
+        """Raise :class:`BuildError` if this storage cannot store ``game``."""
         ...
 
     @classmethod
@@ -195,7 +195,7 @@ class Storage(Protocol):
         cls, game: Game, *, path: Path, progress: Progress | None, executor: Executor | None = None,
         build_dir: str | os.PathLike[str] | None = None,
     ) -> None:
-        """Solve and store ``game`` (layouts that :attr:`solve` only), replacing an earlier build atomically:
+        """Solve and store ``game`` (storages that :attr:`solve` only), replacing an earlier build atomically:
         in this process, or in tasks run by ``executor`` with their files in ``build_dir`` (default: a
         folder next to the file)."""
         ...
@@ -212,8 +212,8 @@ def read_plies(conn: sqlite3.Connection, variant_id: int) -> list[PlyRow]:
 
 
 class BaseStorage:
-    """What the built-in layouts share: the variant they store, the ``plies`` rows every writer
-    fills, and the defaults of a layout that stores no moves and does not solve."""
+    """What the built-in storages share: the variant they store, the ``plies`` rows every writer
+    fills, and the defaults of a storage that keeps no moves and does not solve."""
 
     name: ClassVar[str]
     label: ClassVar[str] = ""

@@ -1,9 +1,9 @@
-"""Storage layouts: how a variant's solved positions are kept in the file, behind one protocol.
+"""Storage: how a variant's solved positions are kept in the file, behind one protocol.
 
-A variant row names its layout (``variants.storage``); :func:`layout` maps
-that name to a class implementing :class:`~tablebase.store.layouts.base.Storage`,
+A variant row names its storage (``variants.storage``); :func:`storage_class` maps
+that name to a class implementing :class:`~tablebase.store.storage.base.Storage`,
 and everything above the store (the query layer, ``verify``, the CLI, the
-HTTP server) talks to the layout only through the protocol. A new layout is
+HTTP server) talks to the storage only through the protocol. A new storage is
 one class registered with :func:`register`.
 
 * ``moves`` (:class:`MovesTable`): states and moves rows; every question
@@ -15,17 +15,17 @@ one class registered with :func:`register`.
   (:mod:`tablebase.store.packed`, read by :mod:`tablebase.store.packed_reader`,
   written by :mod:`tablebase.store.packed_writer`).
 * ``dense`` (:class:`Dense`): no keys either; one value a slot of the game's
-  dense index of its positions, in compressed blocks, solved by the layout
+  dense index of its positions, in compressed blocks, solved by the storage
   itself over that index (:mod:`tablebase.store.dense`).
 
-The two block layouts share one codec of what is around their block formats
+The two block storages share one codec of what is around their block formats
 (:mod:`tablebase.store.block_codec`) and one cache of decoded blocks
 (:mod:`tablebase.store.block_cache`).
 
-The protocol, its values and the base class of the built-in layouts
-(:class:`BaseStorage`) are in :mod:`~tablebase.store.layouts.base`, the row
-layouts in :mod:`~tablebase.store.layouts.rows`, the block layouts in
-:mod:`~tablebase.store.layouts.blocks`; all are importable from here.
+The protocol, its values and the base class of the built-in storages
+(:class:`BaseStorage`) are in :mod:`~tablebase.store.storage.base`, the row
+storages in :mod:`~tablebase.store.storage.rows`, the block storages in
+:mod:`~tablebase.store.storage.blocks`; all are importable from here.
 
 This package imports neither numpy nor SQLAlchemy at load time: opening a
 database for a probe must stay fast.
@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tablebase.errors import BuildError, DatabaseError
-from tablebase.store.layouts.base import (
+from tablebase.store.storage.base import (
     BaseStorage,
     EdgeChunk,
     Entry,
@@ -47,39 +47,39 @@ from tablebase.store.layouts.base import (
     Value,
     read_plies,
 )
-from tablebase.store.layouts.blocks import Dense, Packed
-from tablebase.store.layouts.rows import MovesTable, RulesMoves, StatesOnly, StatesTable
+from tablebase.store.storage.blocks import Dense, Packed
+from tablebase.store.storage.rows import MovesTable, RulesMoves, StatesOnly, StatesTable
 
 if TYPE_CHECKING:
     from tablebase.games.base import Game
 
-_LAYOUTS: dict[str, type[Storage]] = {cls.name: cls for cls in (MovesTable, StatesOnly, Packed, Dense)}
+_STORAGES: dict[str, type[Storage]] = {cls.name: cls for cls in (MovesTable, StatesOnly, Packed, Dense)}
 
 
 def register(cls: type[Storage]) -> type[Storage]:
-    """Make a layout class known by its :attr:`Storage.name` (usable as a class decorator)."""
-    _LAYOUTS[cls.name] = cls
+    """Make a storage class known by its :attr:`Storage.name` (usable as a class decorator)."""
+    _STORAGES[cls.name] = cls
     return cls
 
 
 def names() -> list[str]:
-    """The registered layout names."""
-    return list(_LAYOUTS)
+    """The registered storage names."""
+    return list(_STORAGES)
 
 
-def layout(name: str) -> type[Storage]:
-    """The layout class called ``name``; raises :class:`BuildError` for an unknown name."""
+def storage_class(name: str) -> type[Storage]:
+    """The storage class called ``name``; raises :class:`BuildError` for an unknown name."""
     try:
-        return _LAYOUTS[name]
+        return _STORAGES[name]
     except KeyError:
-        known = " or ".join(repr(n) for n in _LAYOUTS)
+        known = " or ".join(repr(n) for n in _STORAGES)
         raise BuildError(f"unknown storage {name!r}: use {known}") from None
 
 
-def layout_info(name: str) -> type[Storage]:
-    """The layout class called ``name`` for describing a stored variant (a name this version does
-    not know reads as a layout that stores no moves)."""
-    return _LAYOUTS.get(name) or _unknown(name)
+def storage_info(name: str) -> type[Storage]:
+    """The storage class called ``name`` for describing a stored variant (a name this version does
+    not know reads as a storage that keeps no moves)."""
+    return _STORAGES.get(name) or _unknown(name)
 
 
 def _unknown(name: str) -> type[Storage]:
@@ -87,8 +87,8 @@ def _unknown(name: str) -> type[Storage]:
 
 
 def open_storage(name: str, game: Game, variant_id: int, symmetry: bool) -> Storage:
-    """The storage of a variant stored with layout ``name``."""
-    cls = _LAYOUTS.get(name)
+    """The storage of a variant stored with storage ``name``."""
+    cls = _STORAGES.get(name)
     if cls is None:
         raise DatabaseError(
             f"variant {game.name!r} uses storage {name!r}, which this version of tablebase cannot read;"
@@ -112,10 +112,10 @@ __all__ = [
     "StatesTable",
     "Storage",
     "Value",
-    "layout",
-    "layout_info",
     "names",
     "open_storage",
     "read_plies",
     "register",
+    "storage_class",
+    "storage_info",
 ]
