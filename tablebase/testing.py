@@ -14,7 +14,7 @@ Each raises :class:`AssertionError` naming the position and what is wrong; call 
 
 :func:`check_game` runs every rules check, the board layout contract (:func:`check_board_layout`)
 among them; :func:`check_built` builds a variant and probes it through the public API. For an
-author of a storage layout, :func:`check_storage_layout` builds a small game with the layout and
+author of a storage, :func:`check_storage` builds a small game with that storage and
 compares every stored position with a solve in memory.
 
 This module imports no test framework.
@@ -287,7 +287,7 @@ def check_probes(table: VariantTable, playouts: int = 30, seed: int = 0, max_pli
 
 
 def check_built(name: str, path: str | Path, playouts: int = 30, seed: int = 0, storage: str | None = None) -> None:
-    """Build variant ``name`` into the new file ``path`` (with the storage layout ``storage``, or the
+    """Build variant ``name`` into the new file ``path`` (with the storage ``storage``, or the
     one the build chooses), audit it with ``verify``, then :func:`check_probes`."""
     with Tablebase(path) as tb:
         tb.build(name, storage=storage)
@@ -296,14 +296,14 @@ def check_built(name: str, path: str | Path, playouts: int = 30, seed: int = 0, 
         check_probes(tb.variant(name), playouts=playouts, seed=seed)
 
 
-def check_storage_layout(
+def check_storage(
     storage: str, path: str | Path, game: str = "tictactoe", playouts: int = 10, seed: int = 0
 ) -> None:
-    """For authors of a storage layout (one registered with :func:`tablebase.store.layouts.register`):
-    :func:`check_built` of the registered variant ``game`` stored with layout ``storage`` in the new
+    """For authors of a storage (one registered with :func:`tablebase.store.storage.register`):
+    :func:`check_built` of the registered variant ``game`` stored with storage ``storage`` in the new
     file ``path``, then every position of a solve in memory probed through the file: its outcome,
     distance and whether the game is over there, and the value of each of its moves, as solved. Pick
-    a ``game`` of a few thousand positions that the layout accepts."""
+    a ``game`` of a few thousand positions that the storage accepts."""
     from tablebase.solve import solve
 
     check_built(game, path, playouts=playouts, seed=seed, storage=storage)
@@ -369,7 +369,7 @@ __all__ = [
     "check_random_symmetries",
     "check_search_hints",
     "check_state",
-    "check_storage_layout",
+    "check_storage",
     "check_symmetries",
     "check_unmoves",
     "random_states",
