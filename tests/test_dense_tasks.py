@@ -24,7 +24,7 @@ from cli.main import app
 from tablebase import games
 from tablebase.build import plan
 from tablebase.errors import BuildError
-from tablebase.games.common.dense import colex_rank
+from tablebase.games.common.dense_index import colex_rank
 from tablebase.games.connect4.index import Connect4Index
 from tablebase.solve.dense_tasks import DenseBuild, build_dense, compiled_index
 from tablebase.solve.executor import DaskExecutor, Executor, ProcessPool
@@ -36,7 +36,7 @@ distributed = pytest.importorskip("dask.distributed")
 if TYPE_CHECKING:
     from distributed import LocalCluster
 
-    from tablebase.games.common.dense import DenseIndex
+    from tablebase.games.common.dense_index import DenseIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -33,7 +33,7 @@ from tablebase.outcome import Outcome as Outcome
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
-    from tablebase.games.common.dense import DenseIndex
+    from tablebase.games.common.dense_index import DenseIndex
     from tablebase.games.common.kernels import VectorKernels
     from tablebase.games.layout import BoardMarks, Layout
 
@@ -170,7 +170,7 @@ class Game(ABC):
 
     def dense_index(self) -> DenseIndex | None:
         """The dense numbering of the positions, ply by ply, that the ``dense`` storage builds over
-        (:class:`tablebase.games.common.dense.DenseIndex`), ``None`` if the game has none."""
+        (:class:`tablebase.games.common.dense_index.DenseIndex`), ``None`` if the game has none."""
         return None
 
     # -- symmetry ------------------------------------------------------------

@@ -11,7 +11,7 @@ a folder or an fsspec URL) and returns counts and slot ranges only:
   range, ORed into its reachable slots (``reach-P/T.bits``, one bit a slot);
   then the children of its reachable positions whose game goes on, marked in
   the ranges of the next ply that hold them (the index's
-  :meth:`~tablebase.games.common.dense.DenseIndex.child_windows`), written as
+  :meth:`~tablebase.games.common.dense_index.DenseIndex.child_windows`), written as
   bits (``marks-P+1/T.bits``). The client hands each task of the next ply
   the pieces of those files that fall on its range.
 * **label** ``(ply, range)``: its reachable slots labelled from their
@@ -44,7 +44,7 @@ from tablebase.solve.executor import Executor
 
 if TYPE_CHECKING:
     from tablebase.games.base import Game
-    from tablebase.games.common.dense import PlyCounts
+    from tablebase.games.common.dense_index import PlyCounts
     from tablebase.games.common.dense_passes import CompiledPasses
     from tablebase.progress import Progress
 
@@ -118,7 +118,7 @@ class DenseManifest:
     task: int
     #: Plies whose reach tasks are done, from 0.
     reached: int = 0
-    #: Per ply labelled: the counts of :class:`~tablebase.games.common.dense.PlyCounts` as 9 numbers, and its blocks.
+    #: Per ply labelled: the counts of :class:`~tablebase.games.common.dense_index.PlyCounts` as 9 numbers, and its blocks.
     labelled: dict[int, list[int]] = field(default_factory=dict)
     #: The pieces of marks for the next ply to reach: ``[task, first, end, byte offset]`` each.
     marks: list[list[int]] = field(default_factory=list)
@@ -332,7 +332,7 @@ class DenseBuild:
         return DenseJob(self.game.name, self.directory.location, self.manifest.task)
 
     def counts(self) -> dict[int, PlyCounts]:
-        from tablebase.games.common.dense import PlyCounts
+        from tablebase.games.common.dense_index import PlyCounts
 
         return {
             p: PlyCounts(c[0], c[1], c[2], (c[3], c[4], c[5]), (c[6], c[7], c[8]))

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 
-from tablebase.games.common.dense import DRAWN_END, LOST_END, WON_END
+from tablebase.games.common.dense_index import DRAWN_END, LOST_END, WON_END
 from tablebase.store.block_cache import CACHE_BYTES, BlockCache
 from tablebase.store.block_codec import (
     BlockRow,
@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     import os
 
     from tablebase.games.base import Game
-    from tablebase.games.common.dense import DenseIndex, PlyCounts
+    from tablebase.games.common.dense_index import DenseIndex, PlyCounts
     from tablebase.solve import Progress
     from tablebase.store.writer import PlyTally
 

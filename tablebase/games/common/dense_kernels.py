@@ -8,8 +8,8 @@ run of slots whose positions are the bit sets of one size in colex order
 a position only through the compiled functions of its family's module,
 compiled into the family's own pass (numba caches it with them).
 
-A family module (:mod:`tablebase.games.connect4.dense`,
-:mod:`tablebase.games.mnk.dense`) defines, compiled with
+A family module (:mod:`tablebase.games.connect4.index_passes`,
+:mod:`tablebase.games.mnk.index_passes`) defines, compiled with
 ``inline="always"``, where a position is two ints ``(p, q)`` (Connect Four:
 x's discs and every disc; m,n,k: the marks of the side to move and of the
 other side) and ``tables`` is the tuple of :attr:`Kernels.arguments`:
@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterator, NamedTuple, Protocol, TypeVar
 import numpy as np
 from numba import njit
 
-from tablebase.games.common.dense import PlyCounts
+from tablebase.games.common.dense_index import PlyCounts
 
 Progress = Callable[[str, int, int], None]
 #: What :func:`run_unit` is given: the arrays it reads and writes, a ply's tables, the span of slots it visits.
@@ -65,7 +65,7 @@ class Index(Protocol):
 
 
 class Kernels(NamedTuple):
-    """The compiled passes of one family over one ply (see :mod:`tablebase.games.connect4.dense`).
+    """The compiled passes of one family over one ply (see :mod:`tablebase.games.connect4.index_passes`).
 
     ``arguments(index, ply)`` gives the ply's tables, the tuple every kernel
     takes last; its first two items bound the ply's units of parallel work

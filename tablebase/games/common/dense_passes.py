@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Callable, Iterator
 if TYPE_CHECKING:
     import numpy as np
 
-    from tablebase.games.common.dense import PlyCounts
+    from tablebase.games.common.dense_index import PlyCounts
     from tablebase.games.common.dense_kernels import Kernels
 
 Progress = Callable[[str, int, int], None]
 
 
 class CompiledPasses:
-    """``solve``, ``check`` and ``positions`` of :class:`tablebase.games.common.dense.DenseIndex` over the
+    """``solve``, ``check`` and ``positions`` of :class:`tablebase.games.common.dense_index.DenseIndex` over the
     kernels of :meth:`kernels` (see :mod:`tablebase.games.common.dense_kernels`)."""
 
     cells: int

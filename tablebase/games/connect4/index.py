@@ -10,7 +10,7 @@ colex order, which is the order of the set's bit mask as an integer.
 
 Not every slot is a position: some cannot arise in play (a four for the side
 that did not move last, or discs that no order of turns can drop). The
-build over the index is :mod:`tablebase.games.connect4.dense`; the storage
+build over the index is :mod:`tablebase.games.connect4.index_passes`; the storage
 that keeps one value a slot is :mod:`tablebase.store.dense`.
 """
 
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tablebase.games.connect4.bits import DRAWN_END, LOST_END, WIN_NOW, has_four, winning_spots
-from tablebase.games.common.dense import colex_rank, colex_terms, colex_unrank
+from tablebase.games.common.dense_index import colex_rank, colex_terms, colex_unrank
 from tablebase.games.common.dense_passes import CompiledPasses
 
 if TYPE_CHECKING:
@@ -251,7 +251,7 @@ class Connect4Index(CompiledPasses):
         return self.find(state)[0]
 
     def kernels(self) -> Kernels:
-        """The compiled passes of :mod:`tablebase.games.connect4.dense`."""
-        from tablebase.games.connect4.dense import KERNELS
+        """The compiled passes of :mod:`tablebase.games.connect4.index_passes`."""
+        from tablebase.games.connect4.index_passes import KERNELS
 
         return KERNELS

@@ -14,7 +14,7 @@ integer ``major << cells | minor``, is the least under the board's
 symmetries. The children of a position keep its minor set as their major
 set, so they share a major set when they share that symmetry: the values a
 probe reads lie in one stretch of the next ply. The build over the index is
-:mod:`tablebase.games.mnk.dense`; the storage is :mod:`tablebase.store.dense`.
+:mod:`tablebase.games.mnk.index_passes`; the storage is :mod:`tablebase.store.dense`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 
 import numpy as np
 
-from tablebase.games.common.dense import DRAWN_END, LOST_END, POPCOUNT, WIN_NOW, WON_END, colex_rank, colex_terms, colex_unrank
+from tablebase.games.common.dense_index import DRAWN_END, LOST_END, POPCOUNT, WIN_NOW, WON_END, colex_rank, colex_terms, colex_unrank
 from tablebase.games.common.dense_passes import CompiledPasses
 
 if TYPE_CHECKING:
@@ -263,8 +263,8 @@ class MNKIndex(CompiledPasses):
         return self.find(state)[0]
 
     def kernels(self) -> Kernels:
-        """The compiled passes of :mod:`tablebase.games.mnk.dense`."""
-        from tablebase.games.mnk.dense import KERNELS
+        """The compiled passes of :mod:`tablebase.games.mnk.index_passes`."""
+        from tablebase.games.mnk.index_passes import KERNELS
 
         return KERNELS
 

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 from numba import njit, prange
 
-from tablebase.games.common.dense import DRAWN_END, LOST_END, WIN_NOW, WON_END
+from tablebase.games.common.dense_index import DRAWN_END, LOST_END, WIN_NOW, WON_END
 from tablebase.games.common.dense_kernels import (
     MOST_CHILDREN, POPCOUNTS, Arrays, Index, Kernels, Span, Tables, colex, run_unit, unit_pass, unrank_colouring,
 )
