@@ -2,7 +2,7 @@
 reference the tests hold the prover (:mod:`tablebase.games.connect4.prover`) and the dense
 build to.
 
-Bitboards in the state layout of :mod:`tablebase.games.connect4.bits` (``H + 1``
+Bitboards on the bits of the states of :mod:`tablebase.games.connect4.bits` (``H + 1``
 bits per column): ``current`` holds the discs of the side to move, ``mask``
 every disc. The search is a negamax over scores (the score encodes value and
 distance, :mod:`tablebase.games.connect4.score`) with null windows narrowed

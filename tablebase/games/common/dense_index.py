@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Callable, Iterator, Protocol
 if TYPE_CHECKING:
     import numpy as np
 
+    from tablebase.progress import Progress
+
 
 #: Packed values (``outcome | (distance + 1) << 2``, :func:`tablebase.store.block_codec.pack_values`) that
 #: rules commonly give without a search: a game lost, won or drawn at its end, a win with the next move.
@@ -71,13 +73,13 @@ class DenseIndex(Protocol):
         of the slots ``first:end`` of ``ply`` (what a task over those slots reads of the next ply)."""
         ...
 
-    def solve(self, progress: Callable[[str, int, int], None] | None = None) -> Iterator[tuple[int, np.ndarray, PlyCounts]]:
+    def solve(self, progress: Progress | None = None) -> Iterator[tuple[int, np.ndarray, PlyCounts]]:
         """Per ply, in any order: ``(ply, values, counts)``, the values one ``np.uint8`` a slot,
         0 where nothing is stored."""
         ...
 
     def check(
-        self, read: Callable[[int], np.ndarray], progress: Callable[[str, int, int], None] | None = None
+        self, read: Callable[[int], np.ndarray], progress: Progress | None = None
     ) -> Iterator[tuple[int, int, np.ndarray]]:
         """Per ply: ``(ply, positions checked, slots whose stored label disagrees with their children)``,
         ``read(p)`` giving the stored bytes of ply ``p``."""

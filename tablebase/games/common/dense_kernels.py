@@ -49,8 +49,8 @@ import numpy as np
 from numba import njit
 
 from tablebase.games.common.dense_index import PlyCounts
+from tablebase.progress import Progress
 
-Progress = Callable[[str, int, int], None]
 #: What :func:`run_unit` is given: the arrays it reads and writes, a ply's tables, the span of slots it visits.
 Arrays = tuple[np.ndarray, ...]
 Tables = tuple[Any, ...]

@@ -14,8 +14,7 @@ if TYPE_CHECKING:
 
     from tablebase.games.common.dense_index import PlyCounts
     from tablebase.games.common.dense_kernels import Kernels
-
-Progress = Callable[[str, int, int], None]
+    from tablebase.progress import Progress
 
 
 class CompiledPasses:

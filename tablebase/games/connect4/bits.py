@@ -1,4 +1,4 @@
-"""The bit layout of Connect Four states and the operations on its bitboards, for the rules and the compiled searches.
+"""Connect Four states as bits, and the operations on their bitboards, for the rules and the compiled searches.
 
 A state holds ``rows + 1`` bits per column, column ``c`` from bit
 ``c * (rows + 1)``: the discs from the bottom (1 for x, 0 for o) under a
@@ -15,12 +15,6 @@ module imports neither numpy nor numba.
 from __future__ import annotations
 
 from typing import Any
-
-#: Packed values (``outcome | (distance + 1) << 2``, :func:`tablebase.store.packed.pack_values`)
-#: that the rules give without a search: a lost end, a drawn end (full board), a win with the next move.
-LOST_END = 2 | 1 << 2
-DRAWN_END = 3 | 1 << 2
-WIN_NOW = 1 | 2 << 2
 
 
 def to_bitboards(state: int, columns: int, rows: int) -> tuple[int, int]:

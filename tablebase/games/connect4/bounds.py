@@ -1,6 +1,6 @@
 """Static bounds on Connect Four scores from strategies that answer every move, for the prover.
 
-On bitboards of the layout of :mod:`tablebase.games.connect4.rules` (``cur``: the discs of the
+On the bitboards of :mod:`tablebase.games.connect4.rules` (``cur``: the discs of the
 side to move, ``mask``: every disc; ``bottom``: the bottom cell of each column, ``board``: every
 cell, ``claims``: the cells the strategy's player takes) with scores in Pons' convention
 (:mod:`tablebase.games.connect4.score`): an upper bound on the score of the side to move, or

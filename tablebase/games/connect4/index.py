@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tablebase.games.connect4.bits import DRAWN_END, LOST_END, WIN_NOW, has_four, winning_spots
-from tablebase.games.common.dense_index import colex_rank, colex_terms, colex_unrank
+from tablebase.games.connect4.bits import has_four, winning_spots
+from tablebase.games.common.dense_index import DRAWN_END, LOST_END, WIN_NOW, colex_rank, colex_terms, colex_unrank
 from tablebase.games.common.dense_passes import CompiledPasses
 
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ class Connect4Index(CompiledPasses):
         self._columns = [((1 << self.height) - 1) << c * self.height for c in range(columns)]
         # per pair of adjacent columns (and a last one alone), per value of their blocks: discs,
         # x discs, x discs in the mirror image's order, the heights' share of the code and of the
-        # mirror image's code, the blocks in the mirror image, the discs in the state layout
+        # mirror image's code, the blocks in the mirror image, the discs on the state's bits
         self._pairs = [
             (c * self.height, (1 << self.height * len(group)) - 1, self._pair_table(group))
             for c in range(0, columns, 2)
@@ -172,7 +172,7 @@ class Connect4Index(CompiledPasses):
         return found
 
     def _parts(self, state: int) -> tuple[int, int, int, int, int, int, int, int]:
-        """``(discs in the state layout, ply, slot of the canonical form, colouring, mirror image's
+        """``(discs on the state's bits, ply, slot of the canonical form, colouring, mirror image's
         colouring, height code, mirror image's height code, mirror image)``; the last state's are kept."""
         last = self._last
         if last[0] == state:

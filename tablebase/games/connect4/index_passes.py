@@ -22,8 +22,8 @@ from typing import Any, Protocol
 import numpy as np
 from numba import njit, prange
 
-from tablebase.games.connect4.bits import DRAWN_END, LOST_END, WIN_NOW
 from tablebase.games.connect4.compiled_bits import has_four, winning_spots
+from tablebase.games.common.dense_index import DRAWN_END, LOST_END, WIN_NOW
 from tablebase.games.common.dense_kernels import (
     MOST_CHILDREN, POPCOUNTS, Arrays, Index, Kernels, Span, Tables, colex, colex_table, run_unit, unit_pass,
 )
@@ -89,7 +89,7 @@ def _wins_now(mine: int, discs: int, columns: int, rows: int) -> bool:
 
 @njit(cache=True, inline="always")
 def _board(m: int, hs: np.ndarray, columns: int, height: int) -> tuple[int, int]:
-    """``(x discs, every disc)`` in the state layout from a colouring and the heights."""
+    """``(x discs, every disc)`` on the state's bits from a colouring and the heights."""
     x = 0
     discs = 0
     p = 0
@@ -229,7 +229,7 @@ def children(code: int, x: int, discs: int, ply: int, tables: tuple[Any, ...], o
 
 @njit(cache=True, inline="always")
 def state(x: int, discs: int, ply: int, tables: tuple[Any, ...]) -> int:
-    """The state in the rules' layout: each column's discs below a sentinel bit."""
+    """The state as the rules hold it: each column's discs below a sentinel bit."""
     columns, height = tables[7], tables[8] + 1
     state = 0
     for c in range(columns):

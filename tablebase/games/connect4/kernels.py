@@ -64,7 +64,7 @@ class Connect4Kernels(VectorKernels):
         return out
 
     def bitboards(self, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(x_bits, mask)``: x's discs and every disc, on the bits of the state layout."""
+        """``(x_bits, mask)``: x's discs and every disc, on the bits of the state."""
         states = np.asarray(states, dtype=np.uint64)
         # each column's sentinel smeared downwards (see Connect4Game.disc_mask)
         smeared = states.copy()

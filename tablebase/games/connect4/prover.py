@@ -1,7 +1,7 @@
 """Exact Connect Four search that proves the empty 7x6 board: Pons' score of a position, on every core.
 
 The search is a negamax over Pons' scores (:mod:`tablebase.games.connect4.score`)
-with null windows, on bitboards of the layout of
+with null windows, on the bitboards of
 :mod:`tablebase.games.connect4.rules` (``current``: the discs of the side to
 move, ``mask``: every disc). What it adds to a plain negamax of that kind (the
 one the tests hold it to, in tests/pons_scorer.py):
@@ -46,7 +46,7 @@ The table's entries are one 64-bit word each (:mod:`tablebase.games.connect4.ent
 
 Christophe Steininger's solver (github ChristopheSteininger/c4) showed these
 ideas prove the empty 7x6 board in seconds; this is a new implementation of
-them for the tablebase's board layout and generic board sizes.
+them for the tablebase's bitboards and generic board sizes.
 """
 
 from __future__ import annotations

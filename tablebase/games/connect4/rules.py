@@ -102,7 +102,7 @@ class Connect4Game(Game):
         return Connect4Kernels(self)
 
     def _line_masks(self) -> list[int]:
-        """Bitmasks (state layout) of every four cells in a row."""
+        """Bitmasks (on the state's bits) of every four cells in a row."""
         masks = []
         for c in range(self.columns):
             for r in range(self.rows):
@@ -129,7 +129,7 @@ class Connect4Game(Game):
         return [(state >> shift & column).bit_length() - 1 for shift in self._shifts]
 
     def disc_mask(self, state: int) -> int:
-        """The cells holding a disc, on the bits of the state layout (the bits below each column's sentinel)."""
+        """The cells holding a disc, on the bits of the state (the bits below each column's sentinel)."""
         state = int(state)
         one, two, four = self._smears
         state |= state >> 1 & one

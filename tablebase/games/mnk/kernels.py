@@ -123,7 +123,7 @@ class MNKKernels(BitboardKernels):
         ok &= ~(x_line & o_line) & ~(x_line & (nx == no)) & ~(o_line & (nx != no))
         states = xs | (os << self.shift)
         if not ok.all():
-            # anything off the plain layout (a side-to-move suffix, say) goes through the rules
+            # anything off the plain format (a side-to-move suffix, say) goes through the rules
             odd = np.flatnonzero(~fits)
             fallback, parsed = super().parse_positions([texts[i] for i in odd])
             states[odd], ok[odd] = fallback, parsed

@@ -6,7 +6,7 @@ A position is the x and o marks of each field (``xf``, ``of``: nine 9-bit patter
 the fields won by x and by o (``wx``, ``wo``), the active field (9: any) and the side to
 move (0: x). A state is keyed by three 63-bit words: the x marks of fields 0-6; the x marks
 of fields 7-8 and the o marks of fields 0-4; the o marks of fields 5-8, the
-fields won by x and by o and the active field (the layout of
+fields won by x and by o and the active field (the bits of
 :mod:`tablebase.games.ultimate.rules` shifted to fit), with the marks of settled
 fields folded as :func:`words` says.
 """

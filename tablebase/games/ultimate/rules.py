@@ -73,7 +73,7 @@ from tablebase.games.layout import BoardMarks, Layout, grid_layout
 from tablebase.games.notation import cell_name, parse_cell
 from tablebase.games.ultimate.lines import LINE
 
-# -- layout ---------------------------------------------------------------------
+# -- the state's bits -----------------------------------------------------------
 
 CELLS = 81
 O_SHIFT = 81
