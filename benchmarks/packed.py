@@ -48,7 +48,7 @@ import numpy as np  # noqa: E402
 
 import tablebase  # noqa: E402
 from phases import Phases  # noqa: E402
-from tablebase.solve.chunked import BuildDir  # noqa: E402
+from tablebase.solve.chunked import LayerDir  # noqa: E402
 from tablebase.store.packed import decode_block, encode_block, pack_values  # noqa: E402
 
 
@@ -79,7 +79,7 @@ def _lzma_decompress(data: bytes) -> bytes:
 
 def layer_blocks(folder: Path, block: int, fraction: float) -> list[tuple[int, np.ndarray, np.ndarray]]:
     """``(ply, keys, values)`` blocks of every layer (the share ``fraction`` of each, evenly spread)."""
-    bdir = BuildDir(folder)
+    bdir = LayerDir(folder)
     manifest = bdir.load_manifest()
     if manifest is None:
         raise SystemExit(f"no manifest.json in {folder}")
@@ -98,7 +98,7 @@ def layer_blocks(folder: Path, block: int, fraction: float) -> list[tuple[int, n
 
 def codecs(args: argparse.Namespace) -> None:
     folder = Path(args.build_dir)
-    manifest = BuildDir(folder).load_manifest()
+    manifest = LayerDir(folder).load_manifest()
     assert manifest is not None
     classes = sum(layer.states for layer in manifest.layers)
     positions = sum(layer.positions for layer in manifest.layers)

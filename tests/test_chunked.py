@@ -15,7 +15,7 @@ import tablebase
 from cli.main import app
 from tablebase import games
 from tablebase.solve import count, solve
-from tablebase.solve.chunked import BuildDir, solve_chunked
+from tablebase.solve.chunked import LayerDir, solve_chunked
 from tablebase.store.states import SolutionLayers, write_states
 
 
@@ -87,7 +87,7 @@ def test_resume_after_interruption(tmp_path: Path) -> None:
 
     with pytest.raises(Stop):
         solve_chunked(game, folder, chunk=50, bucket=300, progress=interrupt)
-    manifest = BuildDir(folder).load_manifest()
+    manifest = LayerDir(folder).load_manifest()
     assert manifest is not None and manifest.forward_done and 5 in manifest.labelled and 4 not in manifest.labelled
     phases = []
     resumed = solve_chunked(game, folder, chunk=50, bucket=300, progress=lambda p, d, t: phases.append(p))
@@ -205,7 +205,7 @@ def test_one_build_dir_for_several_variants_holds_a_folder_each(tmp_path: Path) 
         assert result.exit_code == 0, result.output
         assert sorted(p.name for p in folder.iterdir()) == ["mnk-3-3-2", "tictactoe"]
         for name in ("tictactoe", "mnk-3-3-2"):
-            manifest = BuildDir(folder / name).load_manifest()
+            manifest = LayerDir(folder / name).load_manifest()
             assert manifest is not None and manifest.game == name and manifest.forward_done
     with tablebase.open(db) as tb:
         built = {i.name: (i.storage, i.outcome, i.distance, i.states) for i in tb.variants()}

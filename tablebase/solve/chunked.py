@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +44,7 @@ import numpy as np
 from tablebase.errors import BuildError
 from tablebase.games.common.kernels import DRAW_CODE, LOSS_CODE, UNKNOWN_CODE, WIN_CODE, VectorKernels
 from tablebase.progress import report_where
+from tablebase.solve.build_dir import BuildDir
 from tablebase.solve.executor import Executor, executor_for
 from tablebase.solve.retrograde import OUTCOME_NAMES, sorted_unique
 
@@ -58,8 +58,6 @@ CHUNK = 1 << 20
 BUCKET = 1 << 26
 FORMAT = 1
 MANIFEST = "manifest.json"
-#: Bytes copied at once when the parts of a layer are joined.
-COPY_BLOCK = 1 << 24
 
 # Scores of a child for the parent's choice, distances below 2**15: a lost child at
 # distance d scores _WIN_BASE - d, a drawn one _DRAW_BASE + d, a won one d.
@@ -120,123 +118,8 @@ class Manifest:
         )
 
 
-class BuildDir:
-    """The files of one chunked build: a local folder, or an fsspec URL (``s3://bucket/dir``).
-
-    A plain path or a ``file://`` URL is read and written with the operating
-    system's calls and memory maps; any other URL goes through :mod:`fsspec`,
-    and a whole file that is mapped is first copied to a local cache of this
-    process. Names are relative to the build directory (``states-3.u64``,
-    ``spill-4/part-0.u64``); every write is atomic.
-    """
-
-    def __init__(self, location: str | os.PathLike[str]):
-        text = os.fspath(location)
-        self.fs: Any = None
-        if "://" in text and not text.startswith("file://"):
-            try:
-                from fsspec.core import url_to_fs
-            except ImportError as exc:
-                raise BuildError(f"build directory {text[:80]!r} needs fsspec: pip install 'tablebase[cluster]'") from exc
-            try:
-                self.fs, root = url_to_fs(text)
-            except (ImportError, ValueError) as exc:
-                raise BuildError(f"build directory {text[:80]!r}: {exc}") from exc
-            self.root = root.rstrip("/")
-            self.location = text.rstrip("/")
-        else:
-            self.root = str(Path(text[len("file://") :] if text.startswith("file://") else text).absolute())
-            self.location = self.root
-
-    @property
-    def path(self) -> Path:
-        """The folder, when the build directory is local."""
-        if self.fs is not None:
-            raise ValueError(f"build directory {self.location[:80]!r} is not a local folder")
-        return Path(self.root)
-
-    def _at(self, name: str) -> str:
-        return f"{self.root}/{name}" if name else self.root
-
-    def _url(self, name: str) -> str:
-        return f"{self.location}/{name}"
-
-    def exists(self, name: str) -> bool:
-        return bool(self.fs.exists(self._at(name))) if self.fs is not None else os.path.exists(self._at(name))
-
-    def makedirs(self, name: str = "") -> None:
-        if self.fs is not None:
-            self.fs.makedirs(self._at(name), exist_ok=True)
-        else:
-            os.makedirs(self._at(name), exist_ok=True)
-
-    def remove(self, name: str) -> None:
-        """Delete a file, or a folder with its files, if present."""
-        at = self._at(name)
-        _forget(self._url(name))
-        if self.fs is not None:
-            if self.fs.exists(at):
-                self.fs.rm(at, recursive=True)
-        elif os.path.isdir(at):
-            shutil.rmtree(at)
-        elif os.path.exists(at):
-            os.unlink(at)
-
-    def count(self, name: str, dtype: Any) -> int:
-        """The number of values of ``dtype`` in a file."""
-        size = self.fs.size(self._at(name)) if self.fs is not None else os.path.getsize(self._at(name))
-        return int(size) // int(np.dtype(dtype).itemsize)
-
-    def read(self, name: str, dtype: Any, lo: int = 0, hi: int | None = None) -> np.ndarray:
-        """Values ``lo`` to ``hi`` of a file (all of it by default), as a writable array."""
-        item = np.dtype(dtype).itemsize
-        if hi is None:
-            hi = self.count(name, dtype)
-        if hi <= lo:
-            return np.empty(0, dtype=dtype)
-        if self.fs is not None:
-            data = self.fs.cat_file(self._at(name), start=lo * item, end=hi * item)
-            return np.frombuffer(bytearray(data), dtype=dtype)
-        with open(self._at(name), "rb") as f:
-            f.seek(lo * item)
-            return np.fromfile(f, dtype=dtype, count=hi - lo)
-
-    def map(self, name: str, dtype: Any) -> np.ndarray:
-        """A whole file, memory-mapped (from a local copy when the directory is remote)."""
-        path = self._at(name) if self.fs is None else _local_copy(self.fs, self._at(name), self._url(name))
-        if os.path.getsize(path) == 0:
-            return np.empty(0, dtype=dtype)
-        return np.memmap(path, dtype=dtype, mode="r")
-
-    def write(self, name: str, values: np.ndarray) -> None:
-        """Write ``values`` raw, atomically (a temporary file renamed into place)."""
-        values = np.ascontiguousarray(values)
-        _forget(self._url(name))
-        if self.fs is not None:
-            self.fs.pipe_file(self._at(name), values.tobytes())
-            return
-        at = self._at(name)
-        tmp = f"{at}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            values.tofile(f)
-        os.replace(tmp, at)
-
-    def concat(self, names: list[str], target: str) -> None:
-        """Write the files ``names`` one after the other into ``target``, atomically."""
-        _forget(self._url(target))
-        if self.fs is not None:
-            with self.fs.open(self._at(target), "wb") as out:
-                for name in names:
-                    with self.fs.open(self._at(name), "rb") as part:
-                        shutil.copyfileobj(part, out, COPY_BLOCK)
-            return
-        at = self._at(target)
-        tmp = f"{at}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as out:
-            for name in names:
-                with open(self._at(name), "rb") as part:
-                    shutil.copyfileobj(part, out, COPY_BLOCK)
-        os.replace(tmp, at)
+class LayerDir(BuildDir):
+    """The build directory of a chunked build: its manifest and the files of its finished layers."""
 
     def load_manifest(self) -> Manifest | None:
         if not self.exists(MANIFEST):
@@ -267,36 +150,6 @@ def _outcome(depth: int) -> str:
 
 def _distance(depth: int) -> str:
     return f"distance-{depth}.i16"
-
-
-# local copies of the remote files this process has mapped: URL -> path (ending in the file's fsspec ukey)
-_COPIES: dict[str, str] = {}
-_COPY_DIR: list[str] = []
-
-
-def _local_copy(fs: Any, path: str, url: str) -> str:
-    if url in _COPIES and not _COPIES[url].endswith(fs.ukey(path)):
-        _forget(url)
-    if url not in _COPIES:
-        if not _COPY_DIR:
-            import atexit
-            import tempfile
-
-            folder = tempfile.mkdtemp(prefix="tablebase-layers-")
-            atexit.register(shutil.rmtree, folder, True)
-            _COPY_DIR.append(folder)
-        target = os.path.join(_COPY_DIR[0], f"{os.urandom(6).hex()}-{fs.ukey(path)}")
-        fs.get_file(path, target)
-        _COPIES[url] = target
-    return _COPIES[url]
-
-
-def _forget(url: str) -> None:
-    """Drop this process's local copies of ``url`` (a file, or a folder's files)."""
-    for key in [k for k in _COPIES if k == url or k.startswith(url + "/")]:
-        path = _COPIES.pop(key)
-        if os.path.exists(path):
-            os.unlink(path)
 
 
 def _canon(kernels: VectorKernels, states: np.ndarray, symmetry: bool) -> np.ndarray:
@@ -399,7 +252,7 @@ def _labels(depth: int) -> str:
 
 def _expand_task(job: Job, depth: int, index: int, lo: int, hi: int) -> list[int]:
     """Expand parents ``lo:hi`` of layer ``depth`` into one file per bucket; the count per bucket."""
-    bdir = BuildDir(job.location)
+    bdir = LayerDir(job.location)
     found = expand_chunk(job.kernels(), bdir.read(_states(depth), np.uint64, lo, hi), job.symmetry)
     spill = _spill(depth + 1)
     splitters = bdir.read(f"{spill}/splitters.u64", np.uint64)
@@ -413,7 +266,7 @@ def _expand_task(job: Job, depth: int, index: int, lo: int, hi: int) -> list[int
 
 def _merge_task(job: Job, depth: int, bucket: int, chunks: list[int]) -> tuple[int, int, int, int]:
     """Merge the pieces of one bucket into a sorted part of layer ``depth``; its counts."""
-    bdir = BuildDir(job.location)
+    bdir = LayerDir(job.location)
     spill = _spill(depth)
     pieces = [bdir.read(f"{spill}/{i}-{bucket}.u64", np.uint64) for i in chunks]
     values = sorted_unique(np.concatenate(pieces), in_place=True) if pieces else np.empty(0, dtype=np.uint64)
@@ -426,13 +279,13 @@ def _merge_task(job: Job, depth: int, bucket: int, chunks: list[int]) -> tuple[i
 _NEXT: tuple[str, int, np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
-def _next_layer(job: Job, bdir: BuildDir, depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _next_layer(job: Job, bdir: LayerDir, depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """States (mapped), outcome codes and distances of layer ``depth``, kept for the next task."""
     global _NEXT
     if _NEXT is None or _NEXT[:2] != (job.token, depth):
-        if _NEXT is not None and bdir.fs is not None:
+        if _NEXT is not None:
             for name in (_states(_NEXT[1]), _outcome(_NEXT[1]), _distance(_NEXT[1])):
-                _forget(bdir._url(name))
+                bdir.drop_copy(name)
         _NEXT = None
         _NEXT = (job.token, depth, bdir.states(depth), np.array(bdir.outcome(depth)), np.array(bdir.distance(depth)))
     return _NEXT[2], _NEXT[3], _NEXT[4]
@@ -441,7 +294,7 @@ def _next_layer(job: Job, bdir: BuildDir, depth: int) -> tuple[np.ndarray, np.nd
 def _label_task(job: Job, depth: int, index: int, lo: int, hi: int, last: bool) -> tuple[int, list[int]]:
     """Label parents ``lo:hi`` of layer ``depth`` from the labels of the next layer into two files;
     returns how many there were and the positions they stand for won, lost and drawn."""
-    bdir = BuildDir(job.location)
+    bdir = LayerDir(job.location)
     kernels = job.kernels()
     parents = bdir.read(_states(depth), np.uint64, lo, hi)
     if last:
@@ -489,7 +342,7 @@ SAMPLE = 1 << 14
 SAMPLE_BLOCKS = 64
 
 
-def _sample(bdir: BuildDir, depth: int, n: int) -> np.ndarray:
+def _sample(bdir: LayerDir, depth: int, n: int) -> np.ndarray:
     if n <= SAMPLE:
         return bdir.read(_states(depth), np.uint64)
     width = SAMPLE // SAMPLE_BLOCKS
@@ -498,7 +351,7 @@ def _sample(bdir: BuildDir, depth: int, n: int) -> np.ndarray:
 
 
 def _forward_layer(
-    job: Job, bdir: BuildDir, executor: Executor, depth: int, chunk: int, bucket: int, progress: Progress | None
+    job: Job, bdir: LayerDir, executor: Executor, depth: int, chunk: int, bucket: int, progress: Progress | None
 ) -> tuple[LayerInfo | None, int]:
     """Write layer ``depth + 1`` from layer ``depth``; its counts (None when it is empty) and the
     number of children spilled to bucket files."""
@@ -551,7 +404,7 @@ def _forward_layer(
 
 
 def _label_layer(
-    job: Job, bdir: BuildDir, executor: Executor, depth: int, last: bool, chunk: int, progress: Progress | None
+    job: Job, bdir: LayerDir, executor: Executor, depth: int, last: bool, chunk: int, progress: Progress | None
 ) -> list[int]:
     """Label layer ``depth``; the positions it holds won, lost and drawn for the side to move."""
     n = bdir.count(_states(depth), np.uint64)
@@ -600,7 +453,7 @@ def solve_chunked(
     kernels = game.vector
     if kernels is None or not kernels.layered:
         raise ValueError(f"{game.name} is not a layered game with array kernels")
-    bdir = BuildDir(build_dir)
+    bdir = LayerDir(build_dir)
     with executor_for(scheduler, workers, _remember, (game.name, kernels), memory_limit) as executor:
         bdir.makedirs()
         manifest = bdir.load_manifest()
@@ -647,7 +500,7 @@ class LayeredSolution:
     """A finished chunked build: per-layer arrays on disk, counts in the manifest."""
 
     game: Game
-    directory: BuildDir
+    directory: LayerDir
     manifest: Manifest
 
     @property

@@ -4,7 +4,7 @@ The passes of :mod:`tablebase.games.common.dense_kernels` over a whole ply
 hold two plies in memory; here every ply is cut into ranges of ``task``
 slots (a multiple of :data:`~tablebase.store.dense.BLOCK`, so that a range
 holds whole blocks), and every pass over a range is a task that reads and
-writes its own files in the build directory (:class:`~tablebase.solve.chunked.BuildDir`:
+writes its own files in the build directory (:class:`~tablebase.solve.build_dir.BuildDir`:
 a folder or an fsspec URL) and returns counts and slot ranges only:
 
 * **reach** ``(ply, range)``: the marks the previous ply's tasks left on the
@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 import numpy as np
 
 from tablebase.errors import BuildError
-from tablebase.solve.chunked import BuildDir
+from tablebase.solve.build_dir import BuildDir
 from tablebase.solve.executor import Executor
 
 if TYPE_CHECKING:
