@@ -5,8 +5,8 @@ A new user runs the README's first command (``tablebase build tictactoe``, so
 This times, in a temporary folder:
 
 * the first ``tablebase probe connect4`` on a fresh copy of that file
-  (``--first`` times, each on a new copy: the command stores the start
-  position and its moves from the shipped table);
+  (``--first`` times, each on a new copy: the command reads the start
+  position and its moves from the shipped table and writes nothing);
 * ``tablebase probe connect4 P`` for ``--positions`` random positions of the
   table stored with every move, each a new process;
 * the same positions through ``tb_probe('connect4', P)`` in SQL, each a new

@@ -65,7 +65,7 @@ def run_probe(args: ProbeArgs) -> int:
     try:
         with tablebase.open(args.db) as tb:
             vt = tb.variant(args.variant)
-            result = vt.probe(args.position)
+            result = vt.probe(args.position, search=True)
             text = json.dumps(result.to_dict(), indent=2) if args.json else probe_text(vt, result)
     except tablebase.TablebaseError as exc:
         print(f"error: {exc}", file=sys.stderr)

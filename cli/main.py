@@ -24,6 +24,7 @@ from cli.progress import BuildProgress, compile_note
 from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, settled_text, show_distance, table, value_text
 from tablebase.errors import TablebaseError, shorten_quotes
 from tablebase.progress import on_compile
+from tablebase.query import probe_else_prove
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
 ClickException: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -367,7 +368,12 @@ def opening(
         typer.Option("--export", help="Then write every position stored with its moves to FILE (gzip'd text), as a game ships it."),
     ] = None,
     install: Annotated[
-        bool, typer.Option("--install", help="First copy the opening table the package ships for the variant into the file.")
+        bool,
+        typer.Option(
+            "--install",
+            help="First copy the opening table the package ships for the variant into the file (the one step that"
+            " writes it there; probes read it from the package, read-only).",
+        ),
     ] = False,
     every: Annotated[
         bool, typer.Option("--every", help="Every position up to --plies, not only those reached against perfect play.")
@@ -471,18 +477,29 @@ def position_command(
     command(name=name, help=summary)(run)
 
 
+#: What ``probe``, ``best`` and ``line`` say in their help of the search they may run.
+MAY_SEARCH = (
+    " Reads only; a position the file holds with its value only (stored by `tablebase solve`) has"
+    " its moves proved by a search of at most 2 s, not stored."
+)
 position_command(
-    "probe", "Value of a position and of every legal move, best first.", lambda vt, p: vt.probe(p), probe_text
+    "probe",
+    "Value of a position and of every legal move, best first." + MAY_SEARCH,
+    lambda vt, p: vt.probe(p, search=True),
+    probe_text,
 )
 position_command(
     "best",
-    "The best move in a position.",
-    lambda vt, p: vt.probe(p),
+    "The best move in a position." + MAY_SEARCH,
+    lambda vt, p: vt.probe(p, search=True),
     lambda vt, result: best_text(result),
     lambda result: result.best_dict(),
 )
 position_command(
-    "line", "The perfect line from a position to the end.", lambda vt, p: vt.line(p), lambda vt, r: line_text(r)
+    "line",
+    "The perfect line from a position to the end." + MAY_SEARCH,
+    lambda vt, p: vt.line(p, search=True),
+    lambda vt, r: line_text(r),
 )
 position_command(
     "predecessors",
@@ -597,7 +614,10 @@ def strategy(
         typer.echo(report.summary())
 
 
-@command(help="Play against perfect play in the terminal ('?' lists your moves' values, 'undo', 'quit').")
+@command(
+    help="Play against perfect play in the terminal ('?' lists your moves' values, 'undo', 'quit'). In a variant"
+    " the file does not hold whole, a position it lacks is proved by a search and stored, as `tablebase solve` does."
+)
 def play(
     variant: VariantArg,
     position: PositionArg = None,
@@ -619,18 +639,17 @@ def play(
         def known(position: str | None, moves: bool = False) -> tablebase.Probe:
             """The probe of ``position``, with every move's value where perfect play moves next (or
             ``moves``): from the file, else (a variant not built whole) proved by search and stored,
-            as ``tablebase solve`` does, going on from the last search."""
-            table = tb.get_variant(variant)
-            probe = table.get_probe(position, search=False) if table is not None else None
+            as ``tablebase solve`` does, going on from the last search (:func:`probe_else_prove`)."""
+
+            def prove(state: int) -> tablebase.Probe:
+                table = tb.get_variant(variant)
+                if table is None or not table.complete:
+                    typer.echo("searching...")
+                    solver.solve_state(state)
+                return tb.variant(variant).probe(position)
+
             state = game.initial_state() if position is None else game.parse_position(position)
-            if probe is not None and (
-                (not moves and game.to_move(state) == human) or probe.proves_every_move(game.move_count(state))
-            ):
-                return probe
-            if table is None or not table.info.complete:
-                typer.echo("searching...")
-                solver.solve(position)
-            return tb.variant(variant).probe(position)
+            return probe_else_prove(tb, game, state, prove, enough=lambda probe: not moves and probe.to_move == human)
 
         history = [known(position)]
         vt = tb.variant(variant)

@@ -8,6 +8,7 @@ The package:
 
 * :mod:`tablebase.query` — the front object (:class:`Tablebase`: open, build, export, solve, verify);
 * :mod:`tablebase.variant` — one built variant (:class:`VariantTable`: probe, line, predecessors, stats);
+* :mod:`tablebase.probes` — the one builder of probes from the values of a position's children;
 * :mod:`tablebase.results` — what queries return, each with its JSON (``to_dict``);
 * :mod:`tablebase.outcome` — outcome names, codes and the labelling rule;
 * :mod:`tablebase.scores` — the distance scores the exact searches compare;

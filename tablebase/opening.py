@@ -37,6 +37,7 @@ from tablebase.errors import BuildError, DatabaseError, TablebaseError
 from tablebase.games.base import Game
 from tablebase.games.notation import parse_position
 from tablebase.outcome import DRAW, LOSS, WIN
+from tablebase.probes import build_probe
 from tablebase.results import OpeningReport
 
 if TYPE_CHECKING:
@@ -62,27 +63,20 @@ class StateSolver(Protocol):
 
     def keep(self) -> None: ...
 
-    def __enter__(self) -> StateSolver: ...
 
-    def __exit__(self, *exc: object) -> None: ...
-
-
-class OpeningFile(Protocol):
-    """What :func:`compute` uses of a tablebase file (:class:`tablebase.query.Tablebase` is one)."""
-
-    def upgrade(self) -> tuple[str | None, str]: ...
-
-    def get_variant(self, name: str) -> VariantTable | None: ...
-
-    def solver(self, name: str) -> StateSolver: ...
-
-
-def compute(tb: OpeningFile, game: Game, plies: int, every: bool, progress: Progress | None) -> OpeningReport:
-    """Solve and store the opening table of ``game`` in ``tb`` (see the module's docstring),
-    position by position in order of plies, going on from what the file holds."""
-    if plies < 0:
-        raise BuildError(f"plies must be 0 or more, got {plies!r}")
-    tb.upgrade()
+def compute(
+    game: Game,
+    plies: int,
+    every: bool,
+    progress: Progress | None,
+    *,
+    stored: Callable[[int], Probe | None],
+    solver: StateSolver,
+) -> OpeningReport:
+    """Solve and store the opening table of ``game`` (see the module's docstring), position by
+    position in order of plies, going on from what the file holds: ``stored(state)`` is the file's
+    probe of a position it holds with every move's value (else ``None``), and ``solver`` proves
+    and stores the others."""
     started = time.perf_counter()
     name = game.name
     start = game.initial_state()
@@ -94,33 +88,32 @@ def compute(tb: OpeningFile, game: Game, plies: int, every: bool, progress: Prog
     seen: set[int] = set()
     step = 1 if every else 2
     solved = nodes = 0
-    with tb.solver(name) as solver:
-        while heap:
-            ply, state = heapq.heappop(heap)
-            key = game.canonical(state)[0]
-            if key in seen or ply > plies or game.outcome(state) is not None:
-                continue
-            if progress is not None:
-                progress(f"ply {ply}", len(seen), len(known))
-            seen.add(key)
-            position = game.format_position(state)
-            probe = _stored(tb, game, position, state)
+    while heap:
+        ply, state = heapq.heappop(heap)
+        key = game.canonical(state)[0]
+        if key in seen or ply > plies or game.outcome(state) is not None:
+            continue
+        if progress is not None:
+            progress(f"ply {ply}", len(seen), len(known))
+        seen.add(key)
+        position = game.format_position(state)
+        probe = stored(state)
+        if probe is None:
+            report = solver.solve_state(state)
+            solved += 1
+            nodes += report.nodes
+            if solved % KEEP_EVERY == 0:
+                solver.keep()
+            probe = stored(state)
             if probe is None:
-                report = solver.solve_state(state)
-                solved += 1
-                nodes += report.nodes
-                if solved % KEEP_EVERY == 0:
-                    solver.keep()
-                probe = _stored(tb, game, position, state)
-                if probe is None:
-                    raise BuildError(f"position {position!r} of {name} was not stored with every move")
-            if ply + step <= plies:
-                for child in _next(game, probe, every):
-                    heapq.heappush(heap, (ply + step, child))
-                    if game.outcome(child) is None:
-                        known.add(game.canonical(child)[0])
-            if progress is not None:
-                progress(f"ply {ply}", len(seen), len(known))
+                raise BuildError(f"position {position!r} of {name} was not stored with every move")
+        if ply + step <= plies:
+            for child in _next(game, probe, every):
+                heapq.heappush(heap, (ply + step, child))
+                if game.outcome(child) is None:
+                    known.add(game.canonical(child)[0])
+        if progress is not None:
+            progress(f"ply {ply}", len(seen), len(known))
     return OpeningReport(
         variant=name,
         plies=plies,
@@ -131,13 +124,6 @@ def compute(tb: OpeningFile, game: Game, plies: int, every: bool, progress: Prog
         nodes=nodes,
         seconds=time.perf_counter() - started,
     )
-
-
-def _stored(tb: OpeningFile, game: Game, position: str, state: int) -> Probe | None:
-    """The probe of ``position`` when the file holds it with every move proved, else ``None``."""
-    table = tb.get_variant(game.name)
-    probe = None if table is None else table.get_probe(position, search=False)
-    return probe if probe is not None and probe.proves_every_move(game.move_count(state)) else None
 
 
 def _next(game: Game, probe: Probe, every: bool) -> Iterator[int]:
@@ -304,6 +290,24 @@ class ShippedTable:
             positions[canon] = value[:2]
             edges.append((state, move, canon))
 
+    def probe(self, state: int, name: str) -> Probe | None:
+        """The probe of ``state`` (in any orientation) of the variant ``name`` from the table:
+        every move's value where the table has the position with every move, no move listed where
+        it has it as a child only; ``None`` when it lacks the position."""
+        game = self.game
+        canon = game.canonical(state)[0]
+        found = self.value(canon)
+        if found is None:
+            return None
+        outcome, distance, full = found
+        terminal = game.outcome(state) is not None
+        children: list[tuple[int, tuple[str, int | None] | None]] = []
+        if full and not terminal:
+            positions: dict[int, tuple[str, int | None]] = {}
+            self.moves(canon, positions, [])
+            children = [(m, positions[game.canonical(c)[0]]) for m, c in game.children(state)]
+        return build_probe(game, name, state, (outcome, distance), terminal, children)
+
     def read(self) -> tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]]]:
         """Every position of the table (canonical state -> outcome and distance) and the moves of
         those it has with every move, as :func:`tablebase.store.proved.write_proved` stores them;
@@ -368,4 +372,4 @@ def _header(game: Game, shown: str, first: str, second: str) -> dict[str, Any]:
     return header
 
 
-__all__ = ["COLUMNS", "FORMAT", "KEEP_EVERY", "VERSION", "OpeningFile", "ShippedTable", "StateSolver", "compute", "export", "read", "shipped"]
+__all__ = ["COLUMNS", "FORMAT", "KEEP_EVERY", "VERSION", "ShippedTable", "StateSolver", "compute", "export", "read", "shipped"]

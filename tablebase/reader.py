@@ -398,11 +398,21 @@ def database_errors(path: Path) -> Iterator[None]:
         raise
 
 
-class StoredFile(Protocol):
-    """A tablebase file, as far as :class:`StoredVariant` users need it."""
+class TablebaseFile(Protocol):
+    """A tablebase file as the modules below the front object read it: its path, its reader and
+    read transactions on it (:class:`tablebase.query.Tablebase` is one)."""
 
     @property
     def path(self) -> Path: ...
+
+    @property
+    def reader(self) -> Reader:
+        """The file's read-only connections (one a thread) and the variant rows they keep."""
+        ...
+
+    def snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A read transaction: every query inside sees the same committed state of the file."""
+        ...
 
 
 class StoredVariant(Protocol):
@@ -422,7 +432,7 @@ class StoredVariant(Protocol):
     def storage(self) -> Storage: ...
 
     @property
-    def tablebase(self) -> StoredFile: ...
+    def tablebase(self) -> TablebaseFile: ...
 
     def snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
         """A read-only connection holding one snapshot of the file."""
@@ -474,8 +484,8 @@ __all__ = [
     "TURNS",
     "TURN_SECONDS",
     "Reader",
-    "StoredFile",
     "StoredVariant",
+    "TablebaseFile",
     "Turns",
     "check_file",
     "check_not_folder",

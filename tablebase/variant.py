@@ -14,14 +14,14 @@ import sqlite3
 import threading
 import weakref
 from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple, NoReturn, Protocol, TypeVar, cast
 
 from tablebase.errors import DatabaseError, IllegalMoveError, UnreachablePositionError, VariantNotBuiltError
 from tablebase.games.base import Game
 from tablebase.games.notation import parse_position
-from tablebase.outcome import Outcome, move_value, rank
-from tablebase.reader import Reader, read_variant
+from tablebase.outcome import Outcome
+from tablebase.probes import ChildValue, build_probe
+from tablebase.reader import TablebaseFile, read_variant
 from tablebase.results import Line, MoveValue, PlyCount, Predecessor, Predecessors, Probe, Stats
 from tablebase.store.storage import Entry, Row, Storage, open_storage
 
@@ -33,35 +33,12 @@ PROBE_BUDGET = 2.0
 _T = TypeVar("_T")
 
 
-_RANKED: dict[tuple[str, int | None], tuple[tuple[int, float], Outcome, int | None]] = {}
-
-
-def _ranked(child: tuple[str, int | None]) -> tuple[tuple[int, float], Outcome, int | None]:
-    """``(sort key, outcome, distance)`` of a move from the stored value of the position it leads to."""
-    found = _RANKED.get(child)
-    if found is None:
-        value, d = move_value(*child)
-        found = _RANKED[child] = (rank(value, d), value, d)
-    return found
-
-
-class VariantFile(Protocol):
-    """What a :class:`VariantTable` reads of its file (:class:`tablebase.query.Tablebase` is one)."""
-
-    path: Path
-    _read: Reader
-
-    def _snapshot(self) -> AbstractContextManager[sqlite3.Connection]: ...
-
-
 class OpeningTable(Protocol):
     """What a :class:`VariantTable` reads of a shipped opening table (:class:`tablebase.opening.ShippedTable` is one)."""
 
     def value(self, state: int) -> tuple[str, int | None, bool] | None: ...
 
-    def moves(
-        self, state: int, positions: dict[int, tuple[str, int | None]], edges: list[tuple[int, int, int]]
-    ) -> None: ...
+    def probe(self, state: int, name: str) -> Probe | None: ...
 
 
 #: The storage object of each build of a variant that some thread of this process reads.
@@ -90,10 +67,11 @@ class VariantTable:
     """Queries on one built variant.
 
     ``shipped`` is the opening table the game ships (:func:`tablebase.opening.shipped`), or
-    ``None``: a probe of a position the file lacks answers from it when it has the position.
+    ``None``: a probe of a position the file lacks answers from it when it has the position,
+    also while the file holds nothing of the variant. Every query only reads.
     """
 
-    def __init__(self, tablebase: VariantFile, game: Game, name: str, shipped: OpeningTable | None = None):
+    def __init__(self, tablebase: TablebaseFile, game: Game, name: str, shipped: OpeningTable | None = None):
         self.tablebase = tablebase
         self.game = game
         self._name = name
@@ -104,11 +82,11 @@ class VariantTable:
 
         Raises :class:`VariantNotBuiltError` when the file (no longer) has the variant.
         """
-        found = self.tablebase._read.cached(self._name)
+        found = self.tablebase.reader.cached(self._name)
         if found is not None:
             return found  # type: ignore[no-any-return]
-        with self.tablebase._snapshot() as conn:
-            cache = self.tablebase._read.cache()
+        with self.tablebase.snapshot() as conn:
+            cache = self.tablebase.reader.cache()
             found = cache.get(self._name)
             if found is None:
                 row = read_variant(conn, self._name)
@@ -121,6 +99,15 @@ class VariantTable:
                 variant_id, info = row
                 found = cache[self._name] = _Bound(variant_id, info, self._storage(variant_id, info))
             return found  # type: ignore[no-any-return]
+
+    def _bound_or_shipped(self) -> _Bound | None:
+        """:meth:`_bound`, or ``None`` when the file lacks the variant and a shipped opening table answers for it."""
+        try:
+            return self._bound()
+        except VariantNotBuiltError:
+            if self.shipped is None:
+                raise
+            return None
 
     def _storage(self, variant_id: int, info: VariantInfo) -> Storage:
         """The storage of this build of the variant, one object for every thread that reads it
@@ -145,6 +132,18 @@ class VariantTable:
     def info(self) -> VariantInfo:
         """The variant's row: rules, counts, result of the start, how it is stored."""
         return self._bound().info
+
+    @property
+    def complete(self) -> bool:
+        """Whether the file holds the whole variant (built); ``False`` for one solved position by
+        position, or answered from its shipped opening table alone."""
+        bound = self._bound_or_shipped()
+        return bound is not None and bound.info.complete
+
+    def _symmetry(self) -> bool:
+        """Whether positions are stored by symmetry class (so are those of a shipped opening table)."""
+        bound = self._bound_or_shipped()
+        return bound is None or bound.info.symmetry
 
     @property
     def build_id(self) -> str:
@@ -175,7 +174,7 @@ class VariantTable:
 
     def snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
         """A read transaction on the file: every read through the connection it yields sees one state of it."""
-        return self.tablebase._snapshot()
+        return self.tablebase.snapshot()
 
 
     # -- positions -----------------------------------------------------------
@@ -190,11 +189,11 @@ class VariantTable:
         """The key ``position`` is stored under and the symmetry between them (see :mod:`tablebase.keys`)."""
         from tablebase.keys import stored_key
 
-        return stored_key(self.game, self.parse(position), self.info.symmetry)
+        return stored_key(self.game, self.parse(position), self._symmetry())
 
     def canonical(self, state: int) -> tuple[int, int]:
         """The stored representative of ``state`` and the symmetry that maps ``state`` onto it."""
-        if self.info.symmetry:
+        if self._symmetry():
             return self.game.canonical(state)
         return state, 0
 
@@ -217,80 +216,64 @@ class VariantTable:
 
     def _not_found(self, state: int, position: str | None) -> NoReturn:
         shown = self.game.format_position(state) if position is None else position
-        if not self.info.complete:
+        if not self.complete:
             raise UnreachablePositionError(
                 f"position {shown!r} of {self.name} is not solved; run: tablebase solve {self.name} '{shown}'"
             )
         raise UnreachablePositionError(f"position {shown!r} is not reachable from the start of {self.name}")
 
-    def probe(self, position: str | None = None, *, search: bool = True) -> Probe:
+    def probe(self, position: str | None = None, *, search: bool = False) -> Probe:
         """Outcome and distance of ``position`` and every legal move's value, best first.
 
-        A position that ``solve`` stored with its value only has its moves
-        proved now (see :meth:`_prove_moves`); ``search=False`` lists no moves
-        for it instead.
+        A position the file lacks answers from the shipped opening table when that has it. A
+        position that ``solve`` stored with its value only lists no moves; with ``search``, its
+        moves are proved now (see :meth:`_proved_children`), and nothing is stored.
         """
         game = self.game
         state = self.parse(position)
         with self.snapshot() as conn:
-            bound = self._bound()
-            canon, sym = self._oriented(bound, state)
-            entry, found = bound.storage.probe(conn, canon)
-        if entry is None or not (found or entry.terminal or bound.info.complete):
+            bound = self._bound_or_shipped()
+            if bound is None:
+                entry, found, sym = None, None, 0
+            else:
+                canon, sym = self._oriented(bound, state)
+                entry, found = bound.storage.probe(conn, canon)
+        complete = bound is not None and bound.info.complete
+        if entry is None or not (found or entry.terminal or complete):
             probe = self._shipped_probe(state, search)
             if probe is not None and (entry is None or probe.moves):
                 return probe
             if entry is None:
                 self._not_found(state, position)
-        moves: tuple[MoveValue, ...] = ()
-        if not found and not entry.terminal and not bound.info.complete and search:
-            moves = self._prove_moves(state, entry.outcome, entry.distance)
+        children: list[tuple[int, ChildValue]] = []
         if found:
             inverse = game.inverse_symmetry(sym)
-            legal = game.legal_moves(state)
-            order = dict(zip(legal, range(len(legal))))
-            ranked = []
             missing = []
             for code, child in found:
                 if sym:
                     code = game.transform_move(code, inverse)
                 if child is None:
                     missing.append(code)
-                    continue
-                # the table first, without a call a move (a probe of mnk-5-4-4 ranks up to 20)
-                key, value, d = _RANKED.get(child) or _ranked(child)
-                # moves of equal value keep the rules' order
-                ranked.append((key, order.get(code, len(order)), code, value, d))
+                else:
+                    children.append((code, child))
             if missing:
-                first = min(missing, key=lambda code: order.get(code, len(order)))
+                legal = game.legal_moves(state)
+                first = min(missing, key=lambda code: legal.index(code) if code in legal else len(legal))
                 raise DatabaseError(
                     f"{self.name} in {str(self.tablebase.path)!r} lacks the position after"
                     f" {game.format_move(first)!r}; rebuild the variant"
                 )
-            ranked.sort()
-            positions = game.format_children(state, [item[2] for item in ranked])
-            # a list, not a generator: 3 % of the instructions of an mnk-5-4-4 probe
-            moves = tuple(
-                [
-                    MoveValue(game.format_move(code), child, value, d)
-                    for (_, _, code, value, d), child in zip(ranked, positions)
-                ]
-            )
-        return Probe(
-            variant=self.name,
-            position=game.format_position(state),
-            to_move=game.to_move(state),
-            outcome=entry.outcome,
-            distance=entry.distance,
-            terminal=entry.terminal,
-            moves=moves,
-        )
+        elif search and not entry.terminal and not complete:
+            children = self._proved_children(state, entry.outcome, entry.distance)
+        return build_probe(game, self.name, state, (entry.outcome, entry.distance), entry.terminal, children)
 
     def stored_with_moves(self, position: str | None = None) -> bool:
         """Whether the file holds ``position`` with its moves (not only a shipped opening table)."""
         state = self.parse(position)
         with self.snapshot() as conn:
-            bound = self._bound()
+            bound = self._bound_or_shipped()
+            if bound is None:
+                return False
             _, found = bound.storage.probe(conn, self._oriented(bound, state)[0])
         return bool(found)
 
@@ -299,59 +282,40 @@ class VariantTable:
         without its moves (one lookup)."""
         state = self.parse(position)
         with self.snapshot() as conn:
-            bound = self._bound()
-            entry = bound.storage.lookup(conn, self._oriented(bound, state)[0])
+            bound = self._bound_or_shipped()
+            entry = None if bound is None else bound.storage.lookup(conn, self._oriented(bound, state)[0])
         if entry is not None:
             return entry.outcome, entry.distance
-        shipped = None if self.shipped is None else self.shipped.value(self.canonical(state)[0])
+        shipped = None if self.shipped is None else self.shipped.value(self.game.canonical(state)[0])
         if shipped is None:
             self._not_found(state, position)
         return cast(Outcome, shipped[0]), shipped[1]
 
     def _shipped_probe(self, state: int, search: bool) -> Probe | None:
         """The probe of ``state`` from the shipped opening table, ``None`` when it lacks the
-        position; a position it has without its moves has them proved now, as :meth:`probe` does
-        (``search=False``: none listed)."""
-        shipped = self.shipped
-        canon = self.canonical(state)[0]
-        found = None if shipped is None else shipped.value(canon)
-        if shipped is None or found is None:
-            return None
-        game = self.game
-        outcome, distance, full = found
-        terminal = game.outcome(state) is not None
-        moves: tuple[MoveValue, ...] = ()
-        if full and not terminal:
-            positions: dict[int, tuple[str, int | None]] = {}
-            shipped.moves(canon, positions, [])
-            children = game.children(state)
-            moves = self._ranked_moves(
-                children, {m: positions[self.canonical(c)[0]] for m, c in children}
-            )
-        elif not terminal and search:
-            moves = self._prove_moves(state, outcome, distance)
-        return Probe(
-            variant=self.name,
-            position=game.format_position(state),
-            to_move=game.to_move(state),
-            outcome=cast(Outcome, outcome),
-            distance=distance,
-            terminal=terminal,
-            moves=moves,
-        )
+        position; a position it has without its moves lists none (``search``: proved now, as
+        :meth:`probe` does)."""
+        probe = None if self.shipped is None else self.shipped.probe(state, self.name)
+        if probe is None or probe.terminal or probe.moves or not search:
+            return probe
+        children = self._proved_children(state, probe.outcome, probe.distance)
+        return build_probe(self.game, self.name, state, (probe.outcome, probe.distance), False, children)
 
-    def _prove_moves(self, state: int, outcome: str, distance: int | None) -> tuple[MoveValue, ...]:
-        """Every move of a position that ``solve`` stored with its value only (a child of a
-        solved position): the values stored, the rest proved now, for at most
-        :data:`PROBE_BUDGET` seconds; a move still unproved then has outcome ``None``."""
+    def _proved_children(self, state: int, outcome: str, distance: int | None) -> list[tuple[int, ChildValue]]:
+        """Every move of a position known with its value only (a child of a solved position) and
+        the value of the position it leads to: the values stored, the rest proved now, for at most
+        :data:`PROBE_BUDGET` seconds (``None`` for a move still unproved then)."""
         from tablebase.solve.search import prove
 
         game = self.game
         children = game.children(state)
         with self.snapshot() as conn:
-            bound = self._bound()
-            canon = [game.canonical(c)[0] if bound.info.symmetry else c for _, c in children]
-            values = bound.storage.values(conn, canon)
+            bound = self._bound_or_shipped()
+            if bound is None:
+                values: list[tuple[str, int | None] | None] = [None] * len(children)
+            else:
+                canon = [game.canonical(c)[0] if bound.info.symmetry else c for _, c in children]
+                values = list(bound.storage.values(conn, canon))
         found: dict[int, tuple[str, int | None]] = {m: v for (m, _), v in zip(children, values) if v is not None}
         if len(found) < len(children):
             known: dict[int, tuple[str, int | None]] = {
@@ -359,25 +323,7 @@ class VariantTable:
             }
             known[state] = (outcome, distance)
             found.update(prove(game, state, PROBE_BUDGET, children=True, known=known).moves)
-        return self._ranked_moves(children, found)
-
-    def _ranked_moves(
-        self, children: list[tuple[int, int]], found: dict[int, tuple[str, int | None]]
-    ) -> tuple[MoveValue, ...]:
-        """The moves of ``children`` (the rules' ``(move, child)`` of a position) best first, from
-        the values of the positions they lead to (``found``, by move; a move missing has outcome ``None``)."""
-        game = self.game
-        order = {m: i for i, (m, _) in enumerate(children)}
-        ranked: list[tuple[tuple[int, float], int, int, int, str | None, int | None]] = []
-        for move, child in children:
-            value = found.get(move)
-            mover, d = (None, None) if value is None else move_value(*value)
-            ranked.append((rank(mover, d), order[move], move, child, mover, d))
-        ranked.sort(key=lambda item: (item[0], item[1]))
-        return tuple(
-            MoveValue(move=game.format_move(m), position=game.format_position(c), outcome=mover, distance=d)
-            for _, _, m, c, mover, d in ranked
-        )
+        return [(m, found.get(m)) for m, _ in children]
 
     def _stored_below(self, state: int, seconds: float | None) -> dict[int, tuple[str, int | None]]:
         """Stored labels of positions at least as far into the game as ``state``, nearest first,
@@ -388,7 +334,7 @@ class VariantTable:
             return read_proved(conn, self.game, self._bound().variant_id, state, seconds)
 
     def get_probe(
-        self, position: str | None = None, default: _T = None, *, search: bool = True  # type: ignore[assignment]
+        self, position: str | None = None, default: _T = None, *, search: bool = False  # type: ignore[assignment]
     ) -> Probe | _T:
         """Like :meth:`probe`, but ``default`` when the position is not in the tablebase."""
         try:
@@ -396,9 +342,10 @@ class VariantTable:
         except UnreachablePositionError:
             return default
 
-    def best_move(self, position: str | None = None) -> MoveValue | None:
-        """The best move (fastest win, else a draw, else the slowest loss); ``None`` at the end."""
-        return self.probe(position).best_move
+    def best_move(self, position: str | None = None, *, search: bool = False) -> MoveValue | None:
+        """The best move (fastest win, else a draw, else the slowest loss); ``None`` at the end
+        (``search`` as in :meth:`probe`)."""
+        return self.probe(position, search=search).best_move
 
     def play(self, position: str | None, move: str) -> str:
         """The position after ``move`` (checked against the rules)."""
@@ -407,9 +354,10 @@ class VariantTable:
             raise IllegalMoveError(f"illegal move {move!r}: the game is over")
         return self.game.format_position(self.game.apply(state, self.game.parse_move(state, move)))
 
-    def line(self, position: str | None = None, max_plies: int = 1000) -> Line:
-        """The perfect line from ``position`` to the end (or to the first repetition)."""
-        first = self.probe(position)
+    def line(self, position: str | None = None, max_plies: int = 1000, *, search: bool = False) -> Line:
+        """The perfect line from ``position`` to the end (or to the first repetition; ``search`` as in
+        :meth:`probe`, for each position of the line)."""
+        first = self.probe(position, search=search)
         moves: list[str] = []
         positions: list[str] = []
         seen = {first.position}
@@ -423,7 +371,7 @@ class VariantTable:
                 repeats = True
                 break
             seen.add(best.position)
-            probe = self.probe(best.position)
+            probe = self.probe(best.position, search=search)
         return Line(self.name, first.position, first.outcome, tuple(moves), tuple(positions), repeats)
 
     def predecessors(self, position: str | None = None) -> Predecessors:
@@ -472,7 +420,7 @@ class VariantTable:
         yield from rows
 
 
-__all__ = ["PROBE_BUDGET", "VariantFile", "VariantTable"]
+__all__ = ["PROBE_BUDGET", "OpeningTable", "VariantTable"]
 
 
 def _ply_outcomes(win: int | None, loss: int | None, draw: int | None) -> dict[str, int] | None:

@@ -209,12 +209,14 @@ def test_export_install_probe_sql_and_cli(computed: Any, tmp_path: Path, shipped
     shipped(NAME, exported)
 
     fresh = empty_file(tmp_path / "fresh.db")
+    untouched = fresh.read_bytes()
     with tablebase.open(fresh) as tb:
-        table = tb.variant(NAME)  # the start and its moves copied on first use, the rest read from the table
+        table = tb.variant(NAME)  # the file holds nothing of it: every probe reads the shipped table
         installed = {r[0]: table.probe(r[0]) for r in rows if r[3] == "1"}
-        assert with_moves(fresh) == {canonical(".../.../...")}
-        children = {r[0]: table.probe(r[0], search=False) for r in rows if r[3] == "0"}
+        assert with_moves(fresh) == set()
+        children = {r[0]: table.probe(r[0]) for r in rows if r[3] == "0"}
         assert all(not probe.moves for probe in children.values() if not probe.terminal)
+    assert fresh.read_bytes() == untouched
     with tablebase.open(path) as tb:
         source = tb.variant(NAME)
         assert all(probe == source.probe(key) for key, probe in installed.items())
@@ -229,8 +231,9 @@ def test_export_install_probe_sql_and_cli(computed: Any, tmp_path: Path, shipped
     key = canonical("x../.o./..x")
     answer = runner.invoke(app, ["probe", NAME, key, "--json", "--db", str(fresh)])
     assert json.loads(answer.stdout) == installed[key].to_dict()
+    assert fresh.read_bytes() == untouched and stored_rows(fresh) == (set(), set())
     with tablebase.open(fresh) as tb:
-        assert tb.install_opening(NAME) == len(rows) - 1 - 3  # all but the start and its three children
+        assert tb.install_opening(NAME) == len(rows)
         assert tb.install_opening(NAME) == 0
         assert all(tb.variant(NAME).probe(key) == probe for key, probe in installed.items())
     assert stored_rows(fresh) == stored_rows(path)
@@ -246,16 +249,25 @@ def test_export_install_probe_sql_and_cli(computed: Any, tmp_path: Path, shipped
     assert (tmp_path / "b.gz").read_bytes() == exported.read_bytes()
 
 
-def test_install_only_into_a_writable_file_that_lacks_the_table(computed: Any, tmp_path: Path, shipped: Any) -> None:
+def test_probes_read_the_shipped_table_and_only_install_opening_writes_it(
+    computed: Any, tmp_path: Path, shipped: Any
+) -> None:
     exported = tmp_path / "ttt.tsv.gz"
     with tablebase.open(computed[0]) as tb:
         tb.export_opening(NAME, exported)
+    key = canonical("x../.o./..x")
+    expected = tablebase.open(computed[0]).variant(NAME).probe(key)
+    with tablebase.open(empty_file(tmp_path / "plain.db")) as tb:
+        with pytest.raises(VariantNotBuiltError, match="variant 'tictactoe' is not built in .*; run: tablebase build"):
+            tb.variant(NAME)
+        assert tb.get_variant(NAME) is None
     shipped(NAME, exported)
     locked = empty_file(tmp_path / "locked.db")
     locked.chmod(0o444)
     with tablebase.open(locked) as tb:
-        with pytest.raises(VariantNotBuiltError, match=f"variant 'tictactoe' is not built in '{locked}'; run: tablebase build"):
-            tb.variant(NAME)
+        assert tb.variant(NAME).probe(key) == expected
+        with pytest.raises(DatabaseError, match="read-only"):
+            tb.install_opening(NAME)
     missing = tmp_path / "missing.db"
     with tablebase.open(missing) as tb:
         with pytest.raises(DatabaseError, match="does not exist"):
@@ -268,11 +280,18 @@ def test_install_only_into_a_writable_file_that_lacks_the_table(computed: Any, t
         with pytest.raises(BuildError, match="fully built here"):
             tb.install_opening(NAME)
     served = empty_file(tmp_path / "served.db")
+    untouched = served.read_bytes()
     with tablebase.open(served) as tb:
-        tb.install_shipped()
-        key = canonical("x../.o./..x")
-        assert tb.variant(NAME).stored_with_moves() and not tb.variant(NAME).stored_with_moves(key)
-        assert tb.variant(NAME).probe(key) == tablebase.open(computed[0]).variant(NAME).probe(key)
+        table = tb.variant(NAME)
+        assert table.probe(key) == expected and table.value(key) == (expected.outcome, expected.distance)
+        assert not table.stored_with_moves() and not table.complete
+        with pytest.raises(VariantNotBuiltError):
+            table.info
+    assert served.read_bytes() == untouched
+    with tablebase.open(served) as tb:
+        assert tb.install_opening(NAME) > 0
+        assert tb.variant(NAME).stored_with_moves() and tb.variant(NAME).stored_with_moves(key)
+        assert tb.variant(NAME).probe(key) == expected
 
 
 def test_solve_proves_by_search_and_leaves_the_shipped_table_out(computed: Any, tmp_path: Path, shipped: Any) -> None:
@@ -288,9 +307,35 @@ def test_solve_proves_by_search_and_leaves_the_shipped_table_out(computed: Any, 
         report = tb.solve(NAME, "x../.../...")
         assert report.nodes > 0
         assert stored_rows(path) == stored_rows(plain)
-        # the start is not stored with its moves, so a probe copies it on first use
+        # the start is not stored with its moves: a probe reads them from the shipped table
         assert tb.variant(NAME).probe().moves
-    assert with_moves(path) == {canonical(".../.../..."), *with_moves(plain)}
+    assert with_moves(path) == with_moves(plain)
+
+
+def test_probe_else_prove_answers_from_the_file_else_asks_the_prover(tmp_path: Path) -> None:
+    """``probe_else_prove``: the file's probe when it gives every move, else the prover's answer; probes
+    of a position stored with its value only search only when asked, and store nothing."""
+    from tablebase.query import probe_else_prove
+
+    game = games.get(NAME)
+    path = empty_file(tmp_path / "solved.db")
+    with tablebase.open(path) as tb:
+        tb.solve(NAME, "x../.../...")
+    rows = stored_rows(path)
+    solved = game.parse_position("x../.../...")
+    child = game.apply(solved, game.legal_moves(solved)[0])
+    with tablebase.open(path) as tb:
+        table = tb.variant(NAME)
+        full = probe_else_prove(tb, game, solved, lambda state: pytest.fail("asked to prove"))
+        assert full == table.probe("x../.../...") and full.moves
+        assert not table.probe(game.format_position(child)).moves
+        assert probe_else_prove(tb, game, child) is None
+        assert probe_else_prove(tb, game, child, lambda state: game.format_position(state)) == game.format_position(child)
+        bare = probe_else_prove(tb, game, child, enough=lambda probe: True)
+        assert bare is not None and bare.moves == ()
+        proved = probe_else_prove(tb, game, child, search=True)
+        assert proved is not None and proved.proves_every_move(game.move_count(child))
+    assert stored_rows(path) == rows
 
 
 def test_a_table_file_is_checked_when_read(computed: Any, tmp_path: Path) -> None:
@@ -394,11 +439,13 @@ def test_the_shipped_7x6_table(tmp_path: Path) -> None:
 
 
 def test_the_first_probe_of_the_shipped_table_stays_light(tmp_path: Path) -> None:
-    """In a file whose schema is current, the first probe copies the empty board and its seven
-    columns in without loading SQLAlchemy, alembic, numpy or numba (a new process, as a command is)."""
+    """In a file whose schema is current, the first probe answers the empty board and its seven
+    columns from the shipped table without loading SQLAlchemy, alembic, numpy or numba (a new
+    process, as a command is), and writes nothing."""
     if games.get("connect4").shipped_opening() is None:
         pytest.skip("the package ships no 7x6 opening table")
     path = empty_file(tmp_path / "c4.db")
+    untouched = path.read_bytes()
     code = (
         "import sys, tablebase\n"
         "r = tablebase.open(sys.argv[1]).variant('connect4').probe()\n"
@@ -407,7 +454,4 @@ def test_the_first_probe_of_the_shipped_table_stays_light(tmp_path: Path) -> Non
     )
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["win", "41", "7", "[]"]
-    with sqlite3.connect(path) as conn:
-        assert conn.execute(
-            "SELECT states_count, moves_count, complete FROM variants WHERE name = 'connect4'"
-        ).fetchone() == (5, 7, 0)
+    assert path.read_bytes() == untouched

@@ -139,12 +139,12 @@ def stored_with_moves(table: Any, position: str) -> bool:
     return any(src in ids for src, _, _ in moves)
 
 
-def check_solved(tb: Any, name: str, position: str, memo: dict[int, tuple[str, int]]) -> None:
-    """``probe`` after ``solve``: the position's value and every legal move's value are the brute force's."""
+def check_solved(tb: Any, name: str, position: str, memo: dict[int, tuple[str, int]], search: bool = False) -> None:
+    """``probe`` after ``solve`` (with ``search`` if asked): the position's value and every legal move's value are the brute force's."""
     table = tb.variant(name)
     game = table.game
     state = game.parse_position(position)
-    probe = table.probe(position)
+    probe = table.probe(position, search=search)
     assert (probe.outcome, probe.distance) == brute_force(game, state, memo), position
     flip = {"win": "loss", "loss": "win", "draw": "draw"}
     expected = {}
@@ -241,7 +241,7 @@ def test_a_time_limit_ends_the_command_with_a_whole_file(tmp_path: Path) -> None
 
 
 def test_probe_of_a_position_stored_with_its_value_only(tmp_path: Path) -> None:
-    """A child of a solved position is stored with its value; a probe proves its moves."""
+    """A child of a solved position is stored with its value; a probe lists no moves, one with ``search`` proves them."""
     db = tmp_path / "u.db"
     memo: dict[int, tuple[str, int]] = {}
     with tablebase.open(db) as tb:
@@ -252,7 +252,8 @@ def test_probe_of_a_position_stored_with_its_value_only(tmp_path: Path) -> None:
         leaves = [key for sid, key, _, terminal, _, _ in states if not terminal and sid not in with_moves]
         assert leaves
         for key in leaves[:5]:
-            check_solved(tb, "ultimate-classic", key, memo)
+            assert table.probe(key).moves == ()
+            check_solved(tb, "ultimate-classic", key, memo, search=True)
 
 
 @pytest.mark.slow

@@ -79,7 +79,7 @@ import tablebase
 from tablebase import games
 from tablebase.errors import TablebaseError, UnknownVariantError
 from tablebase.games.notation import parse_position as parse_text
-from tablebase.query import PROBE_BUDGET, Tablebase
+from tablebase.query import PROBE_BUDGET, Tablebase, probe_else_prove
 from tablebase.results import Probe, VariantInfo
 from tablebase.serve.analysis import Analysis, load_rules
 from tablebase.serve.caching import MAX_AGE, NO_STORE, Caching, names_tag, render_json, request_identity, scope_identity
@@ -157,16 +157,16 @@ def create_app(
 
     async def known(game: games.Game, state: int) -> Probe | None:
         """The probe of ``state`` from the file, from this process's searches or from the workers' answers
-        (with a pool, without searching in this process)."""
+        (with a pool, without searching in this process; without one, the moves of a position the
+        file holds with its value only are proved here)."""
         probe = analysis.known(game, state, search=pool is None)
         if probe is None and pool is not None:
             probe = await pool.lookup(game, state)
         return probe
 
     def stored(game: games.Game, state: int) -> bool:
-        """Whether the file holds ``state`` of ``game`` (with its value at least)."""
-        table = tb.get_variant(game.name)
-        return table is not None and table.get_probe(game.format_position(state), search=False) is not None
+        """Whether the file holds ``state`` of ``game`` (with its value at least; its shipped opening table counts)."""
+        return probe_else_prove(tb, game, state, enough=lambda probe: True) is not None
 
     tables: dict[str, VariantTable] = {}
 

@@ -89,7 +89,6 @@ def run(
         raise ValueError(f"invalid number of HTTP workers: {workers!r} (at least 1)")
     with tablebase.open(db) as tb:
         tb.variants()
-        tb.install_shipped()
     try:
         sockets = listening_sockets(host, port, workers)
     except OSError as exc:

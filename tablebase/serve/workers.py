@@ -142,11 +142,11 @@ def _work(
             try:
                 game = games.get(name)
                 if kind == "probe":
-                    reply = ("ok", tb.variant(name).probe(game.format_position(state)))
+                    reply = ("ok", tb.variant(name).probe(game.format_position(state), search=True))
                 elif kind == "known":
-                    reply = ("ok", analysis.known(game, state) or analysis.solve(game, state, 0))
+                    reply = ("ok", analysis.known(game, state, search=True) or analysis.solve(game, state, 0))
                 else:
-                    probe = analysis.known(game, state)
+                    probe = analysis.known(game, state, search=True)
                     if probe is None and write:
                         probe = _solve_and_store(tb, game, state, seconds)
                     reply = ("ok", probe if probe is not None else analysis.solve(game, state, seconds))
