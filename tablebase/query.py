@@ -29,7 +29,7 @@ import threading
 import time
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 from tablebase import games, opening
 from tablebase.errors import (
@@ -45,9 +45,10 @@ from tablebase.variant import PROBE_BUDGET, VariantTable
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from tablebase.results import OpeningReport, Probe, VariantInfo, VerifyReport
+    from tablebase.results import OpeningReport, VariantInfo, VerifyReport
 
     from tablebase.solve import Progress
+    from tablebase.solve.search import SearchSession
 
 DEFAULT_DB = "tablebase.db"
 #: Shares of the time left that ``solve`` gives to reading the stored values, to the search of the
@@ -89,8 +90,10 @@ class Tablebase:
         self._owns_engine = engine is None
         self._tables: dict[str, VariantTable] = {}
         self._read = Reader(self.path, engine)
-        # re-entrant: a write may call another (install_opening writes the opening table)
+        # re-entrant: a write may read a variant, which may install its shipped opening table first
         self._writing = threading.RLock()
+        #: Variants whose shipped opening table this object has looked for in the file.
+        self._shipped_checked: set[str] = set()
         #: Variants whose opening table this object computes: probes do not answer from a shipped one.
         self._own_opening: set[str] = set()
 
@@ -129,12 +132,7 @@ class Tablebase:
         finally:
             raw.close()
 
-    @property
-    def reader(self) -> Reader:
-        """The file's read-only connections (one a thread) and the variant rows they keep."""
-        return self._read
-
-    def snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
+    def _snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
         """A read transaction: every query inside sees the same committed state of the file."""
         return self._read.snapshot()
 
@@ -158,44 +156,41 @@ class Tablebase:
 
     def variants(self) -> list[VariantInfo]:
         """Every variant built into this file, by name."""
-        with self.snapshot() as conn:
+        with self._snapshot() as conn:
             return read_variants(conn)
 
     def variant(self, name: str) -> VariantTable:
-        """The built variant ``name``; raises if the name is unknown or not built here. Nothing is written.
+        """The built variant ``name``; raises if the name is unknown or not built here.
 
         A variant whose game ships an opening table (:meth:`~tablebase.games.base.Game.shipped_opening`)
-        answers probes of the positions the file lacks from that table, read-only, also in a file that
-        holds nothing of the variant yet; :meth:`install_opening` copies the table into the file.
+        is added to a file that exists, can be written and lacks the variant's start position with
+        its moves (looked at once per object): the start and its moves are copied from the table,
+        and probes of the positions the file lacks answer from it (:meth:`install_opening` copies
+        the whole table).
         """
-        table = self._variant_table(name)
-        table._bound_or_shipped()
-        return table
+        if name not in self._shipped_checked:
+            self._install_shipped(name)
+        return self._table(name)
 
-    def _variant_table(self, name: str) -> VariantTable:
-        """The object :meth:`variant` hands out for ``name`` (whether the file holds it is not checked)."""
+    def _table(self, name: str) -> VariantTable:
+        """:meth:`variant` without looking for a shipped opening table."""
         table = self._tables.get(name)
         if table is None:
             game = games.get(name)
             shipped = None if name in self._own_opening else opening.shipped(game)
             table = self._tables.setdefault(name, VariantTable(self, game, name, shipped))
-        return table
-
-    def _table(self, name: str) -> VariantTable:
-        """:meth:`variant` when the file holds the variant (a shipped opening table alone does not do)."""
-        table = self._variant_table(name)
         table._bound()
         return table
 
     def _get_table(self, name: str) -> VariantTable | None:
-        """:meth:`_table`, ``None`` when the file does not hold the variant."""
+        """:meth:`get_variant` without looking for a shipped opening table."""
         try:
             return self._table(name)
         except VariantNotBuiltError:
             return None
 
     def get_variant(self, name: str) -> VariantTable | None:
-        """Like :meth:`variant`, but ``None`` when it is not built and ships no opening table (unknown names still raise)."""
+        """Like :meth:`variant`, but ``None`` when it is not built (unknown names still raise)."""
         try:
             return self.variant(name)
         except VariantNotBuiltError:
@@ -218,15 +213,44 @@ class Tablebase:
 
     # -- writing -------------------------------------------------------------
 
+    def _install_shipped(self, name: str) -> None:
+        """Copy the start and its moves from the opening table ``name``'s game ships when
+        :meth:`variant` says it should."""
+        self._shipped_checked.add(name)
+        game = games.get(name)
+        table = opening.shipped(game)
+        if table is None or not self._owns_engine or not self.path.is_file():
+            return
+        try:
+            if self._table(name).info.complete or self._table(name).stored_with_moves():
+                return
+        except VariantNotBuiltError:
+            pass
+        try:
+            self._check_writable()
+        except DatabaseError:
+            return
+        positions: dict[int, tuple[str, int | None]] = {}
+        edges: list[tuple[int, int, int]] = []
+        table.moves(game.canonical(game.initial_state())[0], positions, edges)
+        self._write_opening(name, game, positions, edges)
+
+    def install_shipped(self) -> None:
+        """What :meth:`variant` does on first use, for every fixed variant whose game ships an
+        opening table: its start and moves copied into a file that lacks them."""
+        for name in games.names():
+            if games.get(name).shipped_opening() is not None and name not in self._shipped_checked:
+                self._install_shipped(name)
+
     @_writes
     def install_opening(self, name: str) -> int:
         """Copy the opening table ``name``'s game ships into this file (in one transaction,
-        skipping the positions stored already); how many positions were new. This is the one call
-        that writes the table into a file: probes read it from the package."""
+        skipping the positions stored already); how many positions were new."""
         game = games.get(name)
         table = opening.shipped(game)
         if table is None:
             raise BuildError(f"variant {name!r} ships no opening table")
+        self._shipped_checked.add(name)
         positions, edges = table.read()
         return self._write_opening(name, game, positions, edges)
 
@@ -259,15 +283,10 @@ class Tablebase:
         (``ply N``, positions done, positions known so far). The shipped table is not installed
         first (:meth:`install_opening` does that)."""
         game = games.get(name)
-        if plies < 0:
-            raise BuildError(f"plies must be 0 or more, got {plies!r}")
+        self._shipped_checked.add(name)
         self._own_opening.add(name)
         self._tables.pop(name, None)
-        self.upgrade()
-        with self.solver(name) as solver:
-            return opening.compute(
-                game, plies, every, progress, stored=lambda state: probe_else_prove(self, game, state), solver=solver
-            )
+        return opening.compute(self, game, plies, every, progress)
 
     def export_opening(self, name: str, path: str | os.PathLike[str]) -> int:
         """Write the positions of ``name`` stored with all their moves, and their children's values,
@@ -372,12 +391,11 @@ class Tablebase:
 
     @_writes
     def _solve(
-        self, name: str, game: Game, state: int, time_limit: float | None, compiled: Any = None, line: bool = False
-    ) -> tuple[SolveReport, Any]:
-        """:meth:`solve` of ``state`` (already read), going on with the ``compiled`` table of an
-        earlier solve; also gives the table this one used when a later solve may reuse it."""
+        self, name: str, game: Game, state: int, time_limit: float | None, session: SearchSession, line: bool = False
+    ) -> SolveReport:
+        """:meth:`solve` of ``state`` (already read) by ``session``'s search of ``game``, which goes
+        on from the table of its earlier solves."""
         started = time.perf_counter()
-        from tablebase.solve.search import prove
         from tablebase.store.proved import write_proved
 
         deadline = None if time_limit is None else started + time_limit
@@ -389,9 +407,9 @@ class Tablebase:
             raise BuildError(f"variant {name!r} is fully built here; probe it instead")
         known = {} if table is None else table._stored_below(state, _share(deadline, SOLVE_READ_SHARE))
         self._drop_reader()
-        result = prove(
-            game, state, _share(deadline, SOLVE_SEARCH_SHARE), children=True, line=line,
-            line_time_limit=_share(deadline, SOLVE_LINE_SHARE), known=known, processes=2, table=compiled,
+        result = session.prove(
+            state, _share(deadline, SOLVE_SEARCH_SHARE), children=True, line=line,
+            line_time_limit=_share(deadline, SOLVE_LINE_SHARE), known=known, processes=2,
         )
         write_by = None if deadline is None or time_limit is None else deadline - 0.05 * time_limit
         result.collect(write_by)
@@ -410,7 +428,7 @@ class Tablebase:
             seconds=time.perf_counter() - started,
             moves=0 if game.outcome(state) is not None else game.move_count(state),
             moves_proved=len(result.moves),
-        ), (result.table if getattr(result.table, "reusable", False) else None)
+        )
 
     def solve_many(
         self, name: str, positions: list[str], *, time_limit: float | None = None, line: bool = False
@@ -432,26 +450,6 @@ class Tablebase:
         if not self._owns_engine or str(self.path) == ":memory:":
             return None
         return self.path.with_name(f"{self.path.name}.{name}.search.npy")
-
-    def _kept_table(self, name: str, game: Game, state: int) -> Any:
-        """The compiled table of ``name`` with what earlier solves kept beside this file, if any."""
-        path = self.kept_table_path(name)
-        if path is None or not path.exists():
-            return None
-        table = game.outcome_table(state)
-        if table is None or not hasattr(table, "load"):
-            return None
-        try:
-            table.load(path)
-        except ValueError as err:
-            raise DatabaseError(f"{err}; delete it to solve without it") from None
-        return table
-
-    def _keep_table(self, name: str, table: Any) -> None:
-        """Write what ``table`` proved beside this file (:meth:`kept_table_path`), where it can be kept."""
-        path = self.kept_table_path(name)
-        if path is not None and table is not None and hasattr(table, "save"):
-            table.save(path)
 
     def _check_writable(self) -> None:
         if not self._owns_engine:
@@ -491,16 +489,18 @@ class Tablebase:
 
 class Solver:
     """Solves of one variant by search (:meth:`Tablebase.solve`) that go on from one another: where
-    the game's compiled search table can be reused, it is kept between them, read from beside the
-    file (:meth:`Tablebase.kept_table_path`) on the first solve and written back by :meth:`keep`
+    the game's compiled search table can be reused, it is kept between them (a
+    :class:`~tablebase.solve.search.SearchSession`), read from beside the file
+    (:meth:`Tablebase.kept_table_path`) on the first solve and written back by :meth:`keep`
     and on :meth:`close`."""
 
     def __init__(self, tablebase: Tablebase, name: str):
+        from tablebase.solve.search import SearchSession
+
         self.tablebase = tablebase
         self.name = name
         self.game = games.get(name)
-        self._compiled: Any = None
-        self._loaded = False
+        self.session = SearchSession(self.game, kept=tablebase.kept_table_path(name))
 
     def solve(self, position: str | None = None, *, time_limit: float | None = None, line: bool = False) -> SolveReport:
         """:meth:`Tablebase.solve` of ``position`` (``None``: the start)."""
@@ -511,40 +511,26 @@ class Solver:
 
     def solve_state(self, state: int, time_limit: float | None = None, line: bool = False) -> SolveReport:
         """:meth:`solve` of a state already read."""
-        self._load(state)
-        report, self._compiled = self.tablebase._solve(self.name, self.game, state, time_limit, self._compiled, line)
-        return report
+        self.session.open(state)
+        return self.tablebase._solve(self.name, self.game, state, time_limit, self.session, line)
 
     def prepare(self) -> None:
         """Make the search's table, as large as for the start, with what earlier solves kept, and
         load the game's compiled search (:func:`~tablebase.solve.search.warm_up`: compiled on first
         use), so the next solve waits for neither; nothing where the game's compiled table cannot
         be reused."""
-        from tablebase.solve.search import warm_up
-
-        start = self.game.initial_state()
-        self._load(start)
-        if self._compiled is None:
-            table = self.game.outcome_table(start)
-            self._compiled = table if getattr(table, "reusable", False) else None
-        if self._compiled is not None:
-            warm_up(self.game, self._compiled)
-
-    def _load(self, state: int) -> None:
-        """At the first solve: the table with what earlier solves kept beside the file, if any."""
-        if not self._loaded:
-            self._compiled, self._loaded = self.tablebase._kept_table(self.name, self.game, state), True
+        self.session.warm_up()
 
     def keep(self) -> None:
         """Write what the search proved so far beside the file, where the game's table can be kept."""
-        self.tablebase._keep_table(self.name, self._compiled)
+        self.session.save()
 
     def close(self) -> None:
         """:meth:`keep`, then let the search's table go."""
         try:
             self.keep()
         finally:
-            self._compiled, self._loaded = None, False
+            self.session.close()
 
     def __enter__(self) -> Solver:
         return self
@@ -564,54 +550,6 @@ def _share(deadline: float | None, share: float) -> float | None:
     if deadline is None:
         return None
     return max(0.0, deadline - time.perf_counter()) * share
-
-
-_Proved = TypeVar("_Proved")
-
-
-@overload
-def probe_else_prove(
-    tb: Tablebase,
-    game: Game,
-    state: int,
-    prove: Callable[[int], _Proved],
-    *,
-    search: bool = False,
-    enough: Callable[[Probe], bool] | None = None,
-) -> Probe | _Proved: ...
-
-
-@overload
-def probe_else_prove(
-    tb: Tablebase,
-    game: Game,
-    state: int,
-    prove: None = None,
-    *,
-    search: bool = False,
-    enough: Callable[[Probe], bool] | None = None,
-) -> Probe | None: ...
-
-
-def probe_else_prove(
-    tb: Tablebase,
-    game: Game,
-    state: int,
-    prove: Callable[[int], _Proved] | None = None,
-    *,
-    search: bool = False,
-    enough: Callable[[Probe], bool] | None = None,
-) -> Probe | _Proved | None:
-    """The probe of ``state`` of ``game``: the file's (or its shipped opening table's) when it gives
-    every move's value, or when ``enough(probe)`` takes it as it is; else ``prove(state)``, the
-    caller's way to prove it (it may search, and store); ``None`` when neither knows it. ``search``:
-    a position the file holds with its value only has its moves proved by the probe
-    (:meth:`VariantTable.probe`)."""
-    table = tb.get_variant(game.name)
-    probe = None if table is None else table.get_probe(game.format_position(state), search=search)
-    if probe is not None and (probe.proves_every_move(game.move_count(state)) or (enough is not None and enough(probe))):
-        return probe
-    return None if prove is None else prove(state)
 
 
 def open(path: str | os.PathLike[str] | None = None, *, engine: Engine | None = None) -> Tablebase:  # noqa: A001
@@ -659,5 +597,5 @@ def check_strategy(name: str, *, lower_bound: bool = False, walk_to: int = 0) ->
 
 __all__ = [
     "DEFAULT_DB", "PROBE_BUDGET", "Solver", "Tablebase", "TablebaseError", "UnknownVariantError", "VariantTable", "check_strategy",
-    "count", "open", "probe_else_prove",
+    "count", "open",
 ]

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
     from tablebase.games.common.dense_index import DenseIndex
+    from tablebase.games.compiled_search import CompiledSearch
     from tablebase.games.common.kernels import VectorKernels
     from tablebase.games.layout import BoardMarks, Layout
 
@@ -114,19 +115,19 @@ class Game(ABC):
             out.append((move, child, result, 0 if result is not None else self.move_count(child)))
         return out
 
-    def outcome_table(self, state: int, time_limit: float | None = None, memory: int | None = None) -> Any | None:
+    def outcome_table(
+        self, state: int, time_limit: float | None = None, memory: int | None = None
+    ) -> CompiledSearch | None:
         """A compiled win/draw/loss search for positions reached from ``state``, or ``None``
         (also when loading it would take a good part of ``time_limit`` seconds). A game that
         sizes its table keeps it within ``memory`` bytes when that is given.
 
-        :mod:`tablebase.solve.search` then uses it for its outcome step: an
-        object that reads and writes like the search's ``{state: (lo, hi,
-        best)}`` table of bounds (``get``, item assignment, ``len``) and has
-        ``search(state, alpha, beta, budget) -> (value or None, nodes)``, the
-        fail-soft negamax value in -1..1 of a non-terminal state, ``None``
-        when ``budget`` nodes did not suffice. A table whose ``reusable`` attribute
-        is true holds only facts exact for every position, whichever search stored
-        them: a batch of proofs may share it (:func:`tablebase.solve.search.prove`).
+        :mod:`tablebase.solve.search` then uses it for its outcome step, and for
+        what else it offers (:class:`~tablebase.games.compiled_search.CompiledSearch`:
+        a table of bounds, its negamax in node budgets, and the optional capabilities).
+        A table that is ``reusable`` holds only facts exact for every position, whichever
+        search stored them: a batch of proofs may share it
+        (:class:`tablebase.solve.search.SearchSession`).
         """
         return None
 

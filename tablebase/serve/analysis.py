@@ -13,13 +13,17 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Game
-from tablebase.probes import build_probe
-from tablebase.query import Tablebase, probe_else_prove
-from tablebase.results import Probe
+from tablebase.games.compiled_search import CompiledSearch
+from tablebase.outcome import move_value, rank
+from tablebase.query import Tablebase
+from tablebase.results import MoveValue, Probe
+
+if TYPE_CHECKING:
+    from tablebase.solve.search import SearchSession
 
 #: Longest search a request may ask for, in seconds.
 MAX_SECONDS = 30.0
@@ -63,11 +67,15 @@ class Analysis:
         self._running = threading.Lock()
         self._store = threading.Lock()
 
-    def known(self, game: Game, state: int, search: bool = False) -> Probe | None:
-        """The probe of ``state`` from the tablebase file or from earlier searches; ``None`` if unknown
-        (:func:`~tablebase.query.probe_else_prove`). ``search``: the moves of a position the file holds
-        with its value only are proved now, for at most :data:`~tablebase.variant.PROBE_BUDGET` seconds."""
-        return probe_else_prove(self.tb, game, state, lambda state: self._from_memory(game, state), search=search)
+    def known(self, game: Game, state: int, search: bool = True) -> Probe | None:
+        """The probe of ``state`` from the tablebase file or from earlier searches; ``None`` if unknown.
+        ``search=False``: without proving the moves of a position the file holds with its value only."""
+        table = self.tb.get_variant(game.name)
+        if table is not None:
+            probe = table.get_probe(game.format_position(state), search=search)
+            if probe is not None and probe.proves_every_move(game.move_count(state)):
+                return probe
+        return self._from_memory(game, state)
 
     def _value(self, game: Game, state: int) -> tuple[str, int | None] | None:
         result = game.outcome(state)
@@ -84,7 +92,25 @@ class Analysis:
             values = [self._value(game, child) for _, child in children]
         if any(v is None for v in values):
             return None
-        return build_probe(game, game.name, state, value, not children, [(m, v) for (m, _), v in zip(children, values)])
+        moves = []
+        for (move, child), child_value in zip(children, values):
+            assert child_value is not None
+            outcome, distance = move_value(*child_value)
+            moves.append(
+                MoveValue(
+                    move=game.format_move(move), position=game.format_position(child), outcome=outcome, distance=distance
+                )
+            )
+        moves.sort(key=lambda m: rank(m.outcome, m.distance))
+        return Probe(
+            variant=game.name,
+            position=game.format_position(state),
+            to_move=game.to_move(state),
+            outcome=value[0],
+            distance=value[1],
+            terminal=not children,
+            moves=tuple(moves),
+        )
 
     def remember(self, game: Game, positions: dict[int, tuple[str, int | None]]) -> None:
         """Keep proved ``(outcome, distance)`` of canonical states of ``game`` (all are dropped
@@ -139,66 +165,64 @@ def load_rules() -> list[Game]:
 
 
 def search_positions(
-    game: Game, state: int, seconds: float, table: Any = None
+    game: Game, state: int, seconds: float, session: SearchSession | None = None
 ) -> tuple[bool, dict[int, tuple[str, int | None]]]:
     """Whether a search of ``seconds`` proved ``state`` and each of its children, and the canonical
-    states it proved with their ``(outcome, distance)`` (none when it did not); ``table``: a
-    reusable compiled table of ``game`` to go on with (:meth:`Game.outcome_table`)."""
-    from tablebase.solve.search import prove
+    states it proved with their ``(outcome, distance)`` (none when it did not); ``session``: the
+    searches of ``game`` this one goes on from (:class:`~tablebase.solve.search.SearchSession`)."""
+    from tablebase.solve.search import SearchSession
 
-    result = prove(game, state, seconds, children=True, table=table)
+    result = (session or SearchSession(game)).prove(state, seconds, children=True)
     return result.complete, result.positions if result.complete else {}
 
 
 class Searches:
     """:func:`search_positions` that goes on from the compiled table of the game searched last,
     where the game's table is reusable, so each search of a game starts from what the earlier
-    ones proved. A new table takes at most ``memory`` bytes and starts with the entries a
-    tablebase kept for its game in the file ``kept(name)`` names, if that exists
-    (:meth:`~tablebase.query.Tablebase.kept_table_path`); a search of another game drops the
-    table and starts one of its own."""
+    ones proved (a :class:`~tablebase.solve.search.SearchSession` a game). A new table takes at
+    most ``memory`` bytes and starts with the entries a tablebase kept for its game in the file
+    ``kept(name)`` names, if that exists and can be read
+    (:meth:`~tablebase.query.Tablebase.kept_table_path`); nothing is written back. A search of
+    another game whose table may be reusable drops the table and starts one of its own."""
 
     def __init__(self, memory: int | None = None, kept: Callable[[str], os.PathLike[str] | None] | None = None):
         self.memory = memory
         self.kept = kept
-        #: The name of the game whose table is kept, and the table.
-        self.game: str | None = None
-        self.table: Any = None
-        self._fresh: set[str] = set()  # games whose tables are not reusable: each search makes its own
+        self._sessions: dict[str, SearchSession] = {}
+
+    @property
+    def game(self) -> str | None:
+        """The name of the game whose table is kept, if any."""
+        return next((name for name, session in self._sessions.items() if session.table is not None), None)
+
+    @property
+    def table(self) -> CompiledSearch | None:
+        """The table kept, if any."""
+        return next((session.table for session in self._sessions.values() if session.table is not None), None)
 
     def __call__(self, game: Game, state: int, seconds: float) -> tuple[bool, dict[int, tuple[str, int | None]]]:
-        return search_positions(game, state, seconds, self._table(game, state, seconds))
+        return search_positions(game, state, seconds, self._session(game))
 
-    def _table(self, game: Game, state: int, seconds: float | None) -> Any:
-        """The kept table of ``game``, or a new one (``None`` where its table is not reusable)."""
-        if game.name == self.game:
-            return self.table
-        if game.name in self._fresh:
-            return None
-        self.game, self.table = None, None  # the last game's table goes before the next is made
-        table: Any = game.outcome_table(state, seconds, memory=self.memory)
-        if not getattr(table, "reusable", False):
-            self._fresh.add(game.name)
-            return None
-        path = self.kept(game.name) if self.kept is not None else None
-        if path is not None and os.path.exists(path) and hasattr(table, "load"):
-            try:
-                table.load(path)
-            except ValueError:
-                pass  # a table of another board, or a damaged file: the search does without it
-        self.game, self.table = game.name, table
-        return table
+    def _session(self, game: Game) -> SearchSession:
+        """The searches of ``game``; unless its table is known not to be reusable, the other
+        games' tables go before its own is made."""
+        from tablebase.solve.search import SearchSession
+
+        session = self._sessions.get(game.name)
+        if session is None:
+            kept = self.kept(game.name) if self.kept is not None else None
+            session = self._sessions[game.name] = SearchSession(game, kept=kept, memory=self.memory, strict=False)
+        if session.reusable is not False:
+            for other in self._sessions.values():
+                if other is not session:
+                    other.close()
+        return session
 
     def prepare(self, game: Game) -> bool:
-        """Make the table of ``game`` and load its compiled search (:func:`~tablebase.solve.search.warm_up`)
-        before a request waits for it; ``False`` (and nothing done) where the game's table is not reusable."""
-        from tablebase.solve.search import warm_up
-
-        table = self._table(game, game.initial_state(), None)
-        if table is None:
-            return False
-        warm_up(game, table)
-        return True
+        """Make the table of ``game`` and load its compiled search
+        (:meth:`~tablebase.solve.search.SearchSession.warm_up`) before a request waits for it;
+        ``False`` (and nothing more done) where the game's table is not reusable."""
+        return self._session(game).warm_up()
 
 
 __all__ = ["MAX_SECONDS", "Analysis", "BusyError", "NotProvedError", "Searches", "load_rules", "search_positions"]

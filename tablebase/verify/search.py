@@ -4,7 +4,7 @@ compared with the stored ones."""
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tablebase.progress import Progress
@@ -18,7 +18,7 @@ def verify_by_search(
     """Re-prove ``count`` stored positions with moves, drawn at random (with a fixed ``seed``), by
     the search from nothing (a compiled table of its own, no stored value), adding to ``report``
     each position whose value, or one of whose moves' values, differs from the stored one."""
-    from tablebase.solve.search import prove
+    from tablebase.solve.search import SearchSession
 
     game = table.game
     with table.snapshot() as conn:
@@ -29,11 +29,10 @@ def verify_by_search(
             expanded = [row for row in table.storage.rows(conn) if row[0] in sources]
             rows = random.Random(seed).sample(expanded, min(count, len(expanded)))
     picked = list({row[1]: row for row in rows}.values())[:count]
-    compiled: Any = None
+    session = SearchSession(game)
     for done, (_, key, _, _, outcome, distance) in enumerate(picked, 1):
         state = game.parse_position(key)
-        result = prove(game, state, children=True, table=compiled)
-        compiled = result.table if getattr(result.table, "reusable", False) else None
+        result = session.prove(state, children=True)
         if (result.outcome, result.distance) != (outcome, distance):
             report.add(f"{key}: stored {outcome}/{distance}, the search says {result.outcome}/{result.distance}")
         with table.snapshot() as conn:

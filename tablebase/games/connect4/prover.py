@@ -510,6 +510,8 @@ class Prover(ScoreSearch):
 
     #: What the table holds is exact for every position: a batch may share one prover.
     reusable = True
+    #: :meth:`save` and :meth:`load` keep its most valuable entries in a file.
+    keeps = True
 
     def __init__(self, columns: int, rows: int, entries: int = DEFAULT_ENTRIES, threads: int | None = None):
         if columns * (rows + 1) > 64:

@@ -37,6 +37,7 @@ from tablebase.outcome import DRAW, LOSS, Outcome
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
 
+    from tablebase.games.compiled_search import CompiledSearch
     from tablebase.games.connect4.index import Connect4Index
     from tablebase.games.common.kernels import VectorKernels
 
@@ -225,7 +226,9 @@ class Connect4Game(Game):
             self._dense = Connect4Index(self.columns, self.rows)
         return self._dense
 
-    def outcome_table(self, state: int, time_limit: float | None = None, memory: int | None = None) -> Any | None:
+    def outcome_table(
+        self, state: int, time_limit: float | None = None, memory: int | None = None
+    ) -> CompiledSearch | None:
         """The exact score search compiled with numba (:mod:`tablebase.games.connect4.prover`,
         on every core); its ``label`` gives outcome and distance at once.
         Its table holds 2^27 entries (1 GiB) for a position with at most 8 discs, else 2^24 (128 MiB),

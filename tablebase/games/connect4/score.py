@@ -12,8 +12,8 @@ mapping one-to-one.
 from __future__ import annotations
 
 import time
-from typing import Any
 
+from tablebase.games.compiled_search import CompiledSearch
 from tablebase.games.connect4.bits import to_bitboards
 
 
@@ -53,13 +53,13 @@ def outcome_from_score(score: int, discs: int, width: int, height: int) -> tuple
 DEADLINE_CHUNK = 2_000_000
 
 
-class ScoreSearch:
+class ScoreSearch(CompiledSearch):
     """What a Connect Four search gives the generic search of :mod:`tablebase.solve.search` beyond
     :meth:`score`: labels and negamax values from scores, and no outcome entries of its own."""
 
+    labels = True
     columns: int
     rows: int
-    nodes: int
 
     def score(self, state: int, budget: int | None = None) -> int | None:
         """Pons' score of a non-terminal state, ``None`` when ``budget`` nodes did not suffice."""
@@ -111,7 +111,7 @@ class ScoreSearch:
     def get(self, state: int) -> tuple[int, int, int] | None:
         return None
 
-    def __setitem__(self, state: int, entry: Any) -> None:
+    def __setitem__(self, state: int, entry: tuple[int, int, int], /) -> None:
         return None
 
     def search(self, state: int, alpha: int, beta: int, budget: int) -> tuple[int | None, int]:

@@ -64,7 +64,7 @@ won fields follow ``p``.
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablebase.errors import IllegalMoveError, MalformedPositionError
 from tablebase.games.base import DRAW, LOSS, Game, Outcome
@@ -72,6 +72,9 @@ from tablebase.games.bitboard import grid_symmetries, invert_permutation
 from tablebase.games.layout import BoardMarks, Layout, grid_layout
 from tablebase.games.notation import cell_name, parse_cell
 from tablebase.games.ultimate.lines import LINE
+
+if TYPE_CHECKING:
+    from tablebase.games.compiled_search import CompiledSearch
 
 # -- the state's bits -----------------------------------------------------------
 
@@ -352,7 +355,9 @@ class Ultimate(Game):
             return None
         return CELLS - (state & M162).bit_count()
 
-    def outcome_table(self, state: int, time_limit: float | None = None, memory: int | None = None) -> Any | None:
+    def outcome_table(
+        self, state: int, time_limit: float | None = None, memory: int | None = None
+    ) -> CompiledSearch | None:
         """The outcome search compiled with numba (:mod:`tablebase.games.ultimate.search`), when it is
         installed; loading it takes a second or two, so not for a first search of less than
         :data:`COMPILED_MIN_SECONDS`, nor of fewer than :data:`COMPILED_MIN_SPOTS` open spots."""

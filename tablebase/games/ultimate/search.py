@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from tablebase.games.common.compiled import announce_compile
+from tablebase.games.compiled_search import CompiledSearch
 from tablebase.games.ultimate.fields import (
     DRAWS,
     FREE,
@@ -610,14 +611,18 @@ def _walk(
         mode = NEXT
 
 
-class OutcomeTable(_Table):
+class OutcomeTable(_Table, CompiledSearch):
     """The compiled outcome search and its table of bounds, keyed by state, at most
     ``2 ** max_bits`` entries (and as many for the distances).
 
     Reads and writes like the ``{state: (lo, hi, best move index)}`` dict of
     the Python search; :meth:`search` runs the negamax of a non-terminal
-    state, :meth:`distance_search` the distance search, within a node budget.
+    state, :meth:`distance_search` the distance search, :meth:`dfpn` the
+    proof-number search, within a node budget; :meth:`rival` races it.
     """
+
+    races = True
+    proof_numbers = True
 
     def __init__(self, classic: bool, max_bits: int = 22, history_cap: int = 1 << 62):
         super().__init__(max_bits, np.int8)
@@ -626,7 +631,7 @@ class OutcomeTable(_Table):
         self.history_cap = history_cap
         self.counter = np.zeros(2, dtype=np.int64)
         #: The bounds of the distance search, a table of its own.
-        self.distances = DistanceTable(max_bits)
+        self.distances: DistanceTable = DistanceTable(max_bits)
         #: The proof and disproof numbers of :meth:`dfpn`'s unsettled positions.
         self.proofs = ProofTable(max_bits)
 

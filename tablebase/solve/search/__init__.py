@@ -10,10 +10,13 @@ labels), their moves and their children's labels, so a caller can store them
 in the same ``states``/``moves`` tables as a build and every stored move list
 is complete. It talks to the game only through
 :class:`tablebase.games.base.Game`; a game may offer compiled versions of the
-outcome and distance searches (:meth:`Game.outcome_table`, Ultimate does with
+outcome and distance searches (:meth:`Game.outcome_table`, a
+:class:`~tablebase.games.compiled_search.CompiledSearch`; Ultimate does with
 numba), which the search then runs in node budgets between looks at the clock;
-a table that labels positions itself (``label_all``, Connect Four's exact
-scores) is given the deadline and stops there on its own.
+a table that labels positions itself (``labels``, Connect Four's exact
+scores) is given the deadline and stops there on its own. A
+:class:`SearchSession` keeps a reusable table from one proof to the next, and
+beside a tablebase file between processes.
 
 How it works (acyclic games, ``method="search"``):
 
@@ -73,7 +76,8 @@ The modules, one step each: :mod:`~tablebase.solve.search.outcome` (step 1, and 
 process that races it), :mod:`~tablebase.solve.search.distance` (step 2, and the helper process
 that shares the start's distance tests), :mod:`~tablebase.solve.search.draws` (step 3),
 :mod:`~tablebase.solve.search.driver` (:func:`prove`: the steps position by position, the moves
-shared with a helper process, the best line, what is stored, and the retrograde method), with
+shared with a helper process, the best line, what is stored, and the retrograde method),
+:mod:`~tablebase.solve.search.session` (the compiled table kept between proofs), with
 what they share in :mod:`~tablebase.solve.search.base`, the answer in
 :mod:`~tablebase.solve.search.result` and the distance scores in :mod:`tablebase.scores` (below the
 games, which compile them into their own searches).
@@ -94,5 +98,6 @@ from __future__ import annotations
 
 from tablebase.solve.search.driver import prove, warm_up
 from tablebase.solve.search.result import SearchResult
+from tablebase.solve.search.session import SearchSession
 
-__all__ = ["SearchResult", "prove", "warm_up"]
+__all__ = ["SearchResult", "SearchSession", "prove", "warm_up"]

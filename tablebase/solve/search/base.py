@@ -9,6 +9,7 @@ import time
 from typing import Any, Callable
 
 from tablebase.games.base import DRAW, LOSS, WIN, Game
+from tablebase.games.compiled_search import Bounds, CompiledSearch
 from tablebase.scores import M
 
 _VALUE: dict[str, int] = {WIN: 1, LOSS: -1, DRAW: 0}
@@ -42,7 +43,7 @@ class _SearchState:
     """The game, the clock, the tables and the counters of one search; :mod:`tablebase.solve.search`'s
     searches extend it step by step (outcome, distance, draw length, the driver)."""
 
-    def __init__(self, game: Game, time_limit: float | None, compiled: Any = None):
+    def __init__(self, game: Game, time_limit: float | None, compiled: CompiledSearch | None = None):
         self.game = game
         self.start = time.perf_counter()
         self.deadline = None if time_limit is None else self.start + time_limit
@@ -50,8 +51,9 @@ class _SearchState:
         self.dist_nodes = 0
         self.draw_nodes = 0
         # state -> (lo, hi, best move index)
-        self.wdl: dict[int, tuple[int, int, int]] = {}
-        self.dist: dict[int, tuple[int, int, int]] = {}
+        self.wdl: Bounds = {}
+        self.dist: Bounds = {}
+        #: The game's compiled search (:meth:`Game.outcome_table`), if any.
         self.compiled = compiled
         self.proved: dict[int, tuple[str, int]] = {}
         #: Proved outcomes (1, 0, -1 for the mover), kept apart from the tables, which may forget them.
@@ -98,6 +100,12 @@ class _SearchState:
         #: Hints from the game: an upper bound on the plies left (or None), and a fast move count.
         self.max_plies: Callable[[int], int | None] = game.max_plies
         self.move_count: Callable[[int], int] = game.move_count
+
+    def _compiled(self) -> CompiledSearch:
+        """The game's compiled search, in the steps that run only with one."""
+        if self.compiled is None:
+            raise RuntimeError("this search has no compiled table")
+        return self.compiled
 
     def _tick(self) -> None:
         self.nodes += 1

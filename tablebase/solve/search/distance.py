@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from tablebase.games.base import Game
+from tablebase.games.compiled_search import CompiledSearch
 from tablebase.solve.search import base
 from tablebase.scores import INF, M, settle, shift, unshift
 from tablebase.solve.search.base import _VALUE, fork_context, _Abandoned, _Timeout
@@ -14,7 +15,8 @@ from tablebase.solve.search.outcome import _OutcomeSearch
 
 
 def _distance_helper(
-    kind: type[_DistanceSearch], game: Game, kids: list[tuple[int, int | None]], table: Any, deadline: float | None, conn: Any
+    kind: type[_DistanceSearch], game: Game, kids: list[tuple[int, int | None]], table: CompiledSearch, deadline: float | None,
+    conn: Any,
 ) -> None:
     """In a second process, a new search of type ``kind``: the start's children ``kids``
     (:func:`_split_children`) for each distance test the start's process sends (``("test", g, order)``),
@@ -62,9 +64,9 @@ def _split_children(game: Game, state: int) -> list[tuple[int, int | None]]:
 
 
 class _DistanceSearch(_OutcomeSearch):
-    def __init__(self, game: Game, time_limit: float | None, compiled: Any = None):
+    def __init__(self, game: Game, time_limit: float | None, compiled: CompiledSearch | None = None):
         super().__init__(game, time_limit, compiled)
-        if compiled is not None and hasattr(compiled, "distance_search"):
+        if compiled is not None and compiled.distances is not None:
             self.dist = compiled.distances
             self.dist_search = self._dist_compiled  # type: ignore[method-assign]
 
@@ -72,7 +74,7 @@ class _DistanceSearch(_OutcomeSearch):
         """:meth:`dist_search` by the game's compiled search."""
         before = self.nodes
         try:
-            return self._sliced(self.wdl.distance_search, state, alpha, beta)  # type: ignore[attr-defined]
+            return self._sliced(self._compiled().distance_search, state, alpha, beta)
         finally:
             self.dist_nodes += self.nodes - before
 
@@ -221,7 +223,8 @@ class _DistanceSearch(_OutcomeSearch):
         self.split_kids = _split_children(self.game, state)
         self.split_values = {}
         self.helper = context.Process(
-            target=_distance_helper, args=(type(self), self.game, self.split_kids, self.wdl, self.deadline, theirs), daemon=True
+            target=_distance_helper, args=(type(self), self.game, self.split_kids, self._compiled(), self.deadline, theirs),
+            daemon=True,
         )
         self.helper.start()
         theirs.close()

@@ -10,6 +10,7 @@ from collections import deque
 from typing import Any, cast
 
 from tablebase.games.base import DRAW, LOSS, WIN, Game
+from tablebase.games.compiled_search import CompiledSearch
 from tablebase.solve import enumerate_states
 from tablebase.solve.retrograde import NO_DISTANCE, OUTCOME_NAMES, UNKNOWN_CODE, label
 from tablebase.solve.search import base
@@ -32,7 +33,8 @@ def prove(
     known: dict[int, tuple[str, int | None]] | None = None,
     compiled: bool = True,
     processes: int = 1,
-    table: Any = None,
+    table: CompiledSearch | None = None,
+    memory: int | None = None,
 ) -> SearchResult:
     """Prove the exact outcome and distance of ``state``.
 
@@ -51,9 +53,9 @@ def prove(
     exact labels of positions (in any orientation) to start from, e.g. what a
     tablebase file already holds. ``compiled=False`` keeps the outcome step
     in Python where the game offers a compiled one (:meth:`Game.outcome_table`).
-    With ``processes=2`` and a compiled table that has a rival (``table.rival()``),
+    With ``processes=2`` and a compiled table that has a rival (``table.races``),
     a second process races the start position's outcome proof: with a
-    proof-number search (``table.dfpn``) it proves whether the start is not
+    proof-number search (``table.proof_numbers``) it proves whether the start is not
     lost while this one proves whether it is won, then, if that is still open,
     whether each child of the start is not lost for its mover, from the child
     with the most replies on, else the whole outcome in the rival move order;
@@ -64,7 +66,9 @@ def prove(
     and the last one left as the start is without children.
     ``table`` is the compiled table of an earlier proof of the same game to go on
     with, one whose ``reusable`` is true (:meth:`Game.outcome_table`); the result's
-    ``table`` is the one this proof used.
+    ``table`` is the one this proof used (:class:`~tablebase.solve.search.SearchSession`
+    keeps it between proofs). A table made here takes at most ``memory`` bytes where the
+    game sizes its table.
     """
     if method == "auto":
         method = "retrograde" if game.cyclic else "search"
@@ -75,17 +79,17 @@ def prove(
     if game.cyclic:
         raise ValueError(f"{game.name} is cyclic: depth-first search is unsound there, use method='retrograde'")
     started = time.perf_counter()
-    if not compiled or not getattr(table, "reusable", False):
-        table = game.outcome_table(state, time_limit) if compiled else None  # may load a compiled module: part of the time
+    if not compiled or table is None or not table.reusable:
+        table = game.outcome_table(state, time_limit, memory) if compiled else None  # may load a compiled module: part of the time
     if time_limit is not None:
         time_limit = max(0.0, time_limit - (time.perf_counter() - started))
     searcher = _Searcher(game, time_limit, table)
     if line_time_limit is not None:
         searcher.line_deadline = started + line_time_limit
-    searcher.share_labels = processes > 1 and getattr(table, "threads", 1) == 1  # a table on every core needs no helper
+    searcher.share_labels = processes > 1 and (table is None or table.threads == 1)  # a table on every core needs no helper
     if known:
         searcher.seed(known)
-    if processes > 1 and not children and table is not None and hasattr(table, "rival") and game.outcome(state) is None:
+    if processes > 1 and not children and table is not None and table.races and game.outcome(state) is None:
         searcher.racing = (state, known)
         searcher.split_state = state
     return searcher.run(state, children, line)
@@ -97,7 +101,7 @@ WARM_SECONDS = 10.0
 WARM_PLIES = 8
 
 
-def warm_up(game: Game, table: Any) -> None:
+def warm_up(game: Game, table: CompiledSearch) -> None:
     """Search ``game`` once with its compiled ``table`` (:meth:`Game.outcome_table`) for at most
     :data:`WARM_SECONDS`, on a position :data:`WARM_PLIES` before the end of a seeded random game,
     so its compiled code is loaded from numba's cache (or compiled) before a caller waits for it."""
@@ -144,7 +148,7 @@ class _Searcher(_DrawSearch):
         known = self.exact(state)
         if known is not None:
             return known
-        if hasattr(self.wdl, "label"):
+        if self.compiled is not None and self.compiled.labels:
             return self._label_compiled(state)
         value = self.prove_outcome(state)
         if self.outcome_found is not None:
@@ -189,12 +193,11 @@ class _Searcher(_DrawSearch):
         from a compiled exact search of them together (``table.label_all(states, budget,
         deadline)``: ``None`` for those not proved by the deadline), stopped at the time limit."""
         began = time.perf_counter()
-        before: int = self.wdl.nodes  # type: ignore[attr-defined]
+        compiled = self._compiled()
+        before = compiled.nodes
         try:
             todo = [i for i in range(len(states)) if i not in labels]
-            found: list[tuple[str, int] | None] = self.wdl.label_all(  # type: ignore[attr-defined]
-                [states[i] for i in todo], None, self.deadline
-            )
+            found = compiled.label_all([states[i] for i in todo], None, self.deadline)
             for i, label_ in zip(todo, found):
                 if label_ is not None:
                     labels[i] = self.proved[states[i]] = label_
@@ -202,7 +205,7 @@ class _Searcher(_DrawSearch):
                 raise _Timeout
         finally:
             self.seconds["outcome"] += time.perf_counter() - began
-            self.nodes += self.wdl.nodes - before  # type: ignore[attr-defined]
+            self.nodes += compiled.nodes - before
 
     def expand(self, state: int, record: bool = False) -> list[tuple[int, int, tuple[str, int]]]:
         """Prove every child of ``state``: ``(move, child, label)`` for each; with ``record``, the
@@ -229,7 +232,7 @@ class _Searcher(_DrawSearch):
             if known is not None:
                 labels[i] = known
         share = self.share_labels
-        if not share and hasattr(self.wdl, "label_all"):
+        if not share and self.compiled is not None and self.compiled.labels:
             self._label_all_compiled(states, labels)
             return
         helper_at = time.perf_counter() + base.HELPER_AFTER
@@ -286,7 +289,7 @@ class _Searcher(_DrawSearch):
     def _as_start(self, state: int) -> None:
         """Prove ``state`` next as a start position is proved with two processes (where the compiled
         table has a rival): its outcome raced (unless known) and its distance tests shared by children."""
-        if not hasattr(self.compiled, "rival"):
+        if self.compiled is None or not self.compiled.races:
             return
         self.split_state = state
         entry = self.wdl.get(state)

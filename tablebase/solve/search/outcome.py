@@ -7,6 +7,7 @@ import time
 from typing import Any, Callable
 
 from tablebase.games.base import Game
+from tablebase.games.compiled_search import CompiledSearch
 from tablebase.scores import settle
 from tablebase.solve.search.base import _VALUE, fork_context, COMPILED_BUDGET, COMPILED_CHUNK, _Abandoned, _SearchState, _Timeout
 
@@ -15,7 +16,7 @@ def _rival(
     kind: type[_OutcomeSearch],
     game: Game,
     state: int,
-    table: Any,
+    table: CompiledSearch,
     deadline: float | None,
     known: dict[int, tuple[str, int | None]] | None,
     conn: Any,
@@ -27,7 +28,7 @@ def _rival(
     if known:
         searcher.seed(known)
     try:
-        if not hasattr(table, "dfpn"):
+        if not table.proof_numbers:
             searcher.wdl_search(state, -1, 1)
             conn.send(table.export())
             return
@@ -50,7 +51,7 @@ def _rival(
 
 
 class _OutcomeSearch(_SearchState):
-    def __init__(self, game: Game, time_limit: float | None, compiled: Any = None):
+    def __init__(self, game: Game, time_limit: float | None, compiled: CompiledSearch | None = None):
         super().__init__(game, time_limit, compiled)
         if compiled is not None:
             # tables that may forget entries: what the driver proves is kept in `proved` too
@@ -125,9 +126,10 @@ class _OutcomeSearch(_SearchState):
 
     def _wdl_compiled(self, state: int, alpha: int, beta: int) -> int:
         """:meth:`wdl_search` by the game's compiled search: its proof-number search where it has
-        one (``table.dfpn``), its alpha-beta otherwise."""
-        if not hasattr(self.wdl, "dfpn"):
-            return self._sliced(self.wdl.search, state, alpha, beta)  # type: ignore[attr-defined]
+        one (:attr:`~tablebase.games.compiled_search.CompiledSearch.proof_numbers`), its alpha-beta otherwise."""
+        compiled = self._compiled()
+        if not compiled.proof_numbers:
+            return self._sliced(compiled.search, state, alpha, beta)
         lo, hi = -1, 1
         while True:
             entry = self.wdl.get(state)
@@ -148,7 +150,7 @@ class _OutcomeSearch(_SearchState):
     def _dfpn(self, state: int, target: int, _: int, budget: int) -> tuple[int | None, int]:
         """One budget of the compiled proof-number search of "the value of ``state`` is at least
         ``target``": 1 if so, 0 if not."""
-        proved, nodes = self.wdl.dfpn(state, target, budget)  # type: ignore[attr-defined]
+        proved, nodes = self._compiled().dfpn(state, target, budget)
         return (None if proved is None else int(proved)), nodes
 
     def _sliced(self, search: Callable[[int, int, int, int], tuple[int | None, int]], state: int, alpha: int, beta: int) -> int:
@@ -182,7 +184,7 @@ class _OutcomeSearch(_SearchState):
         if context is None:
             return  # one process
         receive, send = context.Pipe(duplex=False)
-        rival = self.wdl.rival()  # type: ignore[attr-defined]
+        rival = self._compiled().rival()
         self.rival_state = state
         self.rival = context.Process(target=_rival, args=(type(self), self.game, state, rival, self.deadline, known, send), daemon=True)
         self.rival.start()
@@ -197,7 +199,7 @@ class _OutcomeSearch(_SearchState):
         except (EOFError, OSError):
             self._stop_rival()  # it ran out of time
             return
-        self.wdl.adopt(exported)  # type: ignore[attr-defined]
+        self._compiled().adopt(exported)
         self.rival_won = 1
         entry = self.wdl.get(self.rival_state)
         if entry is not None and entry[0] == entry[1]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, cast
+from typing import Callable, cast
 
 from tablebase.games.base import Game
+from tablebase.games.compiled_search import CompiledSearch
 
 #: What a search leaves to store: positions, edges, and the positions stored with every move.
 _Collected = tuple[dict[int, tuple[str, int | None]], list[tuple[int, int, int]], list[int]]
@@ -50,7 +51,7 @@ class SearchResult:
     #: child's ``(outcome, distance)``, for every child proved (all of them when ``complete``).
     moves: dict[int, tuple[str, int]] = field(default_factory=dict)
     #: The compiled outcome table the search used (:meth:`Game.outcome_table`), if any.
-    table: Any = None
+    table: CompiledSearch | None = None
     _collect: Callable[[float | None], _Collected] | None = None
     _collected: _Collected | None = None
 
