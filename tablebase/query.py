@@ -29,7 +29,7 @@ import threading
 import time
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar, overload
 
 from tablebase import games, opening
 from tablebase.errors import (
@@ -45,7 +45,7 @@ from tablebase.variant import PROBE_BUDGET, VariantTable
 if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
-    from tablebase.results import OpeningReport, VariantInfo, VerifyReport
+    from tablebase.results import OpeningReport, Probe, VariantInfo, VerifyReport
 
     from tablebase.solve import Progress
     from tablebase.solve.search import SearchSession
@@ -90,10 +90,8 @@ class Tablebase:
         self._owns_engine = engine is None
         self._tables: dict[str, VariantTable] = {}
         self._read = Reader(self.path, engine)
-        # re-entrant: a write may read a variant, which may install its shipped opening table first
+        # re-entrant: a write may call another (install_opening writes the opening table)
         self._writing = threading.RLock()
-        #: Variants whose shipped opening table this object has looked for in the file.
-        self._shipped_checked: set[str] = set()
         #: Variants whose opening table this object computes: probes do not answer from a shipped one.
         self._own_opening: set[str] = set()
 
@@ -132,7 +130,12 @@ class Tablebase:
         finally:
             raw.close()
 
-    def _snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
+    @property
+    def reader(self) -> Reader:
+        """The file's read-only connections (one a thread) and the variant rows they keep."""
+        return self._read
+
+    def snapshot(self) -> AbstractContextManager[sqlite3.Connection]:
         """A read transaction: every query inside sees the same committed state of the file."""
         return self._read.snapshot()
 
@@ -156,41 +159,44 @@ class Tablebase:
 
     def variants(self) -> list[VariantInfo]:
         """Every variant built into this file, by name."""
-        with self._snapshot() as conn:
+        with self.snapshot() as conn:
             return read_variants(conn)
 
     def variant(self, name: str) -> VariantTable:
-        """The built variant ``name``; raises if the name is unknown or not built here.
+        """The built variant ``name``; raises if the name is unknown or not built here. Nothing is written.
 
         A variant whose game ships an opening table (:meth:`~tablebase.games.base.Game.shipped_opening`)
-        is added to a file that exists, can be written and lacks the variant's start position with
-        its moves (looked at once per object): the start and its moves are copied from the table,
-        and probes of the positions the file lacks answer from it (:meth:`install_opening` copies
-        the whole table).
+        answers probes of the positions the file lacks from that table, read-only, also in a file that
+        holds nothing of the variant yet; :meth:`install_opening` copies the table into the file.
         """
-        if name not in self._shipped_checked:
-            self._install_shipped(name)
-        return self._table(name)
+        table = self._variant_table(name)
+        table._bound_or_shipped()
+        return table
 
-    def _table(self, name: str) -> VariantTable:
-        """:meth:`variant` without looking for a shipped opening table."""
+    def _variant_table(self, name: str) -> VariantTable:
+        """The object :meth:`variant` hands out for ``name`` (whether the file holds it is not checked)."""
         table = self._tables.get(name)
         if table is None:
             game = games.get(name)
             shipped = None if name in self._own_opening else opening.shipped(game)
             table = self._tables.setdefault(name, VariantTable(self, game, name, shipped))
+        return table
+
+    def _table(self, name: str) -> VariantTable:
+        """:meth:`variant` when the file holds the variant (a shipped opening table alone does not do)."""
+        table = self._variant_table(name)
         table._bound()
         return table
 
     def _get_table(self, name: str) -> VariantTable | None:
-        """:meth:`get_variant` without looking for a shipped opening table."""
+        """:meth:`_table`, ``None`` when the file does not hold the variant."""
         try:
             return self._table(name)
         except VariantNotBuiltError:
             return None
 
     def get_variant(self, name: str) -> VariantTable | None:
-        """Like :meth:`variant`, but ``None`` when it is not built (unknown names still raise)."""
+        """Like :meth:`variant`, but ``None`` when it is not built and ships no opening table (unknown names still raise)."""
         try:
             return self.variant(name)
         except VariantNotBuiltError:
@@ -213,44 +219,15 @@ class Tablebase:
 
     # -- writing -------------------------------------------------------------
 
-    def _install_shipped(self, name: str) -> None:
-        """Copy the start and its moves from the opening table ``name``'s game ships when
-        :meth:`variant` says it should."""
-        self._shipped_checked.add(name)
-        game = games.get(name)
-        table = opening.shipped(game)
-        if table is None or not self._owns_engine or not self.path.is_file():
-            return
-        try:
-            if self._table(name).info.complete or self._table(name).stored_with_moves():
-                return
-        except VariantNotBuiltError:
-            pass
-        try:
-            self._check_writable()
-        except DatabaseError:
-            return
-        positions: dict[int, tuple[str, int | None]] = {}
-        edges: list[tuple[int, int, int]] = []
-        table.moves(game.canonical(game.initial_state())[0], positions, edges)
-        self._write_opening(name, game, positions, edges)
-
-    def install_shipped(self) -> None:
-        """What :meth:`variant` does on first use, for every fixed variant whose game ships an
-        opening table: its start and moves copied into a file that lacks them."""
-        for name in games.names():
-            if games.get(name).shipped_opening() is not None and name not in self._shipped_checked:
-                self._install_shipped(name)
-
     @_writes
     def install_opening(self, name: str) -> int:
         """Copy the opening table ``name``'s game ships into this file (in one transaction,
-        skipping the positions stored already); how many positions were new."""
+        skipping the positions stored already); how many positions were new. This is the one call
+        that writes the table into a file: probes read it from the package."""
         game = games.get(name)
         table = opening.shipped(game)
         if table is None:
             raise BuildError(f"variant {name!r} ships no opening table")
-        self._shipped_checked.add(name)
         positions, edges = table.read()
         return self._write_opening(name, game, positions, edges)
 
@@ -283,10 +260,15 @@ class Tablebase:
         (``ply N``, positions done, positions known so far). The shipped table is not installed
         first (:meth:`install_opening` does that)."""
         game = games.get(name)
-        self._shipped_checked.add(name)
+        if plies < 0:
+            raise BuildError(f"plies must be 0 or more, got {plies!r}")
         self._own_opening.add(name)
         self._tables.pop(name, None)
-        return opening.compute(self, game, plies, every, progress)
+        self.upgrade()
+        with self.solver(name) as solver:
+            return opening.compute(
+                game, plies, every, progress, stored=lambda state: probe_else_prove(self, game, state), solver=solver
+            )
 
     def export_opening(self, name: str, path: str | os.PathLike[str]) -> int:
         """Write the positions of ``name`` stored with all their moves, and their children's values,
@@ -552,6 +534,54 @@ def _share(deadline: float | None, share: float) -> float | None:
     return max(0.0, deadline - time.perf_counter()) * share
 
 
+_Proved = TypeVar("_Proved")
+
+
+@overload
+def probe_else_prove(
+    tb: Tablebase,
+    game: Game,
+    state: int,
+    prove: Callable[[int], _Proved],
+    *,
+    search: bool = False,
+    enough: Callable[[Probe], bool] | None = None,
+) -> Probe | _Proved: ...
+
+
+@overload
+def probe_else_prove(
+    tb: Tablebase,
+    game: Game,
+    state: int,
+    prove: None = None,
+    *,
+    search: bool = False,
+    enough: Callable[[Probe], bool] | None = None,
+) -> Probe | None: ...
+
+
+def probe_else_prove(
+    tb: Tablebase,
+    game: Game,
+    state: int,
+    prove: Callable[[int], _Proved] | None = None,
+    *,
+    search: bool = False,
+    enough: Callable[[Probe], bool] | None = None,
+) -> Probe | _Proved | None:
+    """The probe of ``state`` of ``game``: the file's (or its shipped opening table's) when it gives
+    every move's value, or when ``enough(probe)`` takes it as it is; else ``prove(state)``, the
+    caller's way to prove it (it may search, and store); ``None`` when neither knows it. ``search``:
+    a position the file holds with its value only has its moves proved by the probe
+    (:meth:`VariantTable.probe`)."""
+    table = tb.get_variant(game.name)
+    probe = None if table is None else table.get_probe(game.format_position(state), search=search)
+    if probe is not None and (probe.proves_every_move(game.move_count(state)) or (enough is not None and enough(probe))):
+        return probe
+    return None if prove is None else prove(state)
+
+
 def open(path: str | os.PathLike[str] | None = None, *, engine: Engine | None = None) -> Tablebase:  # noqa: A001
     """Open a tablebase file (default ``tablebase.db``) or wrap an existing SQLAlchemy engine."""
     return Tablebase(path, engine=engine)
@@ -597,5 +627,5 @@ def check_strategy(name: str, *, lower_bound: bool = False, walk_to: int = 0) ->
 
 __all__ = [
     "DEFAULT_DB", "PROBE_BUDGET", "Solver", "Tablebase", "TablebaseError", "UnknownVariantError", "VariantTable", "check_strategy",
-    "count", "open",
+    "count", "open", "probe_else_prove",
 ]

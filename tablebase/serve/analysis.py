@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Game
 from tablebase.games.compiled_search import CompiledSearch
-from tablebase.outcome import move_value, rank
-from tablebase.query import Tablebase
-from tablebase.results import MoveValue, Probe
+from tablebase.probes import build_probe
+from tablebase.query import Tablebase, probe_else_prove
+from tablebase.results import Probe
 
 if TYPE_CHECKING:
     from tablebase.solve.search import SearchSession
@@ -67,15 +67,11 @@ class Analysis:
         self._running = threading.Lock()
         self._store = threading.Lock()
 
-    def known(self, game: Game, state: int, search: bool = True) -> Probe | None:
-        """The probe of ``state`` from the tablebase file or from earlier searches; ``None`` if unknown.
-        ``search=False``: without proving the moves of a position the file holds with its value only."""
-        table = self.tb.get_variant(game.name)
-        if table is not None:
-            probe = table.get_probe(game.format_position(state), search=search)
-            if probe is not None and probe.proves_every_move(game.move_count(state)):
-                return probe
-        return self._from_memory(game, state)
+    def known(self, game: Game, state: int, search: bool = False) -> Probe | None:
+        """The probe of ``state`` from the tablebase file or from earlier searches; ``None`` if unknown
+        (:func:`~tablebase.query.probe_else_prove`). ``search``: the moves of a position the file holds
+        with its value only are proved now, for at most :data:`~tablebase.variant.PROBE_BUDGET` seconds."""
+        return probe_else_prove(self.tb, game, state, lambda state: self._from_memory(game, state), search=search)
 
     def _value(self, game: Game, state: int) -> tuple[str, int | None] | None:
         result = game.outcome(state)
@@ -92,25 +88,7 @@ class Analysis:
             values = [self._value(game, child) for _, child in children]
         if any(v is None for v in values):
             return None
-        moves = []
-        for (move, child), child_value in zip(children, values):
-            assert child_value is not None
-            outcome, distance = move_value(*child_value)
-            moves.append(
-                MoveValue(
-                    move=game.format_move(move), position=game.format_position(child), outcome=outcome, distance=distance
-                )
-            )
-        moves.sort(key=lambda m: rank(m.outcome, m.distance))
-        return Probe(
-            variant=game.name,
-            position=game.format_position(state),
-            to_move=game.to_move(state),
-            outcome=value[0],
-            distance=value[1],
-            terminal=not children,
-            moves=tuple(moves),
-        )
+        return build_probe(game, game.name, state, value, not children, [(m, v) for (m, _), v in zip(children, values)])
 
     def remember(self, game: Game, positions: dict[int, tuple[str, int | None]]) -> None:
         """Keep proved ``(outcome, distance)`` of canonical states of ``game`` (all are dropped
