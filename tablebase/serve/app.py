@@ -264,7 +264,10 @@ def create_app(
         """Outcome and distance of a position and of every legal move, best first.
 
         A variant explored by search answers from what the file and this
-        server proved; a position not proved yet is 404 ``not_solved``.
+        server proved; a position the file holds with its value only has its
+        moves proved by a search of at most 2 s, not stored; a position not
+        proved yet is 404 ``not_solved``. Positions the file lacks answer from
+        the opening table the game ships, if it has them.
         """
         game = games.get(variant)
         if game.enumerable:
