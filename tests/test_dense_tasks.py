@@ -28,7 +28,8 @@ from tablebase.games.common.dense_index import colex_rank
 from tablebase.games.connect4.index import Connect4Index
 from tablebase.solve.dense_tasks import DenseBuild, build_dense, compiled_index
 from tablebase.solve.executor import DaskExecutor, Executor, ProcessPool
-from tablebase.store.dense import BLOCK, write_dense
+from tablebase.store.dense import BLOCK
+from tablebase.store.dense_writer import write_dense
 
 pytest.importorskip("numba")
 distributed = pytest.importorskip("dask.distributed")

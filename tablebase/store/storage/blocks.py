@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from tablebase.games.base import Game
     from tablebase.solve import Progress, Solution
     from tablebase.solve.executor import Executor
-    from tablebase.store.dense import DenseReader
+    from tablebase.store.dense_reader import DenseReader
     from tablebase.store.packed_reader import PackedReader
     from tablebase.store.states import Layers
 
@@ -177,7 +177,7 @@ class Dense(BlockStorage):
     @cached_property
     def reader(self) -> DenseReader:
         """The block reader, with its cache of decoded blocks."""
-        from tablebase.store.dense import DenseReader
+        from tablebase.store.dense_reader import DenseReader
 
         index = self.game.dense_index()
         if index is None:
@@ -286,7 +286,7 @@ class Dense(BlockStorage):
         cls, game: Game, *, path: Path, progress: Progress | None, executor: Executor | None = None,
         build_dir: str | os.PathLike[str] | None = None,
     ) -> None:
-        from tablebase.store.dense import write_dense
+        from tablebase.store.dense_writer import write_dense
 
         cls.check_game(game)
         index = game.dense_index()
