@@ -21,7 +21,7 @@ from typer.core import TyperGroup
 import tablebase
 import cli
 from cli.progress import BuildProgress, compile_note
-from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, settled_text, show_distance, table, value_text
+from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, settled_text, show_distance, start_text, table, value_text
 from tablebase.errors import TablebaseError, shorten_quotes
 from tablebase.progress import on_compile
 from tablebase.query import probe_else_prove
@@ -212,6 +212,15 @@ def build(
         Optional[str],
         typer.Option("--worker-memory", help="Memory limit of each worker of --scheduler local:N (e.g. 1GB)."),
     ] = None,
+    stones: Annotated[
+        Optional[int],
+        typer.Option(
+            "--stones",
+            min=1,
+            help="Build tier by tier the tiers of at most K stones a side (Morris: the movement-phase tiers),"
+            " each tier a task, stored when finished; the same command goes on with a stopped build.",
+        ),
+    ] = None,
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
     if moves is not None:
@@ -237,6 +246,7 @@ def build(
                     workers=workers,
                     scheduler=scheduler,
                     worker_memory=worker_memory,
+                    tiers=stones,
                 )
             finally:
                 if progress is not None:
@@ -244,8 +254,7 @@ def build(
             wall = time.perf_counter() - started
             split = "" if progress is None else f": {progress.summary(wall)}"
             typer.echo(
-                f"{info.name}: {info.states:,} states, {moves_text(info)}, start is a"
-                f" {value_text(info.outcome, info.distance)} ({wall:.2f} s{split})"
+                f"{info.name}: {info.states:,} states, {moves_text(info)}, {start_text(info)} ({wall:.2f} s{split})"
             )
 
 
@@ -535,8 +544,9 @@ def stats(
     if json_:
         emit_json(result.to_dict())
         return
-    headers = ["ply", "positions", "classes"]
-    rows: list[list[Any]] = [[p.ply, p.positions, p.classes] for p in result.plies]
+    tiered = any(p.tier is not None for p in result.plies)
+    headers = ["tier" if tiered else "ply", "positions", "classes"]
+    rows: list[list[Any]] = [[p.tier or p.ply if tiered else p.ply, p.positions, p.classes] for p in result.plies]
     rows.append(["total", result.positions, result.classes])
     if result.plies and all(p.outcomes is not None for p in result.plies):
         headers += ["win", "draw", "loss"]

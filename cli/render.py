@@ -28,6 +28,13 @@ def value_text(outcome: str | None, distance: Optional[int]) -> str:
     return f"{outcome} in {show_distance(distance)}"
 
 
+def start_text(info: VariantInfo) -> str:
+    """What a build found of the start: its value, or that it is not stored (a build of some tiers)."""
+    if info.outcome is None:
+        return "start not stored"
+    return f"start is a {value_text(info.outcome, info.distance)}"
+
+
 def settled_text(report: SolveReport) -> str:
     """A solve's value given without every move proved."""
     return (

@@ -89,11 +89,13 @@ class Plan:
     scheduler: str | None = None
     #: The memory limit of each worker of a ``local:N`` scheduler (Dask's notation: ``"1GB"``).
     worker_memory: str | None = None
+    #: Build tier by tier, the tiers of at most this (the game's measure: Morris, stones a side); ``None``: whole.
+    tiers: int | None = None
 
 
 def plan(
     name: str, *, symmetry: bool, storage: str | None, path_known: bool, scheduler: str | None = None,
-    worker_memory: str | None = None,
+    worker_memory: str | None = None, tiers: int | None = None,
 ) -> Plan:
     """The plan of a build of the variant ``name``; raises when it cannot be built so.
 
@@ -101,18 +103,25 @@ def plan(
     (out-of-core builds write next to a database path). ``scheduler`` asks
     for the out-of-core build on that Dask cluster (the dense one for a
     variant stored dense), ``worker_memory`` the memory of each worker of a
-    ``local:N`` one.
+    ``local:N`` one. ``tiers`` asks for the build tier by tier of the tiers of at most that
+    (:mod:`tablebase.solve.tier_build`), into the storage it keeps them in.
     """
     from tablebase import games
+    from tablebase.games.base import Game
 
     chosen = None if storage is None else storage_class(storage)
     game = games.get(name)
-    if not game.enumerable:
-        raise BuildError(
-            f"variant {game.name!r} is too large to enumerate; solve positions with: tablebase solve {game.name} POSITION"
-        )
     if worker_memory is not None and not (scheduler or "").startswith("local:"):
         raise BuildError("--worker-memory sets the workers of --scheduler local:N; a cluster's workers take dask worker --memory-limit")
+    if tiers is not None:
+        return _tier_plan(game, symmetry, chosen, path_known, scheduler, worker_memory, tiers)
+    if not game.enumerable:
+        tiered = type(game).tiering is not Game.tiering
+        raise BuildError(
+            f"variant {game.name!r} is too large to enumerate; "
+            + ("build its tiers with --stones K, or " if tiered else "")
+            + f"solve positions with: tablebase solve {game.name} POSITION"
+        )
     if chosen is None and symmetry and _dense_by_default(game, symmetry):
         chosen = storage_class(DENSE_STORAGE)
     if chosen is None and scheduler:
@@ -141,6 +150,24 @@ def plan(
             " a database file and a storage written from layer files"
         )
     return Plan(game, symmetry, chosen, out_of_core, scheduler or None, worker_memory)
+
+
+def _tier_plan(
+    game: Game, symmetry: bool, chosen: type[Storage] | None, path_known: bool, scheduler: str | None,
+    worker_memory: str | None, tiers: int,
+) -> Plan:
+    """The plan of a build of ``game``'s tiers of at most ``tiers``; raises when it cannot be built so."""
+    from tablebase.solve.tier_build import tiering_of
+    from tablebase.store.tiers import STORAGE
+
+    tiering_of(game, tiers)
+    if chosen is not None and chosen.name != STORAGE:
+        raise BuildError(f"a build tier by tier is stored {STORAGE!r}, not {chosen.name!r}")
+    if not symmetry:
+        raise BuildError("a build tier by tier keeps one position of each symmetry class; build it with symmetry")
+    if not path_known:
+        raise BuildError("a build tier by tier needs a database path, not an engine")
+    return Plan(game, True, storage_class(STORAGE), False, scheduler or None, worker_memory, tiers)
 
 
 def _in_memory_storage(game: Game, moves: int) -> type[Storage]:
@@ -183,6 +210,14 @@ def run(
         )
     game = build.game
     chosen = build.storage
+    if build.tiers is not None and path is not None:
+        from tablebase.solve.executor import executor_for
+        from tablebase.solve.tier_build import build_tiers
+
+        with executor_for(build.scheduler, workers or os.cpu_count() or 1, memory_limit=build.worker_memory) as executor:
+            report_where(progress, executor.description)
+            build_tiers(game, build.tiers, path, executor, progress)
+        return
     if chosen is not None and chosen.solves and path is not None:
         if build.scheduler is None:
             chosen.build(game, path=path, progress=progress)

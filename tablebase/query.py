@@ -297,8 +297,9 @@ class Tablebase:
         workers: int | None = None,
         scheduler: str | None = None,
         worker_memory: str | None = None,
+        tiers: int | None = None,
     ) -> VariantInfo:
-        """Solve ``name`` and store it, replacing an earlier build atomically.
+        """Solve ``name`` and store it, replacing an earlier build atomically; or, with ``tiers``, its tiers.
 
         ``storage`` names the storage (:func:`tablebase.store.storage.names`:
         ``"moves"``, states and moves tables; ``"states"``, states only, moves
@@ -310,12 +311,17 @@ class Tablebase:
         each get ``worker_memory``, as ``"1GB"``) whatever the size; a
         variant stored dense is then built in tasks over ranges of its plies
         (:func:`tablebase.build.run`).
+
+        A game cut into tiers (:meth:`~tablebase.games.base.Game.tiering`) is built tier by tier with
+        ``tiers``, the tiers of at most that (Morris: stones a side): each tier a task (on ``workers``
+        processes or ``scheduler``), stored when it is finished, the tiers stored already kept, so that
+        the same call goes on with a stopped build (:mod:`tablebase.solve.tier_build`).
         """
         from tablebase import build
 
         planned = build.plan(
             name, symmetry=symmetry, storage=storage, path_known=self._owns_engine, scheduler=scheduler,
-            worker_memory=worker_memory,
+            worker_memory=worker_memory, tiers=tiers,
         )
         self._check_writable()
         self._drop_reader()

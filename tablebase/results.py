@@ -136,9 +136,13 @@ class PlyCount:
     positions: int
     classes: int
     outcomes: dict[str, int] | None = None
+    #: The tier stored under the number ``ply`` (a build tier by tier: :meth:`~tablebase.games.base.Game.tier_name`).
+    tier: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = _pick(self, "ply", "positions", "classes")
+        if self.tier is not None:
+            data["tier"] = self.tier
         if self.outcomes is not None:
             data["outcomes"] = dict(self.outcomes)
         return data

@@ -402,7 +402,8 @@ class VariantTable:
         side to move, and totals of the stored states' outcomes and of terminal states."""
         with self.snapshot() as conn:
             rows = self.storage.plies(conn)
-        plies = tuple(PlyCount(r[0], r[1], r[2], _ply_outcomes(r[7], r[8], r[9])) for r in rows)
+        name = self.game.tier_name
+        plies = tuple(PlyCount(r[0], r[1], r[2], _ply_outcomes(r[7], r[8], r[9]), name(r[0])) for r in rows)
         outcomes = {"win": sum(r[3] for r in rows), "loss": sum(r[4] for r in rows), "draw": sum(r[5] for r in rows)}
         terminal = sum(r[6] for r in rows)
         return Stats(self.name, plies, outcomes, terminal)

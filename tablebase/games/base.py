@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from tablebase.games.compiled_search import CompiledSearch
     from tablebase.games.common.kernels import VectorKernels
     from tablebase.games.layout import BoardMarks, Layout
+    from tablebase.games.tiering import Tiering
 
 
 class Game(ABC):
@@ -84,6 +85,16 @@ class Game(ABC):
 
     def size_bound(self, symmetry: bool = True) -> int | None:
         """An upper bound on the number of states (classes with ``symmetry``), ``None`` if unknown."""
+        return None
+
+    def tiering(self, limit: int) -> Tiering[Any] | None:
+        """The game's tiers of at most ``limit`` (the family's measure: Morris, stones a side) for a
+        build tier by tier (:class:`~tablebase.games.tiering.Tiering`); ``None`` for a game not cut into tiers."""
+        return None
+
+    def tier_name(self, number: int) -> str | None:
+        """The name of the tier a build tier by tier stores under ``number`` (:meth:`Tiering.number
+        <tablebase.games.tiering.Tiering.number>`); ``None`` when no tier is stored so."""
         return None
 
     def plies_played(self, state: int) -> int | None:

@@ -44,6 +44,7 @@ from tablebase.games.morris.board import NINE, SIX, MorrisBoard
 
 if TYPE_CHECKING:
     from tablebase.games.common.kernels import VectorKernels
+    from tablebase.games.tiering import Tiering
 
 #: The largest size bound (classes) of a variant that ``tablebase build`` enumerates whole.
 ENUMERABLE_UP_TO = 100_000_000
@@ -212,6 +213,17 @@ class MorrisGame(BitboardGame):
                 hands = sum(1 for xh in range(s - xb + 1) for oh in range(s - ob + 1) if xh or oh) + 2
                 total += boards * hands
         return total // (self.num_symmetries if symmetry else 1) + 1
+
+    def tiering(self, limit: int) -> Tiering[Any]:
+        """The movement-phase tiers of at most ``limit`` stones a side (:mod:`tablebase.games.morris.tiers`)."""
+        from tablebase.games.morris.tiers import MorrisTiers
+
+        return MorrisTiers(self, limit)
+
+    def tier_name(self, number: int) -> str | None:
+        from tablebase.games.morris.tiers import tier_name
+
+        return tier_name(self.cells, number)
 
     def plies_played(self, state: int) -> int | None:
         xh, oh = self.hands(state)

@@ -17,19 +17,29 @@ position of a tier the same value.
 :class:`MorrisTiers` lists the tiers of at most ``max_stones`` a side and
 enumerates each as the sorted array of its canonical states (one a class of
 the board's symmetries), which is what :func:`tablebase.solve.tiers.solve_tiers`
-reads.
+reads; a tier is stored under its :meth:`~MorrisTiers.number`, ``100 x + o``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numpy as np
 
 from tablebase.games.common.kernels import BitboardKernels, popcount
 
 if TYPE_CHECKING:
-    from tablebase.games.morris.rules import MorrisGame
+    from tablebase.games.common.kernels import VectorKernels
+
+
+class MorrisRules(Protocol):
+    """What the tiers read of a Morris game (:class:`~tablebase.games.morris.rules.MorrisGame`)."""
+
+    name: str
+    cells: int
+
+    @property
+    def vector(self) -> VectorKernels | None: ...
 
 #: Candidate states handled at once while a tier is enumerated (the temporaries stay small).
 _CHUNK = 1 << 20
@@ -43,6 +53,14 @@ class Tier(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.x}-{self.o}"
+
+
+def tier_name(cells: int, number: int) -> str | None:
+    """``"x-o"`` of the tier a board of ``cells`` points stores under ``number`` (``100 x + o``), else ``None``."""
+    x, o = divmod(number, 100)
+    if not (2 <= x and 2 <= o and max(x, o) >= 3 and x + o < cells):
+        return None
+    return str(Tier(x, o))
 
 
 def subsets(n: int, k: int) -> np.ndarray:
@@ -59,7 +77,7 @@ def subsets(n: int, k: int) -> np.ndarray:
 class MorrisTiers:
     """The movement-phase tiers of ``game`` with at most ``max_stones`` stones a side."""
 
-    def __init__(self, game: MorrisGame, max_stones: int):
+    def __init__(self, game: MorrisRules, max_stones: int):
         if not 3 <= max_stones <= 15 or 2 * max_stones >= game.cells:
             raise ValueError(f"{max_stones} stones a side: a tier holds 3 to {(game.cells - 1) // 2} on {game.name}")
         self.game = game
@@ -92,6 +110,15 @@ class MorrisTiers:
         if min(tier) < 3:
             return []
         return [t for t in (Tier(tier.x - 1, tier.o), Tier(tier.x, tier.o - 1)) if t in self._index]
+
+    @staticmethod
+    def number(tier: Tier) -> int:
+        """``100 x + o``: the number tier ``(x, o)`` is stored under (above every ply of placement)."""
+        return 100 * tier.x + tier.o
+
+    def name(self, number: int) -> str | None:
+        """``"x-o"`` of the tier stored under ``number``, ``None`` for a number no tier of the board has."""
+        return tier_name(self.cells, number)
 
     @staticmethod
     def sides(tier: Tier) -> tuple[int, ...]:
