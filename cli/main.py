@@ -21,10 +21,10 @@ from typer.core import TyperGroup
 import tablebase
 import cli
 from cli.progress import BuildProgress, compile_note
-from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, settled_text, show_distance, start_text, table, value_text
+from cli.play import Match, sides
+from cli.render import best_text, key_text, line_text, moves_text, predecessors_text, probe_text, show_distance, solve_line_text, solved_text, start_text, stats_text, table, unproved_text, verify_text
 from tablebase.errors import TablebaseError, shorten_quotes
 from tablebase.progress import on_compile
-from tablebase.query import probe_else_prove
 
 #: The command-line framework's base exception for usage errors (typer may vendor click).
 ClickException: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
@@ -290,13 +290,9 @@ def solve(
     if json_:
         emit_json(report.to_dict())
     elif report.proved:
-        typer.echo(
-            f"{report.position}: {value_text(report.outcome, report.distance)}"
-            f" ({report.nodes:,} nodes, {report.seconds:.1f} s; {report.stored:,} new positions stored)"
-        )
+        typer.echo(solved_text(report))
     if not report.proved:
-        what = "not proved" if report.outcome is None else settled_text(report)
-        fail(f"{what} within {time_limit} s; stored only the {report.stored:,} positions that were proved")
+        fail(unproved_text(report, time_limit))
 
 
 def since_launch(seconds: float | None) -> float | None:
@@ -321,14 +317,7 @@ def solve_file(
     missed = 0
     with tablebase.open(db) as tb:
         for i, report in enumerate(tb.solve_many(variant, positions, time_limit=time_limit, line=line), 1):
-            if json_:
-                typer.echo(json.dumps(report.to_dict()))
-            elif report.proved:
-                typer.echo(f"{report.position}: {value_text(report.outcome, report.distance)} ({report.seconds:.1f} s)")
-            elif report.outcome is not None:
-                typer.echo(f"{settled_text(report)} within {time_limit} s")
-            else:
-                typer.echo(f"{report.position}: not proved within {time_limit} s")
+            typer.echo(json.dumps(report.to_dict()) if json_ else solve_line_text(report, time_limit))
             missed += not report.proved
             typer.echo(f"[{i}/{len(positions)}]", err=True)
     if missed:
@@ -544,21 +533,7 @@ def stats(
     if json_:
         emit_json(result.to_dict())
         return
-    tiered = any(p.tier is not None for p in result.plies)
-    headers = ["tier" if tiered else "ply", "positions", "classes"]
-    rows: list[list[Any]] = [[p.tier or p.ply if tiered else p.ply, p.positions, p.classes] for p in result.plies]
-    rows.append(["total", result.positions, result.classes])
-    if result.plies and all(p.outcomes is not None for p in result.plies):
-        headers += ["win", "draw", "loss"]
-        for row, p in zip(rows, result.plies):
-            row += [p.outcomes[k] for k in ("win", "draw", "loss")] if p.outcomes else []
-        rows[-1] += [sum(p.outcomes[k] for p in result.plies if p.outcomes) for k in ("win", "draw", "loss")]
-    typer.echo(table(headers, rows))
-    o = result.outcomes
-    if o:
-        typer.echo(f"stored states: {o['win']} win, {o['loss']} loss, {o['draw']} draw; {result.terminal} terminal")
-    else:
-        typer.echo(f"counted from the rules: {result.terminal} terminal classes")
+    typer.echo(stats_text(result))
 
 
 @command(help="Re-derive every stored label from its children and the rules; exit 1 on any disagreement.")
@@ -588,11 +563,7 @@ def verify(
         emit_json([r.to_dict() for r in reports])
     else:
         for r in reports:
-            status = "ok" if r.ok else f"{r.error_count} disagreement(s)"
-            searched = f", {r.searched:,} proved again by the search" if r.searched else ""
-            typer.echo(f"{r.variant}: {r.states:,} states, {r.moves:,} moves{searched}: {status}")
-            for e in r.errors:
-                typer.echo(f"  {e}")
+            typer.echo(verify_text(r))
     if not all(r.ok for r in reports):
         raise typer.Exit(1)
 
@@ -636,90 +607,12 @@ def play(
     ] = "first",
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
-
     with tablebase.open(db) as tb, tb.solver(variant) as solver:
-        game = solver.game
-        players = game.players
-        seats = {players[0]: 0, players[1]: 1, "first": 0, "second": 1}
-        seat = seats.get(as_.lower())
-        if seat is None:
-            fail(f"invalid side {as_!r} for {variant}: use {', '.join(seats)}")
-        human = players[seat]
-
-        def known(position: str | None, moves: bool = False) -> tablebase.Probe:
-            """The probe of ``position``, with every move's value where perfect play moves next (or
-            ``moves``): from the file, else (a variant not built whole) proved by search and stored,
-            as ``tablebase solve`` does, going on from the last search (:func:`probe_else_prove`)."""
-
-            def prove(state: int) -> tablebase.Probe:
-                table = tb.get_variant(variant)
-                if table is None or not table.complete:
-                    typer.echo("searching...")
-                    solver.solve_state(state)
-                return tb.variant(variant).probe(position)
-
-            state = game.initial_state() if position is None else game.parse_position(position)
-            return probe_else_prove(tb, game, state, prove, enough=lambda probe: not moves and probe.to_move == human)
-
-        history = [known(position)]
-        vt = tb.variant(variant)
-        prepared = False
-        typer.echo(f"{variant}: you play {human}; '?' shows the value of each move, 'undo' takes back, 'quit' stops.")
-        while True:
-            probe = history[-1]
-            typer.echo("")
-            typer.echo(vt.game.format_board(vt.parse(probe.position)))
-            if probe.terminal:
-                if probe.outcome == "draw":
-                    typer.echo("game over: draw")
-                else:
-                    mover = players.index(probe.to_move)
-                    winner = players[mover if probe.outcome == "win" else 1 - mover]
-                    typer.echo(f"game over: {winner} wins" + (" (you)" if winner == human else " (perfect play)"))
-                return
-            typer.echo(f"{probe.position}: {probe.to_move} to move, {value_text(probe.outcome, probe.distance)}")
-            if probe.to_move != human:
-                move = probe.best_move
-                assert move is not None
-                typer.echo(f"perfect play: {move.move} ({value_text(move.outcome, move.distance)})")
-                history.append(known(move.position))
-                continue
-            if not prepared:
-                prepared = True
-                if not vt.info.complete:
-                    solver.prepare()  # before the first move is asked for, so no reply waits for it
-            answer = ""
-            while not answer:
-                try:
-                    answer = typer.prompt("your move", default="", show_default=False).strip()
-                except typer.Abort:  # end of input (Ctrl-D)
-                    typer.echo("")
-                    return
-            if answer in ("quit", "q", "exit"):
-                return
-            if answer in ("?", "hint"):
-                history[-1] = probe = known(probe.position, moves=True)
-                rows = [[m.move, m.outcome, show_distance(m.distance)] for m in probe.moves]
-                typer.echo(table(["move", "outcome", "distance"], rows))
-                continue
-            if answer == "undo":
-                if not any(p.to_move == human for p in history[:-1]):
-                    typer.echo("nothing to undo")
-                    continue
-                while len(history) > 1:
-                    history.pop()
-                    if history[-1].to_move == human:
-                        break
-                continue
-            try:
-                after = vt.play(probe.position, answer)
-            except TablebaseError as exc:
-                try:
-                    after = vt.play(probe.position, answer.lower())
-                except TablebaseError:
-                    typer.echo(str(exc))
-                    continue
-            history.append(known(after))
+        choices = sides(solver.game.players)
+        human = choices.get(as_.lower())
+        if human is None:
+            fail(f"invalid side {as_!r} for {variant}: use {', '.join(choices)}")
+        Match(tb, solver, variant, human).run(position)
 
 
 @command(help="Serve the HTTP JSON API and the web board, read-only unless --write (needs the serve extra).")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
     from tablebase.query import VariantTable
-    from tablebase.results import Line, Predecessors, Probe, SolveReport, StoredKey, VariantInfo
+    from tablebase.results import Line, Predecessors, Probe, SolveReport, Stats, StoredKey, VariantInfo, VerifyReport
 
 
 def show_distance(distance: Optional[int]) -> str:
@@ -110,3 +110,58 @@ def moves_text(info: VariantInfo) -> str:
     if info.moves_stored:
         return f"{info.moves:,} moves"
     return f"moves from the rules ({info.storage_label})"
+
+
+def solved_text(report: SolveReport) -> str:
+    """What ``tablebase solve`` prints of a position proved: its value, the nodes searched, the seconds
+    and the positions stored."""
+    return (
+        f"{report.position}: {value_text(report.outcome, report.distance)}"
+        f" ({report.nodes:,} nodes, {report.seconds:.1f} s; {report.stored:,} new positions stored)"
+    )
+
+
+def unproved_text(report: SolveReport, time_limit: float | None) -> str:
+    """Why ``tablebase solve`` fails: the position not proved (or not every move) within the time limit."""
+    what = "not proved" if report.outcome is None else settled_text(report)
+    return f"{what} within {time_limit} s; stored only the {report.stored:,} positions that were proved"
+
+
+def solve_line_text(report: SolveReport, time_limit: float | None) -> str:
+    """What ``tablebase solve --file`` prints of each position: its value and seconds, or what was not
+    proved within the time limit."""
+    if report.proved:
+        return f"{report.position}: {value_text(report.outcome, report.distance)} ({report.seconds:.1f} s)"
+    if report.outcome is not None:
+        return f"{settled_text(report)} within {time_limit} s"
+    return f"{report.position}: not proved within {time_limit} s"
+
+
+def stats_text(result: Stats) -> str:
+    """What ``tablebase stats`` prints: positions and classes per ply (and outcomes when stored), the
+    totals, then the outcomes of the stored states or the terminal classes counted."""
+    tiered = any(p.tier is not None for p in result.plies)
+    headers = ["tier" if tiered else "ply", "positions", "classes"]
+    rows: list[list[Any]] = [[p.tier or p.ply if tiered else p.ply, p.positions, p.classes] for p in result.plies]
+    rows.append(["total", result.positions, result.classes])
+    if result.plies and all(p.outcomes is not None for p in result.plies):
+        headers += ["win", "draw", "loss"]
+        for row, p in zip(rows, result.plies):
+            row += [p.outcomes[k] for k in ("win", "draw", "loss")] if p.outcomes else []
+        rows[-1] += [sum(p.outcomes[k] for p in result.plies if p.outcomes) for k in ("win", "draw", "loss")]
+    o = result.outcomes
+    if o:
+        summary = f"stored states: {o['win']} win, {o['loss']} loss, {o['draw']} draw; {result.terminal} terminal"
+    else:
+        summary = f"counted from the rules: {result.terminal} terminal classes"
+    return table(headers, rows) + "\n" + summary
+
+
+def verify_text(report: VerifyReport) -> str:
+    """What ``tablebase verify`` prints of one variant: what was checked and whether it agrees, then
+    each disagreement shown."""
+    status = "ok" if report.ok else f"{report.error_count} disagreement(s)"
+    searched = f", {report.searched:,} proved again by the search" if report.searched else ""
+    lines = [f"{report.variant}: {report.states:,} states, {report.moves:,} moves{searched}: {status}"]
+    lines += [f"  {e}" for e in report.errors]
+    return "\n".join(lines)
