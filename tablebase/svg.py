@@ -1,4 +1,4 @@
-"""SVG drawings of positions, from a game's :class:`~tablebase.games.base.Layout` (the web board's).
+"""SVG drawings of positions, from a game's :class:`~tablebase.games.layout.Layout` (the web board's).
 
 Any game with a layout draws; the drawing knows no rules. Jupyter shows a
 :class:`Board` and a :class:`~tablebase.results.Probe` with their ``_repr_svg_``,

@@ -18,7 +18,7 @@ compare the two paths on every small variant):
 * :meth:`VectorKernels.canonical` is the first element of :meth:`Game.canonical`.
 
 :class:`BitboardKernels` implements the symmetry kernels for every
-:class:`~tablebase.games.base.BitboardGame` from its cell permutations.
+:class:`~tablebase.games.bitboard.BitboardGame` from its cell permutations.
 Kernels are called on chunks of a few thousand states at a time, so that
 their temporary arrays stay in the processor's cache.
 """
@@ -48,7 +48,7 @@ class ScalarRules(Protocol):
 
 
 class BoardRules(ScalarRules, Protocol):
-    """What :class:`BitboardKernels` reads of a :class:`~tablebase.games.base.BitboardGame`."""
+    """What :class:`BitboardKernels` reads of a :class:`~tablebase.games.bitboard.BitboardGame`."""
 
     @property
     def cells(self) -> int: ...
@@ -153,10 +153,10 @@ class VectorKernels(ABC):
 
 
 class BitboardKernels(VectorKernels):
-    """Symmetry kernels of a :class:`~tablebase.games.base.BitboardGame`.
+    """Symmetry kernels of a :class:`~tablebase.games.bitboard.BitboardGame`.
 
     A symmetry permutes cells (and may exchange the colours, see
-    :attr:`~tablebase.games.base.BitboardGame.colour_swap`), so it maps the
+    :attr:`~tablebase.games.bitboard.BitboardGame.colour_swap`), so it maps the
     two bitboards bit by bit and leaves the bits above ``2 * cells`` alone. Each
     symmetry is applied with one lookup table per 16-bit slice of the
     bitboards: the image of a state is the OR of the images of its slices.

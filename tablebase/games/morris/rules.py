@@ -14,7 +14,7 @@ the board and in hand together, or, with none in hand, when it has no legal
 move. A game that never ends is a draw.
 
 State encoding (an ``int`` below ``2**64``): bit ``i`` an x on point ``i``,
-bit ``cells + i`` an o on it (as in :class:`~tablebase.games.base.BitboardGame`),
+bit ``cells + i`` an o on it (as in :class:`~tablebase.games.bitboard.BitboardGame`),
 bit ``2 * cells`` set when o is to move, then four bits of x's hand and four
 of o's. The symmetries move points only.
 
