@@ -158,3 +158,29 @@ def test_dask_workers_build_the_same_tiers_and_survive_a_killed_worker(tmp_path:
         client.wait_for_workers(2, timeout=300)
         assert set(client.run(os.getpid).values()) != before
     assert_stored_as_in_memory(path, "morris-6", 4)
+
+
+def test_verify_checks_every_tier_and_finds_a_changed_label(tmp_path: Path) -> None:
+    from tablebase.store.tiers import write_tier
+
+    path = tmp_path / "t.db"
+    game = games.get("morris-6")
+    with tablebase.open(path) as tb:
+        tb.build("morris-6", tiers=4, workers=1)
+        report = tb.verify("morris-6")
+        assert report.ok, report.errors
+        assert report.states == tb.variant("morris-6").info.states
+    variant_id = open_tiered(path, game)
+    tiering = game.tiering(4)
+    assert tiering is not None
+    number = tiering.number(tiering.tiers()[-1])
+    states, outcome, distance = read_tier(path, game, variant_id, number)
+    live = np.flatnonzero((game.vector.outcome(states) == 0) & (distance >= 0))
+    changed = int(live[len(live) // 2])
+    distance = distance.copy()
+    distance[changed] += 2
+    write_tier(path, game, variant_id, number, states, outcome, distance, 0, 0.0)
+    with tablebase.open(path) as tb:
+        report = tb.verify("morris-6")
+    assert not report.ok
+    assert any(e.startswith(game.format_position(int(states[changed]))) for e in report.errors)

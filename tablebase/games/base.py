@@ -87,9 +87,10 @@ class Game(ABC):
         """An upper bound on the number of states (classes with ``symmetry``), ``None`` if unknown."""
         return None
 
-    def tiering(self, limit: int) -> Tiering[Any] | None:
-        """The game's tiers of at most ``limit`` (the family's measure: Morris, stones a side) for a
-        build tier by tier (:class:`~tablebase.games.tiering.Tiering`); ``None`` for a game not cut into tiers."""
+    def tiering(self, limit: int | None = None) -> Tiering[Any] | None:
+        """The game's tiers of at most ``limit`` (the family's measure: Morris, stones a side; ``None``:
+        every tier of the game) for a build tier by tier (:class:`~tablebase.games.tiering.Tiering`);
+        ``None`` for a game not cut into tiers. A ``limit`` out of the game's range raises ``ValueError``."""
         return None
 
     def tier_name(self, number: int) -> str | None:

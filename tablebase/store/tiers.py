@@ -82,14 +82,21 @@ def stored_tiers(path: Path, variant_id: int) -> set[int]:
 
 
 def read_tier(path: Path, game: Game, variant_id: int, number: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(sorted states, outcome codes, distances)`` of the tier stored under ``number``."""
-    from tablebase.store.packed_reader import PackedReader
-
+    """``(sorted states, outcome codes, distances)`` of the tier stored under ``number`` in the file ``path``."""
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)
     try:
-        states, values = PackedReader(game, variant_id).layer(conn, number)
+        return tier_arrays(conn, game, variant_id, number)
     finally:
         conn.close()
+
+
+def tier_arrays(
+    conn: sqlite3.Connection, game: Game, variant_id: int, number: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(sorted states, outcome codes, distances)`` of the tier stored under ``number``, read through ``conn``."""
+    from tablebase.store.packed_reader import PackedReader
+
+    states, values = PackedReader(game, variant_id).layer(conn, number)
     outcome, distance = unpack_values(values)
     return states, outcome, distance
 

@@ -214,11 +214,14 @@ class MorrisGame(BitboardGame):
                 total += boards * hands
         return total // (self.num_symmetries if symmetry else 1) + 1
 
-    def tiering(self, limit: int) -> Tiering[Any]:
-        """The movement-phase tiers of at most ``limit`` stones a side (:mod:`tablebase.games.morris.tiers`)."""
+    def tiering(self, limit: int | None = None) -> Tiering[Any]:
+        """The movement-phase tiers of at most ``limit`` stones a side (default and at most: the
+        stones the game starts with; :mod:`tablebase.games.morris.tiers`)."""
         from tablebase.games.morris.tiers import MorrisTiers
 
-        return MorrisTiers(self, limit)
+        if limit is not None and limit > self.stones:
+            raise ValueError(f"{limit} stones a side: {self.name} starts with {self.stones}")
+        return MorrisTiers(self, self.stones if limit is None else limit)
 
     def tier_name(self, number: int) -> str | None:
         from tablebase.games.morris.tiers import tier_name
