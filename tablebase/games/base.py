@@ -93,6 +93,11 @@ class Game(ABC):
         ``None`` for a game not cut into tiers. A ``limit`` out of the game's range raises ``ValueError``."""
         return None
 
+    def tier_number(self, state: int) -> int | None:
+        """The number a build tier by tier stores ``state`` under (:meth:`Tiering.number
+        <tablebase.games.tiering.Tiering.number>` of its tier); ``None`` for a state in no tier."""
+        return None
+
     def tier_name(self, number: int) -> str | None:
         """The name of the tier a build tier by tier stores under ``number`` (:meth:`Tiering.number
         <tablebase.games.tiering.Tiering.number>`); ``None`` when no tier is stored so."""

@@ -33,15 +33,26 @@ class PackedReader:
         self.variant_id = variant_id
         self.cache: BlockCache[KeyBlock] = BlockCache(cache_bytes)
         self.table = BlockTable(game, variant_id)
+        self._stored: frozenset[int] | None = None
 
     def ply_numbers(self, conn: sqlite3.Connection) -> list[int]:
         """The plies that have blocks, in order."""
         return self.table.plies(conn)
 
     def _candidate_plies(self, conn: sqlite3.Connection, state: int) -> list[int]:
-        """The plies a state can lie in: the one the rules tell (:meth:`Game.plies_played`), else every ply."""
+        """The plies a state can lie in: the one the rules tell (:meth:`Game.plies_played`), else the
+        number of its tier where that tier is stored (:meth:`Game.tier_number`), else every ply."""
         ply = self.game.plies_played(state)
-        return self.ply_numbers(conn) if ply is None else [ply]
+        if ply is not None:
+            return [ply]
+        tier = self.game.tier_number(state)
+        stored = self.ply_numbers(conn)
+        if tier is not None:
+            if self._stored is None:
+                self._stored = frozenset(stored)
+            if tier in self._stored:
+                return [tier]
+        return stored
 
     def block(self, conn: sqlite3.Connection, ply: int, key: int) -> KeyBlock | None:
         """The decoded part of a block of ``ply`` whose range would hold ``key`` (``None`` below the first block)."""
@@ -94,7 +105,7 @@ class PackedReader:
         for state in states:
             ply = plies_played(state)
             if ply is None or not 0 <= state <= MAX_STATE:
-                hit = self._find(conn, state, self.ply_numbers(conn) if ply is None else [ply])
+                hit = self._find(conn, state, self._candidate_plies(conn, state) if ply is None else [ply])
                 found.append(None if hit is None else hit[1])
                 continue
             block = covering(ply, state) or self.block(conn, ply, state)

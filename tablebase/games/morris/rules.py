@@ -46,6 +46,9 @@ if TYPE_CHECKING:
     from tablebase.games.common.kernels import VectorKernels
     from tablebase.games.tiering import Tiering
 
+#: The text of a point from its digit in :meth:`MorrisGame.format_board_text`.
+_POINT_TEXT = str.maketrans("012", ".xo")
+
 #: The largest size bound (classes) of a variant that ``tablebase build`` enumerates whole.
 ENUMERABLE_UP_TO = 100_000_000
 
@@ -223,6 +226,12 @@ class MorrisGame(BitboardGame):
             raise ValueError(f"{limit} stones a side: {self.name} starts with {self.stones}")
         return MorrisTiers(self, self.stones if limit is None else limit)
 
+    def tier_number(self, state: int) -> int | None:
+        if state >> self.hand_shift:
+            return None
+        xs, os = self.boards(state)
+        return 100 * xs.bit_count() + os.bit_count()
+
     def tier_name(self, number: int) -> str | None:
         from tablebase.games.morris.tiers import tier_name
 
@@ -277,7 +286,10 @@ class MorrisGame(BitboardGame):
 
     def format_board_text(self, state: int) -> str:
         xs, os = self.boards(state)
-        return "".join("x" if xs >> i & 1 else "o" if os >> i & 1 else "." for i in range(self.cells))
+        n = self.cells
+        # a decimal digit a point, last point first: 1 for x, 2 for o (no digit carries)
+        digits = str(int(format(xs, f"0{n}b")) + 2 * int(format(os, f"0{n}b"))).zfill(n)
+        return digits.translate(_POINT_TEXT)[::-1]
 
     def format_position(self, state: int) -> str:
         xh, oh = self.hands(state)

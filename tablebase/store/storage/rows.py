@@ -25,9 +25,10 @@ if TYPE_CHECKING:
     from tablebase.store.states import Layers
 
 
-#: How many states :meth:`RulesMoves.canonical_all` needs before it maps them on the array kernels
-#: (on the 5x4 board, 8 symmetries: about 21 us for any count up to 20 against 1.0 us a state one at a time).
-ARRAY_CANONICAL_FROM = 24
+#: How many states :meth:`RulesMoves.canonical_all` needs before it maps them on the array kernels: one
+#: at a time a state takes about 1 us (the 5x4 board, 8 symmetries) to 6 us (Morris, 16), the array call
+#: about 21 us, but the kernels' first use loads them (about 0.2 s), which a one-probe command would pay.
+ARRAY_CANONICAL_FROM = 128
 
 
 class RulesMoves:
