@@ -40,6 +40,13 @@ def command(*args: str) -> float:
     return time.perf_counter() - started
 
 
+def probe_seconds(table: tablebase.VariantTable, position: str) -> float:
+    """Seconds one probe of ``position`` takes."""
+    started = time.perf_counter()
+    table.probe(position)
+    return time.perf_counter() - started
+
+
 def sample(db: Path, count: int, seed: int) -> list[str]:
     """``count`` random stored positions, a tier drawn by its size."""
     game = games.get(NAME)
@@ -79,12 +86,7 @@ def main() -> None:
     with tablebase.open(db) as tb:
         table = tb.variant(NAME)
         table.probe(positions[0])
-        times = []
-        for position in positions:
-            t = time.perf_counter()
-            table.probe(position)
-            times.append(time.perf_counter() - t)
-    times.sort()
+        times = sorted(probe_seconds(table, position) for position in positions)
     print(f"warm probes of {len(times)} stored positions: p50 {1e3 * statistics.median(times):.2f} ms,"
           f" p95 {1e3 * times[int(0.95 * len(times))]:.2f} ms")
     rng = random.Random(args.seed)

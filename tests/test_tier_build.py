@@ -87,14 +87,16 @@ def test_a_stopped_build_goes_on_from_the_tiers_stored(tmp_path: Path, monkeypat
     assert_stored_as_in_memory(path, "morris-6", 3)
 
 
+def built(path: Path, stones: int, workers: int = 1) -> set[int]:
+    """Build morris-6's tiers of at most ``stones`` a side into ``path``; the numbers of the tiers it holds."""
+    with tablebase.open(path) as tb:
+        tb.build("morris-6", tiers=stones, workers=workers)
+    return stored_tiers(path, open_tiered(path, games.get("morris-6")))
+
+
 def test_more_stones_add_the_tiers_missing(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
-    game = games.get("morris-6")
-    with tablebase.open(path) as tb:
-        tb.build("morris-6", tiers=3, workers=1)
-        first = stored_tiers(path, open_tiered(path, game))
-        tb.build("morris-6", tiers=4, workers=2)
-    assert first < stored_tiers(path, open_tiered(path, game))
+    assert built(path, 3) < built(path, 4, workers=2)
     assert_stored_as_in_memory(path, "morris-6", 4)
 
 
@@ -165,8 +167,8 @@ def test_verify_checks_every_tier_and_finds_a_changed_label(tmp_path: Path) -> N
 
     path = tmp_path / "t.db"
     game = games.get("morris-6")
+    built(path, 4)
     with tablebase.open(path) as tb:
-        tb.build("morris-6", tiers=4, workers=1)
         report = tb.verify("morris-6")
         assert report.ok, report.errors
         assert report.states == tb.variant("morris-6").info.states
