@@ -4,29 +4,42 @@
 >>> with tablebase.open("tablebase.db") as tb:          # doctest: +SKIP
 ...     tb.variant("tictactoe").probe("x.o/.x./...").best_move
 
-The package:
+The package, floor by floor from the bottom (docs/development.md draws the floors):
 
-* :mod:`tablebase.query` — the front object (:class:`Tablebase`: open, build, export, solve, verify);
-* :mod:`tablebase.variant` — one built variant (:class:`VariantTable`: probe, line, predecessors, stats);
-* :mod:`tablebase.probes` — the one builder of probes from the values of a position's children;
-* :mod:`tablebase.results` — what queries return, each with its JSON (``to_dict``);
-* :mod:`tablebase.outcome` — outcome names, codes and the labelling rule;
-* :mod:`tablebase.scores` — the distance scores the exact searches compare;
-* :mod:`tablebase.reader` — the read-only connection and snapshots;
-* :mod:`tablebase.keys` — the key a position is stored under, and the symmetry to it;
-* :mod:`tablebase.build` — which solver and storage a build uses;
-* :mod:`tablebase.verify` — the independent audit of a built variant;
-* :mod:`tablebase.games` — the rules, one package per game family (``games/mnk/``,
-  ``games/connect4/``, ``games/ultimate/``; the small ``roman``, ``rota`` and ``wild`` one module
-  each) over the shared machinery of ``games/common/``;
-* :mod:`tablebase.solve` — enumeration and retrograde labelling (out of core: local processes or a
-  Dask cluster, the ``cluster`` extra);
-* :mod:`tablebase.store` — schema, migrations, writers and the storages;
-* :mod:`tablebase.serve` — the HTTP API and web board (the ``serve`` extra);
-* :mod:`tablebase.sql` — SQL functions (``tb_outcome``, ``tb_probe``, ...) for sqlite3, SQLAlchemy and
-  datasette (:mod:`tablebase.datasette_plugin`, the ``datasette`` extra), reading any storage;
-* :mod:`tablebase.svg` — positions and probes drawn from a game's layout (notebooks show them);
-* :mod:`tablebase.testing` — the checks every game passes, for authors of game plugins.
+* :mod:`tablebase.errors`, :mod:`tablebase.outcome` (outcome names, codes and the labelling rule),
+  :mod:`tablebase.scores` (the distance scores the exact searches compare), :mod:`tablebase.version`
+  and :mod:`tablebase.progress` (the progress callback of long steps);
+* :mod:`tablebase.games` — the rules: the :class:`~tablebase.games.base.Game` protocol
+  (``games/base.py``), board layouts (``games/layout.py``), grid notation (``games/notation.py``),
+  the bitboard base (``games/bitboard.py``), what a compiled search gives the search
+  (``games/compiled_search.py``), what a game cut into tiers gives a build (``games/tiering.py``),
+  random play (``games/playouts.py``); one package per game family (``games/mnk/``,
+  ``games/connect4/``, ``games/ultimate/``, ``games/morris/``; the small ``roman``, ``rota`` and
+  ``wild`` one module each) over the shared machinery of ``games/common/``;
+* :mod:`tablebase.solve` — enumeration and retrograde labelling: in memory, layer by layer out of
+  core, in dense tasks or tier by tier (on local processes or a Dask cluster, the ``cluster``
+  extra); the exact search from one position in ``solve/search/``;
+* :mod:`tablebase.store` — schema, migrations, writers, block readers and the storages
+  (:mod:`tablebase.store.storage`);
+* the query layer:
+
+  * :mod:`tablebase.query` — the front object (:class:`Tablebase`: open, build, export, solve, verify);
+  * :mod:`tablebase.variant` — one built variant (:class:`VariantTable`: probe, line, predecessors, stats);
+  * :mod:`tablebase.reader` — the read-only connection, snapshots, and ``TablebaseFile``, the file
+    interface of the modules below the front object;
+  * :mod:`tablebase.probes` — the one builder of probes from the values of a position's children;
+  * :mod:`tablebase.results` — what queries return, each with its JSON (``to_dict``);
+  * :mod:`tablebase.keys` — the key a position is stored under, and the symmetry to it;
+  * :mod:`tablebase.build` — which solver and storage a build uses;
+  * :mod:`tablebase.opening` — opening tables: computed by the search, shipped with a game, installed;
+  * :mod:`tablebase.verify` — the independent audits of a built variant, one module an audit;
+  * :mod:`tablebase.sql` — SQL functions (``tb_outcome``, ``tb_probe``, ...) for sqlite3, SQLAlchemy
+    and datasette (:mod:`tablebase.datasette_plugin`, the ``datasette`` extra), reading any storage;
+  * :mod:`tablebase.svg` — positions and probes drawn from a game's layout (notebooks show them);
+  * :mod:`tablebase.testing` — the checks every game passes, for authors of game plugins;
+
+* :mod:`tablebase.serve` — the HTTP API and web board (the ``serve`` extra), on top beside the
+  command line (``cli/``).
 
 The import rule: ``import tablebase``, opening a file and probing a
 position load neither numpy nor SQLAlchemy, alembic, typer or pydantic
