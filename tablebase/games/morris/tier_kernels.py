@@ -1,0 +1,444 @@
+"""Compiled kernels of the colour-folded movement-phase tiers: the class index and the retrograde passes.
+
+A folded tier ``T(m, n)`` holds the movement positions seen from the side to
+move: the mover's ``m`` stones and the other side's ``n`` (bitmasks of the
+board's points). Its slots (:func:`rank`, :func:`unrank`) number the
+symmetry classes: ``rep * C(cells - n, m) + r``, where ``rep`` numbers the
+class of the other side's stones among the ``n``-subsets that are the least
+of their images, and ``r`` is the colex rank of the mover's stones (mapped
+by the symmetry that takes the other side's to ``rep``, then the least of
+their images under the symmetries that keep ``rep``) among the points
+``rep`` leaves free. A slot whose mover stones are not that least image
+holds no class (:data:`UNUSED`).
+
+A value is a ``uint16``: the outcome code in the low two bits (of
+:class:`tablebase.outcome.Code`) and the distance in plies above them; a
+draw has distance 0 there (it has none). While a unit is solved an unknown
+value holds the largest distance of its won children below the unit and,
+in :data:`DRAWN`, whether one of them is drawn.
+
+Every compiled function the passes call is in this module (the cache of a
+compiled function does not follow calls into other modules).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, cast
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+from tablebase.games.common.kernels import DRAW_CODE, LOSS_CODE, UNKNOWN_CODE, WIN_CODE
+
+#: The value of a slot that holds no class.
+UNUSED = 0xFFFF
+#: The flag of an unknown value with a drawn child below the unit.
+DRAWN = 1 << 15
+#: The distance field, after the shift by two.
+DISTANCE_MASK = 0x1FFF
+#: The most children or parents one position has on a board of up to 24 points.
+_MOST = 128
+
+
+def _ctpop(typingctx: Any, x: Any) -> Any:
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.ctpop(args[0])
+
+    return types.int64(types.int64), codegen
+
+
+def _cttz(typingctx: Any, x: Any) -> Any:
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return types.int64(types.int64), codegen
+
+
+#: The set bits of an ``int64``, in compiled code.
+_popcount = cast(Callable[[int], int], intrinsic(_ctpop))
+#: The index of the lowest set bit of a nonzero ``int64``, in compiled code.
+_low = cast(Callable[[int], int], intrinsic(_cttz))
+
+
+@numba.njit(cache=True, inline="always")
+def _image(x: int, g: int, perm: np.ndarray) -> int:
+    out = 0
+    for b in range(perm.shape[1]):
+        out |= perm[g, b, (x >> (8 * b)) & 255]
+    return out
+
+
+@numba.njit(cache=True)
+def build_classes(cells: int, perm: np.ndarray, binom: np.ndarray) -> tuple[Any, Any, Any, Any, Any]:
+    """``(rep_of, sym_of, sub_start, reps, rep_start)`` of every subset of ``cells`` points.
+
+    The subsets of size ``k`` lie at ``sub_start[k]`` on, in colex order;
+    ``rep_of`` gives a subset's class among the representatives of its size
+    (the least masks of their classes, numbered in increasing order),
+    ``sym_of`` a symmetry taking it there; ``reps[rep_start[k]:rep_start[k + 1]]``
+    are the representatives of size ``k``.
+    """
+    size = 1 << cells
+    rep_of = np.empty(size, dtype=np.int32)
+    sym_of = np.empty(size, dtype=np.int8)
+    sub_start = np.zeros(cells + 2, dtype=np.int64)
+    for k in range(cells + 1):
+        sub_start[k + 1] = sub_start[k] + binom[cells, k]
+    counts = np.zeros(cells + 1, dtype=np.int64)
+    for mask in range(size):
+        best = mask
+        best_g = 0
+        for g in range(1, perm.shape[0]):
+            im = _image(mask, g, perm)
+            if im < best:
+                best = im
+                best_g = g
+        k = _popcount(mask)
+        at = sub_start[k] + _colex(mask, 0, binom)
+        sym_of[at] = best_g
+        if best_g == 0:
+            rep_of[at] = counts[k]
+            counts[k] += 1
+        else:
+            rep_of[at] = rep_of[sub_start[k] + _colex(best, 0, binom)]
+    rep_start = np.zeros(cells + 2, dtype=np.int64)
+    for k in range(cells + 1):
+        rep_start[k + 1] = rep_start[k] + counts[k]
+    reps = np.empty(rep_start[cells + 1], dtype=np.int64)
+    cursor = rep_start[: cells + 1].copy()
+    for mask in range(size):
+        k = _popcount(mask)
+        if sym_of[sub_start[k] + _colex(mask, 0, binom)] == 0:
+            reps[cursor[k]] = mask
+            cursor[k] += 1
+    return rep_of, sym_of, sub_start, reps, rep_start
+
+
+@numba.njit(cache=True)
+def stabilisers(reps: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """The symmetries keeping each representative, as a bitmask over the symmetries (bit 0 the identity)."""
+    out = np.zeros(len(reps), dtype=np.int64)
+    for i in range(len(reps)):
+        for g in range(perm.shape[0]):
+            if _image(reps[i], g, perm) == reps[i]:
+                out[i] |= 1 << g
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def _least(s: int, stab: int, perm: np.ndarray) -> int:
+    best = s
+    if stab != 1:
+        for h in range(1, perm.shape[0]):
+            if stab >> h & 1:
+                im = _image(s, h, perm)
+                if im < best:
+                    best = im
+    return best
+
+
+@numba.njit(cache=True, inline="always")
+def _colex(s: int, rep: int, binom: np.ndarray) -> int:
+    r = 0
+    j = 0
+    while s:
+        p = _low(s)
+        s &= s - 1
+        j += 1
+        r += binom[p - _popcount(rep & ((1 << p) - 1)), j]
+    return r
+
+
+@numba.njit(cache=True, inline="always")
+def _deposit(comp: int, rep: int, cells: int) -> int:
+    out = 0
+    free = ((1 << cells) - 1) & ~rep
+    while comp:
+        p = _low(free)
+        free &= free - 1
+        if comp & 1:
+            out |= 1 << p
+        comp >>= 1
+    return out
+
+
+@numba.njit(cache=True, inline="always")
+def _colex_unrank(k: int, m: int, free: int, binom: np.ndarray) -> int:
+    comp = 0
+    c = free - 1
+    for j in range(m, 0, -1):
+        while binom[c, j] > k:
+            c -= 1
+        k -= binom[c, j]
+        comp |= 1 << c
+        c -= 1
+    return comp
+
+
+@numba.njit(cache=True)
+def rank(mover: int, other: int, m: int, n: int, cells: int, ix: Any) -> int:
+    """The slot of the class of ``(mover, other)`` in ``T(m, n)``."""
+    perm, rep_of, sym_of, reps, rep_start, stabs, binom, sub_start = ix
+    at = sub_start[n] + _colex(other, 0, binom)
+    i = rep_of[at]
+    g = sym_of[at]
+    j = rep_start[n] + i
+    s = _image(mover, g, perm) if g else mover
+    s = _least(s, stabs[j], perm)
+    slot: int = i * binom[cells - n, m] + _colex(s, reps[j], binom)
+    return slot
+
+
+@numba.njit(cache=True)
+def unrank(slot: int, m: int, n: int, cells: int, ix: Any) -> tuple[int, int]:
+    """``(mover, other)``: the representative position of ``slot`` of ``T(m, n)``."""
+    reps, rep_start, binom = ix[3], ix[4], ix[6]
+    per = binom[cells - n, m]
+    i = slot // per
+    rep = reps[rep_start[n] + i]
+    return _deposit(_colex_unrank(slot - i * per, m, cells - n, binom), rep, cells), rep
+
+
+@numba.njit(cache=True)
+def rank_many(movers: np.ndarray, others: np.ndarray, m: int, n: int, cells: int, ix: Any) -> np.ndarray:
+    """:func:`rank` of each ``(movers[i], others[i])``."""
+    out = np.empty(len(movers), dtype=np.int64)
+    for i in range(len(movers)):
+        out[i] = rank(movers[i], others[i], m, n, cells, ix)
+    return out
+
+
+@numba.njit(cache=True)
+def unrank_many(slots: np.ndarray, m: int, n: int, cells: int, ix: Any) -> tuple[Any, Any]:
+    """:func:`unrank` of each slot: ``(movers, others)``."""
+    movers = np.empty(len(slots), dtype=np.int64)
+    others = np.empty(len(slots), dtype=np.int64)
+    for i in range(len(slots)):
+        movers[i], others[i] = unrank(slots[i], m, n, cells, ix)
+    return movers, others
+
+
+@numba.njit(cache=True)
+def used_slots(m: int, n: int, cells: int, ix: Any) -> np.ndarray:
+    """Whether each slot of ``T(m, n)`` holds a class."""
+    perm, reps, rep_start, stabs, binom = ix[0], ix[3], ix[4], ix[5], ix[6]
+    per = binom[cells - n, m]
+    count = rep_start[n + 1] - rep_start[n]
+    out = np.ones(count * per, dtype=np.bool_)
+    for i in range(count):
+        stab = stabs[rep_start[n] + i]
+        if stab == 1:
+            continue
+        rep = reps[rep_start[n] + i]
+        for k in range(per):
+            s = _deposit(_colex_unrank(k, m, cells - n, binom), rep, cells)
+            out[i * per + k] = _least(s, stab, perm) == s
+    return out
+
+
+@numba.njit(cache=True)
+def count_used(m: int, n: int, cells: int, ix: Any) -> int:
+    """How many slots of ``T(m, n)`` hold a class: its classes."""
+    perm, reps, rep_start, stabs, binom = ix[0], ix[3], ix[4], ix[5], ix[6]
+    per = binom[cells - n, m]
+    total = 0
+    for i in range(rep_start[n], rep_start[n + 1]):
+        if stabs[i] == 1:
+            total += per
+            continue
+        for k in range(per):
+            s = _deposit(_colex_unrank(k, m, cells - n, binom), reps[i], cells)
+            if _least(s, stabs[i], perm) == s:
+                total += 1
+    return total
+
+
+@numba.njit(cache=True, inline="always")
+def _in_mill(bits: int, point: int, mills_of: np.ndarray) -> bool:
+    for mill in mills_of[point]:
+        if mill and bits & mill == mill:
+            return True
+    return False
+
+
+@numba.njit(cache=True, inline="always")
+def _removable(other: int, mills: np.ndarray) -> int:
+    free = other
+    for mill in mills:
+        if other & mill == mill:
+            free &= ~mill
+    return free if free else other
+
+
+@numba.njit(cache=True, inline="always")
+def _first(s: int, keys: np.ndarray, stamps: np.ndarray, stamp: int) -> bool:
+    """Whether ``s`` is new among the keys stamped ``stamp`` (then it is added): a small open-addressed set."""
+    h = (s * 0x9E3779B1) & (_MOST - 1)
+    while stamps[h] == stamp:
+        if keys[h] == s:
+            return False
+        h = (h + 1) & (_MOST - 1)
+    stamps[h] = stamp
+    keys[h] = s
+    return True
+
+
+@numba.njit(cache=True)
+def init_tier(
+    m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray, mills_of: np.ndarray,
+    ix: Any, lower: np.ndarray, lower_lost: bool, value: np.ndarray, count: np.ndarray,
+) -> int:
+    """Fill ``value`` and ``count`` of ``T(m, n)`` from its moves; returns the largest distance set.
+
+    A move closing a mill leads to ``T(n - 1, m)``, read in ``lower`` (every
+    position there lost at 0 when ``lower_lost``); any other move to
+    ``T(n, m)``, in the unit, where ``count`` counts the distinct classes.
+    """
+    perm, stabs, reps, rep_start, binom = ix[0], ix[5], ix[3], ix[4], ix[6]
+    per = binom[cells - n, m]
+    full = (1 << cells) - 1
+    keys = np.empty(_MOST, dtype=np.int64)
+    stamps = np.zeros(_MOST, dtype=np.int64)
+    top = 0
+    for i in range(rep_start[n + 1] - rep_start[n]):
+        other = reps[rep_start[n] + i]
+        stab = stabs[rep_start[n] + i]
+        comp = (1 << m) - 1
+        for k in range(per):
+            slot = i * per + k
+            if k:
+                low = comp & -comp
+                ripple = comp + low
+                comp = ripple | (((ripple ^ comp) // low) >> 2)
+            mover = _deposit(comp, other, cells)
+            count[slot] = 0
+            if stab != 1 and _least(mover, stab, perm) != mover:
+                value[slot] = UNUSED
+                continue
+            if m < 3:
+                value[slot] = LOSS_CODE
+                continue
+            empty = full & ~(mover | other)
+            fly = flying and m == 3
+            removable = _removable(other, mills)
+            moves = 0
+            found = 0
+            win = DISTANCE_MASK + 1
+            won = 0
+            drawn = False
+            stones = mover
+            while stones:
+                a = _low(stones)
+                stones &= stones - 1
+                targets = empty if fly else neighbours[a] & empty
+                rest = mover & ~(1 << a)
+                while targets:
+                    b = _low(targets)
+                    targets &= targets - 1
+                    moves += 1
+                    after = rest | 1 << b
+                    if _in_mill(after, b, mills_of):
+                        if lower_lost:
+                            win = 1
+                            continue
+                        taken = removable
+                        while taken:
+                            c = _low(taken)
+                            taken &= taken - 1
+                            v = lower[rank(other & ~(1 << c), after, n - 1, m, cells, ix)]
+                            code = v & 3
+                            d = (v >> 2) & DISTANCE_MASK
+                            if code == LOSS_CODE:
+                                if d + 1 < win:
+                                    win = d + 1
+                            elif code == WIN_CODE:
+                                if d > won:
+                                    won = d
+                            else:
+                                drawn = True
+                    else:
+                        if _first(rank(other, after, n, m, cells, ix), keys, stamps, slot + 1):
+                            found += 1
+            if win <= DISTANCE_MASK:
+                value[slot] = WIN_CODE | win << 2
+                top = max(top, win)
+            elif moves == 0:
+                value[slot] = LOSS_CODE
+            elif found == 0:
+                if drawn:
+                    value[slot] = DRAW_CODE
+                else:
+                    value[slot] = LOSS_CODE | (won + 1) << 2
+                    top = max(top, won + 1)
+            else:
+                value[slot] = UNKNOWN_CODE | won << 2 | (DRAWN if drawn else 0)
+                count[slot] = found
+    return top
+
+
+@numba.njit(cache=True)
+def propagate(
+    d: int, p: int, q: int, cells: int, flying: bool, neighbours: np.ndarray, mills_of: np.ndarray, ix: Any,
+    src: np.ndarray, dst: np.ndarray, dst_count: np.ndarray,
+) -> tuple[int, int]:
+    """Pass the values of ``T(p, q)`` final at distance ``d`` to their parents in ``T(q, p)``.
+
+    A parent moved a stone of the child's other side there from a neighbouring
+    empty point (from any, flying with three), closing no mill. Returns how
+    many values were passed and the largest distance set.
+    """
+    full = (1 << cells) - 1
+    keys = np.empty(_MOST, dtype=np.int64)
+    stamps = np.zeros(_MOST, dtype=np.int64)
+    top = 0
+    passed = 0
+    for slot in range(len(src)):
+        v = src[slot]
+        code = v & 3
+        if code != WIN_CODE and code != LOSS_CODE:
+            continue
+        if (v >> 2) & DISTANCE_MASK != d:
+            continue
+        passed += 1
+        mover, other = unrank(slot, p, q, cells, ix)
+        empty = full & ~(mover | other)
+        fly = flying and q == 3
+        stones = other
+        while stones:
+            b = _low(stones)
+            stones &= stones - 1
+            if _in_mill(other, b, mills_of):
+                continue
+            sources = empty if fly else neighbours[b] & empty
+            rest = other & ~(1 << b)
+            while sources:
+                a = _low(sources)
+                sources &= sources - 1
+                s = rank(rest | 1 << a, mover, q, p, cells, ix)
+                if not _first(s, keys, stamps, slot + 1):
+                    continue
+                w = dst[s]
+                held = w & 3
+                if code == LOSS_CODE:
+                    if held == UNKNOWN_CODE or (held == WIN_CODE and (w >> 2) & DISTANCE_MASK > d + 1):
+                        dst[s] = WIN_CODE | (d + 1) << 2
+                        top = max(top, d + 1)
+                elif held == UNKNOWN_CODE:
+                    left = dst_count[s] - 1
+                    dst_count[s] = left
+                    if left == 0 and not w & DRAWN:
+                        lost = max(d, (w >> 2) & DISTANCE_MASK) + 1
+                        dst[s] = LOSS_CODE | lost << 2
+                        top = max(top, lost)
+    return passed, top
+
+
+@numba.njit(cache=True)
+def finish(value: np.ndarray) -> None:
+    """Every value still unknown is a draw."""
+    for i in range(len(value)):
+        if value[i] & 3 == UNKNOWN_CODE:
+            value[i] = DRAW_CODE

@@ -1,0 +1,158 @@
+"""The colour-folded tier engine of the Morris movement phase: its index against Burnside's counts,
+rank and unrank, and its values against the tier solver's on every class of the small tiers."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+
+from tablebase.games.morris.board import NINE, SIX, MorrisBoard
+from tablebase.games.morris.rules import MorrisGame
+from tablebase.games.morris.tier_engine import UNUSED, FoldedTier, TierEngine, units
+from tablebase.games.morris.tier_index import TierIndex, burnside
+from tablebase.games.morris.tiers import MorrisTiers
+from tablebase.outcome import NAMES, label_from_children
+from tablebase.solve import DRAW_CODE, LOSS_CODE, WIN_CODE
+from tablebase.solve.tiers import solve_tiers
+
+
+@cache
+def index(board: MorrisBoard) -> TierIndex:
+    return TierIndex(board)
+
+
+def agree(board: MorrisBoard, flying: bool, stones: int) -> dict[tuple[int, int], FoldedTier]:
+    """The folded tiers of at most ``stones`` a side, each class's value checked against the tier
+    solver's for both of its states (each side to move), and every used slot met."""
+    game = MorrisGame(board, stones, flying, f"engine-{stones}")
+    folded = {(t.m, t.n): t for t in TierEngine(board, flying, index(board)).solve(stones)}
+    met = {t: np.zeros(len(f.values), dtype=bool) for t, f in folded.items()}
+    n = board.cells
+    mask = np.int64((1 << n) - 1)
+    for result in solve_tiers(MorrisTiers(game, stones), game.vector):
+        states = result.states.astype(np.int64)
+        xs, os, side = states & mask, (states >> n) & mask, (states >> (2 * n)) & 1
+        for o_moves in (0, 1):
+            here = side == o_moves
+            if not here.any():
+                continue
+            movers, others = (os[here], xs[here]) if o_moves else (xs[here], os[here])
+            tier = (result.tier.o, result.tier.x) if o_moves else (result.tier.x, result.tier.o)
+            slots = index(board).rank(movers, others, *tier)
+            met[tier][slots] = True
+            f = folded[tier]
+            assert np.array_equal(f.outcome()[slots], result.outcome[here]), (result.tier, o_moves)
+            assert np.array_equal(f.distance()[slots], result.distance[here]), (result.tier, o_moves)
+    for tier, f in folded.items():
+        assert np.array_equal(met[tier], f.values != UNUSED), tier
+    return folded
+
+
+def test_burnside_counts_gassers_movement_phase() -> None:
+    assert sum(burnside(NINE, m, n) for m in range(3, 10) for n in range(3, 10)) == 8_904_593_601
+    assert burnside(NINE, 3, 3) == 169_626
+
+
+@pytest.mark.parametrize("m, n", [(2, 3), (3, 3), (3, 4), (4, 3), (4, 4), (3, 6), (6, 5)])
+def test_every_class_has_one_slot_and_round_trips(m: int, n: int) -> None:
+    ix = index(SIX)
+    used = ix.used(m, n)
+    assert len(used) == ix.size(m, n)
+    assert int(used.sum()) == burnside(SIX, m, n)
+    slots = np.flatnonzero(used)
+    movers, others = ix.unrank(slots, m, n)
+    assert np.array_equal(ix.rank(movers, others, m, n), slots)
+    assert not np.any(movers & others)
+    assert {int(x).bit_count() for x in movers.tolist()} == {m}
+    assert {int(x).bit_count() for x in others.tolist()} == {n}
+
+
+def test_every_image_of_a_position_ranks_to_its_slot() -> None:
+    ix = index(SIX)
+    rng = np.random.default_rng(3)
+    slots = rng.choice(np.flatnonzero(ix.used(4, 3)), size=200, replace=False)
+    movers, others = ix.unrank(slots, 4, 3)
+    for perm in SIX.symmetries:
+        def image(masks: np.ndarray) -> np.ndarray:
+            return np.array([sum(1 << perm[i] for i in range(SIX.cells) if x >> i & 1) for x in masks.tolist()])
+
+        assert np.array_equal(ix.rank(image(movers), image(others), 4, 3), slots)
+
+
+def test_units_come_after_the_units_they_read() -> None:
+    order = units(5)
+    assert order[0] == (3, 3) and set(order) == {(m, n) for m in range(3, 6) for n in range(m, 6)}
+    for i, (m, n) in enumerate(order):
+        for p, q in ((n - 1, m), (m - 1, n)):
+            if min(p, q) >= 3:
+                assert order.index((min(p, q), max(p, q))) < i
+
+
+@pytest.mark.parametrize("flying", [False, True])
+def test_the_engine_agrees_with_the_tier_solver_on_the_six_mens_board(flying: bool) -> None:
+    folded = agree(SIX, flying, 4)
+    outcomes = set(np.concatenate([f.outcome()[f.values != UNUSED] for f in folded.values()]).tolist())
+    assert outcomes == {1, 2, 3}
+
+
+@pytest.mark.slow
+def test_the_index_of_nine_mens_morris_matches_burnside() -> None:
+    ix = index(NINE)
+    counts = {(m, n): ix.classes(m, n) for m in range(3, 10) for n in range(3, 10)}
+    assert counts == {(m, n): burnside(NINE, m, n) for m in range(3, 10) for n in range(3, 10)}
+    assert sum(counts.values()) == 8_904_593_601
+    for m, n in [(2, 9), (3, 9), (9, 3), (9, 9)]:
+        used = ix.used(m, n)
+        assert int(used.sum()) == burnside(NINE, m, n), (m, n)
+        slots = np.flatnonzero(used)[:: max(1, int(used.sum()) // 100_000)]
+        movers, others = ix.unrank(slots, m, n)
+        assert np.array_equal(ix.rank(movers, others, m, n), slots)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stones", [3, 4])
+def test_the_engine_agrees_with_the_tier_solver_on_nine_mens_morris(stones: int) -> None:
+    folded = agree(NINE, True, stones)
+    assert sum(f.classes for t, f in folded.items() if min(t) >= 3) == sum(
+        burnside(NINE, m, n) for m in range(3, stones + 1) for n in range(3, stones + 1)
+    )
+
+
+def folded_value(
+    game: MorrisGame, folded: dict[tuple[int, int], FoldedTier], state: int
+) -> tuple[str, int | None]:
+    """The engine's value of ``state`` (a movement position of ``game``) for the side to move."""
+    xs, os = game.boards(state)
+    mover, other = (os, xs) if game.to_move(state) == "o" else (xs, os)
+    tier = folded[(mover.bit_count(), other.bit_count())]
+    slot = int(index(game.board).rank(np.array([mover]), np.array([other]), tier.m, tier.n)[0])
+    d = int(tier.distance()[slot])
+    return NAMES[int(tier.outcome()[slot])], None if d < 0 else d
+
+
+@pytest.mark.slow
+def test_the_engine_s_labels_up_to_five_agree_with_their_children() -> None:
+    """Beyond the tier solver's reach: sampled classes of every outcome in every tier of up to five a
+    side, their values re-derived from the scalar rules and their children's values."""
+    game = MorrisGame(NINE, 5, True, "engine-5")
+    folded = {(t.m, t.n): t for t in TierEngine(NINE, True, index(NINE)).solve(5)}
+    rng = np.random.default_rng(5)
+    seen = set()
+    for (m, n), tier in folded.items():
+        for code in (WIN_CODE, LOSS_CODE, DRAW_CODE):
+            where = np.flatnonzero((tier.outcome() == code) & (tier.values != UNUSED))
+            if len(where) == 0:
+                continue
+            picks = rng.choice(where, size=min(30, len(where)), replace=False)
+            movers, others = index(NINE).unrank(picks, m, n)
+            for mover, other in zip(movers.tolist(), others.tolist()):
+                state = game.make(mover, other, "x", 0, 0)
+                ended = game.outcome(state)
+                expected = (ended, 0) if ended is not None else label_from_children(
+                    folded_value(game, folded, child) for _, child in game.children(state)
+                )
+                assert folded_value(game, folded, state) == expected, game.format_position(state)
+                seen.add(expected[0])
+    assert seen == {"win", "loss", "draw"}
