@@ -36,6 +36,8 @@ from tablebase.serve import create_app  # noqa: E402
 
 #: Real variants played here besides the toys of serve_support (a second or two each to build).
 REAL = ("rota", "wild", "roman", "ultimate-strategy", "morris-6-3")
+#: Built tier by tier, the tiers of three stones a side (about 15 s).
+TIERED = "morris-9"
 #: A toy whose layout plays a column's move with one click on any of its cells (``click_moves``).
 ONE_CLICK = ("toy-drop",)
 #: Ultimate tic-tac-toe, x sent to field 5 with four moves, 62 plies into a random game (proved in well under a second).
@@ -56,7 +58,10 @@ LAUNCH_ARGS = [
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with registered():
-        yield build_database(tmp_path_factory.mktemp("web") / "tablebase.db", (*BUILT, *REAL, *ONE_CLICK))
+        path = build_database(tmp_path_factory.mktemp("web") / "tablebase.db", (*BUILT, *REAL, *ONE_CLICK))
+        with tablebase.open(path) as tb:
+            tb.build(TIERED, tiers=3, workers=1)
+        yield path
 
 
 @pytest.fixture(scope="module")
@@ -285,6 +290,34 @@ def test_morris_closes_a_mill_then_removes_a_stone(page: Any, api: TestClient) -
     click(page, "[data-cell=c2]")
     assert shown_position(page) == removals["e1xc2"]["position"] == "xxxo............ o 0 1"
     assert page.get_attribute("[data-cell=c2]", "data-piece") in (None, "")
+
+
+def test_nine_mens_morris_board_flies_closes_a_mill_and_removes(page: Any, api: TestClient) -> None:
+    position = "xx.x...........o......oo x 0 0"
+    open_board(page, TIERED, position)
+    # three squares of eight points, their 24 sides and the 8 steps of the four joining lines
+    assert page.eval_on_selector_all("#board .cell circle", "e => e.length") == 24
+    assert page.eval_on_selector_all("#board .edge", "e => e.length") == 32
+    result = probe(api, TIERED, position)
+    assert result["outcome"] == "win" and result["distance"] == 1
+    assert page.inner_text("#status") == status_of(result)
+    click(page, "[data-cell=b2]")
+    # x has three stones: b2 flies to any empty point, each shown with its best move's value
+    best: dict[str, dict[str, Any]] = {}
+    for m in result["moves"]:
+        if m["move"].startswith("b2-"):
+            best.setdefault(m["move"][3:5], m)
+    assert len(best) == 24 - 6
+    shown = {c: (o, d) for c, (o, d, _) in cell_values(page).items()}
+    assert shown == {c: (m["outcome"], distance(m)) for c, m in best.items()}
+    click(page, "[data-cell=g1]")
+    removals = {m["move"][-2:]: m for m in result["moves"] if m["move"].startswith("b2-g1x")}
+    # the mill a1 d1 g1 closed: any of o's three stones, none of them in a mill, may go
+    assert set(removals) == {"c5", "d7", "g7"}
+    shown = {c: (o, d) for c, (o, d, _) in cell_values(page).items()}
+    assert shown == {c: (m["outcome"], distance(m)) for c, m in removals.items()}
+    click(page, "[data-cell=c5]")
+    assert shown_position(page) == removals["c5"]["position"] == "xxx...................oo o 0 0"
 
 
 def test_wild_asks_which_mark(page: Any, api: TestClient) -> None:

@@ -59,6 +59,11 @@ class VariantReply(BaseModel):
     parameters: dict[str, Any]
     players: list[str] = Field(description="The two players, first player first.")
     start: str = Field(description="The start position.")
+    tiers: list[str] = Field(
+        default_factory=list,
+        description="The tiers the file holds of a variant built tier by tier (`tablebase build --stones`);"
+        " a position in one of them is answered by `GET /api/{variant}`.",
+    )
 
 
 class LineReply(BaseModel):

@@ -141,8 +141,20 @@ async function lookUp(position) {
     return viewOf(probe, board);
   }
   const board = await api(variantPath("/board"), { position });
-  const probe = app.variant.complete ? await api(variantPath(), { position }) : await known(board.position);
+  const probe = app.variant.complete
+    ? await api(variantPath(), { position })
+    : (app.variant.tiers?.length ? await stored(board.position) : null) ?? (await known(board.position));
   return viewOf(probe, board);
+}
+
+async function stored(position) {
+  // a position of a variant built tier by tier, from the file: 404 when it lies in no tier stored
+  try {
+    return await api(variantPath(), { position });
+  } catch (error) {
+    if (error instanceof ApiError && error.kind === "not_solved") return null;
+    throw error;
+  }
 }
 
 // -- actions ---------------------------------------------------------------
