@@ -30,6 +30,10 @@ QUICK_CLASSES = 200_000
 #: Builds of at most this many classes, and of variants without a bound, are in the slow set (the next
 #: registered sizes, ``mnk-4-4-3`` and ``morris-6`` at 5-8 M, take about a minute a variant).
 SLOW_CLASSES = 1_000_000
+#: Random games of the rules checks (:func:`tablebase.testing.check_game`) in the quick set for a
+#: variant whose builds are not in it (Ultimate's and Morris' long games: 2-5 s a variant at the
+#: default 40, about a quarter of that at 10); the slow set plays the default 40 on them.
+QUICK_RULES_PLAYOUTS = 10
 #: Builds of at most this many classes probe every position against a solve in memory
 #: (:func:`tablebase.testing.check_storage`); larger ones probe random games.
 EVERY_POSITION_CLASSES = 20_000
@@ -78,6 +82,12 @@ def tier(name: str) -> str | None:
     return "slow" if bound <= SLOW_CLASSES else None
 
 
+def rules_playouts(name: str) -> int | None:
+    """The random games of ``name``'s rules checks in the quick set: :data:`QUICK_RULES_PLAYOUTS` when
+    its builds are not in the quick set, else ``None`` (the default of :func:`tablebase.testing.check_game`)."""
+    return None if tier(name) == "quick" else QUICK_RULES_PLAYOUTS
+
+
 def builds() -> list[Any]:
     """``(variant, storage)`` of every build of the matrix, those of the slow set marked slow."""
     cells = []
@@ -93,10 +103,12 @@ def builds() -> list[Any]:
 __all__ = [
     "EVERY_POSITION_CLASSES",
     "QUICK_CLASSES",
+    "QUICK_RULES_PLAYOUTS",
     "SLOW_CLASSES",
     "builds",
     "classes",
     "every_position",
+    "rules_playouts",
     "storages",
     "tier",
     "variants",

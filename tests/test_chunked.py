@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +47,10 @@ def assert_same(
     assert layered.result() == reference.result()
 
 
-@pytest.mark.parametrize("name", ["tictactoe", "tictactoe-misere", "mnk-3-3-2", "mnk-4-3-3", "mnk-4-3-3-misere"])
+@pytest.mark.parametrize(
+    "name",
+    ["tictactoe", "tictactoe-misere", "mnk-3-3-2", "mnk-4-3-3", pytest.param("mnk-4-3-3-misere", marks=pytest.mark.slow)],
+)
 def test_chunked_matches_in_memory(name: str, tmp_path: Path) -> None:
     assert_same(name, tmp_path)
 
@@ -75,7 +79,7 @@ def test_tictactoe_figures(tmp_path: Path) -> None:
 
 
 def test_resume_after_interruption(tmp_path: Path) -> None:
-    game = games.get("mnk-4-3-3")
+    game = games.get("tictactoe")
     folder = tmp_path / "b"
 
     class Stop(Exception):
@@ -105,19 +109,31 @@ STORAGE_VARIANTS = [
 ]
 
 
+#: The variants :func:`both` builds, and whether with symmetry.
+_SYMMETRY = {**dict.fromkeys(STORAGE_VARIANTS, True), "mnk-3-3-3": False}
+
+
 @pytest.fixture(scope="module")
-def both(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def both(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., tuple[Path, Path]]:
+    """The files ``(moves, states)`` holding the named variants, stored ``moves`` in the first and
+    ``states`` in the second; each variant is built into both when first named."""
     folder = tmp_path_factory.mktemp("storage")
     moves, states = folder / "moves.db", folder / "states.db"
-    with tablebase.open(moves) as tb:
-        for name in STORAGE_VARIANTS:
-            tb.build(name, storage="moves")
-        tb.build("mnk-3-3-3", symmetry=False, storage="moves")
-    with tablebase.open(states) as tb:
-        for name in STORAGE_VARIANTS:
-            tb.build(name, storage="states", build_dir=folder / f"build-{name}")
-        tb.build("mnk-3-3-3", symmetry=False, storage="states")
-    return moves, states
+    built: set[str] = set()
+
+    def files(*names: str) -> tuple[Path, Path]:
+        for name in names:
+            if name in built:
+                continue
+            symmetry = _SYMMETRY[name]
+            with tablebase.open(moves) as tb:
+                tb.build(name, symmetry=symmetry, storage="moves")
+            with tablebase.open(states) as tb:
+                tb.build(name, symmetry=symmetry, storage="states", build_dir=folder / f"build-{name}" if symmetry else None)
+            built.add(name)
+        return moves, states
+
+    return files
 
 
 #: One variant a family in the quick set; the family's other variants in the slow set.
@@ -127,8 +143,8 @@ REPEATS = ("tictactoe-misere", "mnk-3-2-2", "roman-adjacent", "roman-lines", "ro
 @pytest.mark.parametrize(
     "name", [pytest.param(n, marks=pytest.mark.slow) if n in REPEATS else n for n in STORAGE_VARIANTS + ["mnk-3-3-3"]]
 )
-def test_storage_modes_answer_alike(both: tuple[Path, Path], name: str) -> None:
-    moves, states = both
+def test_storage_modes_answer_alike(both: Callable[..., tuple[Path, Path]], name: str) -> None:
+    moves, states = both(name)
     with tablebase.open(moves) as a, tablebase.open(states) as b:
         ta, tb_ = a.variant(name), b.variant(name)
         assert (ta.info.storage, tb_.info.storage) == ("moves", "states")
@@ -148,8 +164,8 @@ def test_storage_modes_answer_alike(both: tuple[Path, Path], name: str) -> None:
         assert b.verify(name).ok
 
 
-def test_cli_states_only_json(both: tuple[Path, Path]) -> None:
-    moves, states = both
+def test_cli_states_only_json(both: Callable[..., tuple[Path, Path]]) -> None:
+    moves, states = both("mnk-4-3-3")
     runner = CliRunner()
     for command in (["probe", "mnk-4-3-3", "x.../.o../...."], ["best", "mnk-4-3-3", "x.../.o../...."],
                     ["line", "mnk-4-3-3"], ["predecessors", "mnk-4-3-3", "x.../.o../...."]):
@@ -158,8 +174,8 @@ def test_cli_states_only_json(both: tuple[Path, Path]) -> None:
         assert json.loads(outs[0].output) == json.loads(outs[1].output)
 
 
-def test_verify_sample_finds_a_wrong_label(both: tuple[Path, Path], tmp_path: Path) -> None:
-    _, states = both
+def test_verify_sample_finds_a_wrong_label(both: Callable[..., tuple[Path, Path]], tmp_path: Path) -> None:
+    _, states = both("tictactoe", "mnk-4-3-3")
     broken = tmp_path / "broken.db"
     broken.write_bytes(states.read_bytes())
     conn = sqlite3.connect(broken)

@@ -1,7 +1,9 @@
 """One test matrix over every registered variant and every storage that accepts it.
 
 Every variant passes the rules checks of :func:`tablebase.testing.check_game`
-on random games (the board layout contract among them); every variant that can
+on random games (the board layout contract among them; a variant whose builds
+are not in the quick set plays fewer games there, and all of them in the slow
+set); every variant that can
 be enumerated is built with each storage whose build plan accepts it,
 audited with ``verify`` and probed through the public API
 (:func:`tablebase.testing.check_built`), and the smallest have every position
@@ -28,6 +30,17 @@ BUILDS = matrix.builds()
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_rules(name: str) -> None:
+    playouts = matrix.rules_playouts(name)
+    if playouts is None:
+        testing.check_game(name)
+    else:
+        testing.check_game(name, playouts=playouts)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [name for name in VARIANTS if matrix.rules_playouts(name) is not None])
+def test_rules_at_full_length(name: str) -> None:
+    """The rules checks on the default number of random games, for the variants that play fewer in the quick set."""
     testing.check_game(name)
 
 

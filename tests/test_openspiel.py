@@ -39,7 +39,7 @@ def to_spiel_string(game, state: int) -> str:
 
 @pytest.mark.parametrize(
     "name, spiel_name",
-    [("tictactoe", "tic_tac_toe"), ("mnk-4-3-3", "mnk(m=4,n=3,k=3)")],
+    [("tictactoe", "tic_tac_toe"), pytest.param("mnk-4-3-3", "mnk(m=4,n=3,k=3)", marks=pytest.mark.slow)],
 )
 def test_positions_and_values_match_openspiel(name: str, spiel_name: str) -> None:
     game = games.get(name)
@@ -69,6 +69,7 @@ def spiel_apply(ps_state, move: int, free: bool) -> None:
     ps_state.apply_action(move % 9)
 
 
+@pytest.mark.slow
 def test_solved_ultimate_classic_positions_match_openspiel(tmp_path) -> None:
     """Late positions of random games: `solve` and `probe` give the outcome of OpenSpiel's
     ultimate_tic_tac_toe under perfect play, for the position and after every move."""

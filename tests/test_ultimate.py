@@ -83,11 +83,21 @@ def random_states(game: Ultimate, count: int, seed: int = 0) -> list[int]:
 # -- rules ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("variant", ["ultimate", "ultimate-classic"])
-def test_rules_agree_with_a_plain_model(variant: str) -> None:
+@pytest.mark.parametrize(
+    ("variant", "seed", "playouts"),
+    [
+        ("ultimate", 7, 100),
+        ("ultimate-classic", 7, 100),
+        pytest.param("ultimate", 8, 300, marks=pytest.mark.slow),
+        pytest.param("ultimate-classic", 8, 300, marks=pytest.mark.slow),
+    ],
+)
+def test_rules_agree_with_a_plain_model(variant: str, seed: int, playouts: int) -> None:
+    """Random games: the board, the legal moves and the end agree with a plain model at every step
+    (100 games a variant in the quick set, 300 more in the slow set)."""
     game = get(variant)
-    rng = random.Random(7)
-    for _ in range(400):
+    rng = random.Random(seed)
+    for _ in range(playouts):
         ref = Reference(classic=variant == "ultimate-classic")
         state = game.initial_state()
         while True:
