@@ -37,7 +37,8 @@ READ_MMAP_BYTES = 1 << 30
 
 _VARIANT_COLUMNS = (
     "id, name, family, rules, parameters, symmetry, complete, states_count, moves_count,"
-    " outcome, distance, build_seconds, builder_version, built_at, storage"
+    " outcome, distance, build_seconds, builder_version, built_at, storage,"
+    " (SELECT group_concat(ply) FROM plies WHERE plies.variant_id = variants.id)"
 )
 
 
@@ -57,6 +58,7 @@ def _info(row: tuple[Any, ...]) -> VariantInfo:
         builder_version=row[12],
         built_at=str(row[13]),
         storage=row[14],
+        plies=tuple(int(p) for p in row[15].split(",")) if row[15] else (),
     )
 
 

@@ -197,6 +197,8 @@ class VariantInfo:
     #: The storage (:mod:`tablebase.store.storage`): ``"moves"`` when the moves table holds the
     #: variant's moves, ``"states"`` when they come from the rules.
     storage: str = "moves"
+    #: The numbers of the ``plies`` rows: the plies, or a build tier by tier's tier numbers.
+    plies: tuple[int, ...] = ()
 
     @property
     def moves_stored(self) -> bool:
@@ -233,7 +235,7 @@ class VariantInfo:
 
     def to_dict(self, game: Game | None = None) -> dict[str, Any]:
         """``tablebase list --json``; with the variant's ``game``, ``GET /api/variants`` (adds the
-        rules, the players and the start position)."""
+        rules, the players, the start position and the tiers stored)."""
         data = {
             "variant": self.name,
             **_pick(self, "states", "moves", "storage", "symmetry", "complete", "outcome", "distance"),
@@ -245,6 +247,7 @@ class VariantInfo:
                 parameters=self.parameters,
                 players=list(game.players),
                 start=game.format_position(game.initial_state()),
+                tiers=[name for name in map(game.tier_name, self.plies) if name is not None],
             )
         return data
 

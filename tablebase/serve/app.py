@@ -248,12 +248,10 @@ def create_app(
         out: dict[str, dict[str, Any]] = {}
         for info in tb.variants():
             try:
-                table = tb.variant(info.name)
+                game = tb.variant(info.name).game
             except UnknownVariantError:
                 continue
-            out[info.name] = info.to_dict(table.game)
-            if not info.complete:
-                out[info.name]["tiers"] = [p.tier for p in table.stats().plies if p.tier is not None]
+            out[info.name] = info.to_dict(game)
         for name in games.names():
             game = games.get(name)
             if not game.enumerable and name not in out:
