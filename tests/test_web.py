@@ -58,10 +58,16 @@ LAUNCH_ARGS = [
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with registered():
-        path = build_database(tmp_path_factory.mktemp("web") / "tablebase.db", (*BUILT, *REAL, *ONE_CLICK))
-        with tablebase.open(path) as tb:
-            tb.build(TIERED, tiers=3, workers=1)
-        yield path
+        yield build_database(tmp_path_factory.mktemp("web") / "tablebase.db", (*BUILT, *REAL, *ONE_CLICK))
+
+
+@pytest.fixture(scope="module")
+def tiered_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A file with :data:`TIERED` built tier by tier, the tiers of three stones a side."""
+    path = tmp_path_factory.mktemp("tiers") / "tablebase.db"
+    with tablebase.open(path) as tb:
+        tb.build(TIERED, tiers=3, workers=1)
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -84,8 +90,8 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
-@pytest.fixture
-def page(browser: Any, base_url: str) -> Iterator[Any]:
+def new_page(browser: Any, base_url: str) -> Iterator[Any]:
+    """A page of a fresh browser context on ``base_url``; fails the test if the page raised."""
     context = browser.new_context(base_url=base_url, viewport={"width": 1200, "height": 900})
     page = context.new_page()
     errors: list[str] = []
@@ -93,6 +99,18 @@ def page(browser: Any, base_url: str) -> Iterator[Any]:
     yield page
     context.close()
     assert not errors, errors
+
+
+@pytest.fixture
+def page(browser: Any, base_url: str) -> Iterator[Any]:
+    yield from new_page(browser, base_url)
+
+
+@pytest.fixture
+def tiered_page(browser: Any, tiered_db: Path) -> Iterator[Any]:
+    """A page of the board served from :func:`tiered_db`."""
+    for port in serving(create_app(tiered_db)):
+        yield from new_page(browser, f"http://127.0.0.1:{port}")
 
 
 def open_board(page: Any, variant: str, position: str | None = None) -> None:
@@ -292,13 +310,15 @@ def test_morris_closes_a_mill_then_removes_a_stone(page: Any, api: TestClient) -
     assert page.get_attribute("[data-cell=c2]", "data-piece") in (None, "")
 
 
-def test_nine_mens_morris_board_flies_closes_a_mill_and_removes(page: Any, api: TestClient) -> None:
+def test_nine_mens_morris_board_flies_closes_a_mill_and_removes(tiered_page: Any, tiered_db: Path) -> None:
     position = "xx.x...........o......oo x 0 0"
+    page = tiered_page
     open_board(page, TIERED, position)
     # three squares of eight points, their 24 sides and the 8 steps of the four joining lines
     assert page.eval_on_selector_all("#board .cell circle", "e => e.length") == 24
     assert page.eval_on_selector_all("#board .edge", "e => e.length") == 32
-    result = probe(api, TIERED, position)
+    with TestClient(create_app(tiered_db)) as api:
+        result = probe(api, TIERED, position)
     assert result["outcome"] == "win" and result["distance"] == 1
     assert page.inner_text("#status") == status_of(result)
     click(page, "[data-cell=b2]")
