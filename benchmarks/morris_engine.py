@@ -2,12 +2,13 @@
 engine that stores no moves (``tablebase.games.morris.tier_engine``), in this process.
 
 Prints the index's build time, then per unit (a tier and its colours swapped, solved together): its
-tiers, classes, CPU and wall seconds, classes a CPU second, won, drawn and lost for the side to move, the
-longest win or loss, and the peak memory so far; then the totals. At four a side or fewer it then
+tiers, classes, CPU and wall seconds, the wall seconds of the pass over the moves (the rest is the
+levels of distance), the levels, classes a CPU second and a wall second, won, drawn and lost for the
+side to move, the longest win or loss, and the peak memory so far; then the totals. At four a side or fewer it then
 times the tier solver (``tablebase.solve.tiers``) on the same tiers (which holds each class twice,
 once for each side to move) and prints the ratio of the CPU times (``--no-baseline`` skips it).
 
-    python benchmarks/morris_engine.py [--stones 5] [--no-baseline]
+    python benchmarks/morris_engine.py [--stones 5] [--threads 1] [--no-baseline]
 """
 
 from __future__ import annotations
@@ -46,14 +47,15 @@ def summary(tiers: list[FoldedTier]) -> tuple[int, int, int, int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stones", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=1, help="numba threads for the pass over the moves")
     parser.add_argument("--no-baseline", action="store_true", help="do not time the tier solver (at most 4 a side)")
     args = parser.parse_args()
     wall = time.perf_counter()
     index = TierIndex(NINE)
     print(f"index of {NINE.cells} points: {time.perf_counter() - wall:.1f} s, {peak_mb():,.0f} MB peak", flush=True)
-    engine = TierEngine(NINE, True, index)
-    print(f"{'unit':>9} {'classes':>12} {'cpu s':>7} {'wall s':>7} {'classes/s':>10} {'won':>12} {'drawn':>12} {'lost':>12}"
-          f" {'longest':>7} {'peak MB':>8}")
+    engine = TierEngine(NINE, True, index, threads=args.threads)
+    print(f"{'unit':>9} {'classes':>12} {'cpu s':>7} {'wall s':>7} {'moves s':>7} {'levels':>6} {'classes/s':>10}"
+          f" {'/wall s':>10} {'won':>12} {'drawn':>12} {'lost':>12} {'longest':>7} {'peak MB':>8}")
     pending: list[FoldedTier] = []
     total_classes, solving, waited = 0, 0.0, 0.0
     for tier in engine.solve(args.stones):
@@ -63,7 +65,9 @@ def main() -> None:
         seconds, wall_seconds = pending[0].cpu, pending[0].seconds
         classes, won, drawn, lost, longest = summary(pending)
         name = " ".join(f"{t.m}-{t.n}" for t in pending)
-        print(f"{name:>9} {classes:>12,} {seconds:>7.1f} {wall_seconds:>7.1f} {classes / max(seconds, 1e-9):>10,.0f} {won:>12,}"
+        print(f"{name:>9} {classes:>12,} {seconds:>7.1f} {wall_seconds:>7.1f} {pending[0].moves_seconds:>7.1f}"
+              f" {pending[0].levels:>6} {classes / max(seconds, 1e-9):>10,.0f}"
+              f" {classes / max(wall_seconds, 1e-9):>10,.0f} {won:>12,}"
               f" {drawn:>12,} {lost:>12,} {longest:>7} {peak_mb():>8,.0f}", flush=True)
         total_classes += classes
         solving += seconds
@@ -71,7 +75,8 @@ def main() -> None:
         pending = []
     elapsed = time.perf_counter() - wall
     print(f"all tiers of at most {args.stones} a side: {total_classes:,} classes, {solving:.1f} s CPU solving"
-          f" ({total_classes / solving:,.0f} classes/s), {waited:.1f} s wall solving,"
+          f" ({total_classes / solving:,.0f} classes/s), {waited:.1f} s wall solving"
+          f" ({total_classes / waited:,.0f} classes/s),"
           f" {elapsed:.1f} s wall with the index and compiling,"
           f" {peak_mb():,.0f} MB peak")
     if args.stones <= 4 and not args.no_baseline:

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 from typing import Iterator
 
+import numba
 import numpy as np
 
 from tablebase.games.common.kernels import DRAW_CODE, LOSS_CODE
@@ -38,14 +39,16 @@ UNUSED = tk.UNUSED
 
 @dataclass(frozen=True)
 class FoldedTier:
-    """The values of every slot of ``T(m, n)``, and the wall and CPU seconds its unit took (shared by the
-    unit's tiers)."""
+    """The values of every slot of ``T(m, n)``, and what its unit took (shared by the unit's tiers): wall
+    and CPU seconds, the wall seconds of the pass over the moves, and the levels of distance passed."""
 
     m: int
     n: int
     values: np.ndarray
     seconds: float
     cpu: float
+    moves_seconds: float = 0.0
+    levels: int = 0
 
     @property
     def classes(self) -> int:
@@ -70,11 +73,16 @@ def units(max_stones: int) -> list[tuple[int, int]]:
 
 
 class TierEngine:
-    """The folded tiers of ``board`` solved unit by unit; ``flying``: a side of three stones flies."""
+    """The folded tiers of ``board`` solved unit by unit; ``flying``: a side of three stones flies.
 
-    def __init__(self, board: MorrisBoard, flying: bool, index: TierIndex | None = None):
+    ``threads`` above 1 runs the pass over the moves on that many of numba's
+    threads (the levels stay on one).
+    """
+
+    def __init__(self, board: MorrisBoard, flying: bool, index: TierIndex | None = None, threads: int = 1):
         self.board = board
         self.flying = flying
+        self.threads = threads
         self.index = TierIndex(board) if index is None else index
         self.cells = board.cells
         self.neighbours = np.array(board.neighbours, dtype=np.int64)
@@ -100,13 +108,18 @@ class TierEngine:
         counts = {t: np.empty(self.index.size(*t), dtype=np.uint8) for t in tiers}
         top = 0
         ix = self.index.arrays
+        init = tk.init_tier
+        if self.threads > 1:
+            numba.set_num_threads(self.threads)
+            init = tk.init_tier_parallel
         for p, q in tiers:
             lost = q - 1 < 3
             lower = np.empty(0, dtype=np.uint16) if lost else below[(q - 1, p)]
-            top = max(top, tk.init_tier(
+            top = max(top, init(
                 p, q, self.cells, self.flying, self.neighbours, self.mills, self.mills_of, ix, lower, lost,
                 values[(p, q)], counts[(p, q)],
             ))
+        moves_seconds = time.perf_counter() - start
         d = 0
         while d <= top:
             for p, q in tiers:
@@ -120,8 +133,7 @@ class TierEngine:
         for t in tiers:
             tk.finish(values[t])
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-        out = [FoldedTier(t[0], t[1], values[t], seconds, cpu) for t in tiers]
-        return out
+        return [FoldedTier(t[0], t[1], values[t], seconds, cpu, moves_seconds, d) for t in tiers]
 
     def solve(self, max_stones: int) -> Iterator[FoldedTier]:
         """Every folded tier of at most ``max_stones`` a side: ``T(2, n)``, then unit by unit, fewer

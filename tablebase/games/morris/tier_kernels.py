@@ -287,23 +287,18 @@ def _first(s: int, keys: np.ndarray, stamps: np.ndarray, stamp: int) -> bool:
 
 
 @numba.njit(cache=True)
-def init_tier(
-    m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray, mills_of: np.ndarray,
-    ix: Any, lower: np.ndarray, lower_lost: bool, value: np.ndarray, count: np.ndarray,
+def _init_reps(
+    first: int, last: int, m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray,
+    mills_of: np.ndarray, ix: Any, lower: np.ndarray, lower_lost: bool, value: np.ndarray, count: np.ndarray,
 ) -> int:
-    """Fill ``value`` and ``count`` of ``T(m, n)`` from its moves; returns the largest distance set.
-
-    A move closing a mill leads to ``T(n - 1, m)``, read in ``lower`` (every
-    position there lost at 0 when ``lower_lost``); any other move to
-    ``T(n, m)``, in the unit, where ``count`` counts the distinct classes.
-    """
+    """:func:`init_tier` on the slots of the representatives ``first`` to ``last`` (excluded)."""
     perm, stabs, reps, rep_start, binom = ix[0], ix[5], ix[3], ix[4], ix[6]
     per = binom[cells - n, m]
     full = (1 << cells) - 1
     keys = np.empty(_MOST, dtype=np.int64)
     stamps = np.zeros(_MOST, dtype=np.int64)
     top = 0
-    for i in range(rep_start[n + 1] - rep_start[n]):
+    for i in range(first, last):
         other = reps[rep_start[n] + i]
         stab = stabs[rep_start[n] + i]
         comp = (1 << m) - 1
@@ -377,6 +372,38 @@ def init_tier(
                 value[slot] = UNKNOWN_CODE | won << 2 | (DRAWN if drawn else 0)
                 count[slot] = found
     return top
+
+
+@numba.njit(cache=True)
+def init_tier(
+    m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray, mills_of: np.ndarray,
+    ix: Any, lower: np.ndarray, lower_lost: bool, value: np.ndarray, count: np.ndarray,
+) -> int:
+    """Fill ``value`` and ``count`` of ``T(m, n)`` from its moves; returns the largest distance set.
+
+    A move closing a mill leads to ``T(n - 1, m)``, read in ``lower`` (every
+    position there lost at 0 when ``lower_lost``); any other move to
+    ``T(n, m)``, in the unit, where ``count`` counts the distinct classes.
+    """
+    last = ix[4][n + 1] - ix[4][n]
+    return _init_reps(0, last, m, n, cells, flying, neighbours, mills, mills_of, ix, lower, lower_lost, value, count)
+
+
+@numba.njit(cache=True, parallel=True)
+def init_tier_parallel(
+    m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray, mills_of: np.ndarray,
+    ix: Any, lower: np.ndarray, lower_lost: bool, value: np.ndarray, count: np.ndarray,
+) -> int:
+    """:func:`init_tier` on numba's threads, the representatives shared out in blocks."""
+    total = ix[4][n + 1] - ix[4][n]
+    blocks = min(total, 1024)
+    tops = np.zeros(blocks, dtype=np.int64)
+    for b in numba.prange(blocks):
+        first, last = b * total // blocks, (b + 1) * total // blocks
+        tops[b] = _init_reps(
+            first, last, m, n, cells, flying, neighbours, mills, mills_of, ix, lower, lower_lost, value, count
+        )
+    return int(tops.max())
 
 
 @numba.njit(cache=True)
