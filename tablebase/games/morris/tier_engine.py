@@ -120,12 +120,13 @@ class TierEngine:
                 values[(p, q)], counts[(p, q)],
             ))
         moves_seconds = time.perf_counter() - start
+        pending = {t: tk.pending_levels(values[t]) for t in tiers}
         d = 0
         while d <= top:
             for p, q in tiers:
                 _, reached = tk.propagate(
                     d, p, q, self.cells, self.flying, self.neighbours, self.mills_of, ix,
-                    values[(p, q)], values[(q, p)], counts[(q, p)],
+                    values[(p, q)], pending[(p, q)], values[(q, p)], counts[(q, p)], pending[(q, p)],
                 )
                 top = max(top, reached)
             d += 1

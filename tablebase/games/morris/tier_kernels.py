@@ -39,6 +39,10 @@ UNUSED = 0xFFFF
 DRAWN = 1 << 15
 #: The distance field, after the shift by two.
 DISTANCE_MASK = 0x1FFF
+#: Slots a block of :func:`pending_levels` holds.
+BLOCK = 4096
+#: The pending distance of a block with none.
+NONE = 1 << 30
 #: The most children or parents one position has on a board of up to 24 points.
 _MOST = 128
 
@@ -407,59 +411,89 @@ def init_tier_parallel(
 
 
 @numba.njit(cache=True)
+def pending_levels(value: np.ndarray) -> np.ndarray:
+    """The least distance of a won or lost value in each block of :data:`BLOCK` slots (:data:`NONE` for none)."""
+    out = np.full((len(value) + BLOCK - 1) // BLOCK, NONE, dtype=np.int32)
+    for slot in range(len(value)):
+        v = value[slot]
+        code = v & 3
+        if code == WIN_CODE or code == LOSS_CODE:
+            d = (v >> 2) & DISTANCE_MASK
+            if d < out[slot // BLOCK]:
+                out[slot // BLOCK] = d
+    return out
+
+
+@numba.njit(cache=True)
 def propagate(
     d: int, p: int, q: int, cells: int, flying: bool, neighbours: np.ndarray, mills_of: np.ndarray, ix: Any,
-    src: np.ndarray, dst: np.ndarray, dst_count: np.ndarray,
+    src: np.ndarray, src_pending: np.ndarray, dst: np.ndarray, dst_count: np.ndarray, dst_pending: np.ndarray,
 ) -> tuple[int, int]:
     """Pass the values of ``T(p, q)`` final at distance ``d`` to their parents in ``T(q, p)``.
 
     A parent moved a stone of the child's other side there from a neighbouring
-    empty point (from any, flying with three), closing no mill. Returns how
-    many values were passed and the largest distance set.
+    empty point (from any, flying with three), closing no mill. Only the
+    blocks whose least pending distance (``src_pending``, of
+    :func:`pending_levels`; ``dst_pending`` follows the values set) is ``d``
+    are read. Returns how many values were passed and the largest distance set.
     """
     full = (1 << cells) - 1
     keys = np.empty(_MOST, dtype=np.int64)
     stamps = np.zeros(_MOST, dtype=np.int64)
     top = 0
     passed = 0
-    for slot in range(len(src)):
-        v = src[slot]
-        code = v & 3
-        if code != WIN_CODE and code != LOSS_CODE:
+    for block in range(len(src_pending)):
+        if src_pending[block] > d:
             continue
-        if (v >> 2) & DISTANCE_MASK != d:
-            continue
-        passed += 1
-        mover, other = unrank(slot, p, q, cells, ix)
-        empty = full & ~(mover | other)
-        fly = flying and q == 3
-        stones = other
-        while stones:
-            b = _low(stones)
-            stones &= stones - 1
-            if _in_mill(other, b, mills_of):
+        src_pending[block] = NONE
+        later = NONE
+        for slot in range(block * BLOCK, min((block + 1) * BLOCK, len(src))):
+            v = src[slot]
+            code = v & 3
+            if code != WIN_CODE and code != LOSS_CODE:
                 continue
-            sources = empty if fly else neighbours[b] & empty
-            rest = other & ~(1 << b)
-            while sources:
-                a = _low(sources)
-                sources &= sources - 1
-                s = rank(rest | 1 << a, mover, q, p, cells, ix)
-                if not _first(s, keys, stamps, slot + 1):
+            at = (v >> 2) & DISTANCE_MASK
+            if at != d:
+                if d < at < later:
+                    later = at
+                continue
+            passed += 1
+            mover, other = unrank(slot, p, q, cells, ix)
+            empty = full & ~(mover | other)
+            fly = flying and q == 3
+            stones = other
+            while stones:
+                b = _low(stones)
+                stones &= stones - 1
+                if _in_mill(other, b, mills_of):
                     continue
-                w = dst[s]
-                held = w & 3
-                if code == LOSS_CODE:
-                    if held == UNKNOWN_CODE or (held == WIN_CODE and (w >> 2) & DISTANCE_MASK > d + 1):
-                        dst[s] = WIN_CODE | (d + 1) << 2
-                        top = max(top, d + 1)
-                elif held == UNKNOWN_CODE:
-                    left = dst_count[s] - 1
-                    dst_count[s] = left
-                    if left == 0 and not w & DRAWN:
-                        lost = max(d, (w >> 2) & DISTANCE_MASK) + 1
-                        dst[s] = LOSS_CODE | lost << 2
-                        top = max(top, lost)
+                sources = empty if fly else neighbours[b] & empty
+                rest = other & ~(1 << b)
+                while sources:
+                    a = _low(sources)
+                    sources &= sources - 1
+                    s = rank(rest | 1 << a, mover, q, p, cells, ix)
+                    if not _first(s, keys, stamps, slot + 1):
+                        continue
+                    w = dst[s]
+                    held = w & 3
+                    reached = 0
+                    if code == LOSS_CODE:
+                        if held == UNKNOWN_CODE or (held == WIN_CODE and (w >> 2) & DISTANCE_MASK > d + 1):
+                            reached = d + 1
+                            dst[s] = WIN_CODE | reached << 2
+                    elif held == UNKNOWN_CODE:
+                        left = dst_count[s] - 1
+                        dst_count[s] = left
+                        if left == 0 and not w & DRAWN:
+                            reached = max(d, (w >> 2) & DISTANCE_MASK) + 1
+                            dst[s] = LOSS_CODE | reached << 2
+                    if reached:
+                        top = max(top, reached)
+                        if reached < dst_pending[s // BLOCK]:
+                            dst_pending[s // BLOCK] = reached
+        if later < src_pending[block]:
+            src_pending[block] = later
     return passed, top
 
 
