@@ -11,7 +11,7 @@ import pytest
 from tablebase.games.morris.board import NINE, SIX, MorrisBoard
 from tablebase.games.morris.rules import MorrisGame
 from tablebase.games.morris.tier_engine import UNUSED, FoldedTier, TierEngine, units
-from tablebase.games.morris.tier_index import TierIndex, burnside
+from tablebase.games.morris.tier_index import TierIndex, burnside, fold
 from tablebase.games.morris.tiers import MorrisTiers
 from tablebase.outcome import NAMES, label_from_children
 from tablebase.solve import DRAW_CODE, LOSS_CODE, WIN_CODE
@@ -29,18 +29,15 @@ def agree(board: MorrisBoard, flying: bool, stones: int) -> dict[tuple[int, int]
     game = MorrisGame(board, stones, flying, f"engine-{stones}")
     folded = {(t.m, t.n): t for t in TierEngine(board, flying, index(board)).solve(stones)}
     met = {t: np.zeros(len(f.values), dtype=bool) for t, f in folded.items()}
-    n = board.cells
-    mask = np.int64((1 << n) - 1)
     for result in solve_tiers(MorrisTiers(game, stones), game.vector):
-        states = result.states.astype(np.int64)
-        xs, os, side = states & mask, (states >> n) & mask, (states >> (2 * n)) & 1
+        movers, others = fold(result.states, board.cells)
+        side = (result.states >> np.uint64(2 * board.cells)) & np.uint64(1)
         for o_moves in (0, 1):
             here = side == o_moves
             if not here.any():
                 continue
-            movers, others = (os[here], xs[here]) if o_moves else (xs[here], os[here])
             tier = (result.tier.o, result.tier.x) if o_moves else (result.tier.x, result.tier.o)
-            slots = index(board).rank(movers, others, *tier)
+            slots = index(board).rank(movers[here], others[here], *tier)
             met[tier][slots] = True
             f = folded[tier]
             assert np.array_equal(f.outcome()[slots], result.outcome[here]), (result.tier, o_moves)

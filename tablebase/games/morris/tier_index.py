@@ -75,6 +75,18 @@ def burnside(board: MorrisBoard, m: int, n: int) -> int:
     return count
 
 
+def fold(states: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(movers, others)``: the stones of the side to move and of the other side (``np.int64``
+    bitmasks) of movement-phase states of a Morris game of ``cells`` points (state bits as
+    :mod:`tablebase.games.morris.rules` encodes them)."""
+    states = np.asarray(states, dtype=np.uint64)
+    mask = np.uint64((1 << cells) - 1)
+    xs = (states & mask).astype(np.int64)
+    os = ((states >> np.uint64(cells)) & mask).astype(np.int64)
+    o_moves = ((states >> np.uint64(2 * cells)) & np.uint64(1)).astype(bool)
+    return np.where(o_moves, os, xs), np.where(o_moves, xs, os)
+
+
 class TierIndex:
     """The slots of the folded tiers of ``board`` (built once: a table over every subset of its points)."""
 
