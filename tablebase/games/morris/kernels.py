@@ -15,11 +15,8 @@ import numpy as np
 from tablebase.games.common.kernels import LOSS_CODE, UNKNOWN_CODE, BitboardKernels, BoardRules
 
 
-class MorrisRules(BoardRules, Protocol):
-    """What the kernels read of a :class:`~tablebase.games.morris.rules.MorrisGame`."""
-
-    @property
-    def flying(self) -> bool: ...
+class BoardLines(Protocol):
+    """A board's steps and mills (a :class:`~tablebase.games.morris.board.MorrisBoard`, or a game on one)."""
 
     @property
     def neighbours(self) -> Sequence[int]: ...
@@ -29,6 +26,13 @@ class MorrisRules(BoardRules, Protocol):
 
     @property
     def mills_of(self) -> Sequence[Sequence[int]]: ...
+
+
+class MorrisRules(BoardRules, BoardLines, Protocol):
+    """What the kernels read of a :class:`~tablebase.games.morris.rules.MorrisGame`."""
+
+    @property
+    def flying(self) -> bool: ...
 
 
 @numba.njit(cache=True, inline="always")
@@ -146,6 +150,18 @@ def _expand(
     return k
 
 
+def line_arrays(rules: BoardLines) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(neighbours, mills, mills_of)`` of a board as the kernels read them: each point's steps and
+    each mill as bitmasks, and the mills through each point in a row of a table (zeros after them)."""
+    neighbours = np.array(rules.neighbours, dtype=np.int64)
+    mills = np.array(rules.mills, dtype=np.int64)
+    widest = max(len(m) for m in rules.mills_of)
+    mills_of = np.zeros((len(rules.mills_of), widest), dtype=np.int64)
+    for point, through in enumerate(rules.mills_of):
+        mills_of[point, : len(through)] = through
+    return neighbours, mills, mills_of
+
+
 class MorrisKernels(BitboardKernels):
     """The compiled rules of one Morris variant over ``np.uint64`` states."""
 
@@ -153,12 +169,7 @@ class MorrisKernels(BitboardKernels):
         super().__init__(game, state_bits=2 * game.cells + 9)
         self.n = game.cells
         self.flying = game.flying
-        self.neighbours = np.array(game.neighbours, dtype=np.int64)
-        self.mills = np.array(game.mills, dtype=np.int64)
-        widest = max(len(m) for m in game.mills_of)
-        self.mills_of = np.zeros((game.cells, widest), dtype=np.int64)
-        for point, through in enumerate(game.mills_of):
-            self.mills_of[point, : len(through)] = through
+        self.neighbours, self.mills, self.mills_of = line_arrays(game)
 
     def outcome(self, states: np.ndarray) -> np.ndarray:
         result: np.ndarray = _outcomes(np.ascontiguousarray(states, dtype=np.uint64), self.n, self.neighbours, self.flying)

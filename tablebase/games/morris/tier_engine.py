@@ -30,6 +30,7 @@ import numpy as np
 
 from tablebase.games.common.kernels import DRAW_CODE, LOSS_CODE
 from tablebase.games.morris import tier_kernels as tk
+from tablebase.games.morris.kernels import line_arrays
 from tablebase.games.morris.board import MorrisBoard
 from tablebase.games.morris.tier_index import TierIndex
 
@@ -85,12 +86,7 @@ class TierEngine:
         self.threads = threads
         self.index = TierIndex(board) if index is None else index
         self.cells = board.cells
-        self.neighbours = np.array(board.neighbours, dtype=np.int64)
-        self.mills = np.array(board.mills, dtype=np.int64)
-        widest = max(len(m) for m in board.mills_of)
-        self.mills_of = np.zeros((self.cells, widest), dtype=np.int64)
-        for point, through in enumerate(board.mills_of):
-            self.mills_of[point, : len(through)] = through
+        self.neighbours, self.mills, self.mills_of = line_arrays(board)
 
     def lost_tier(self, n: int) -> FoldedTier:
         """``T(2, n)``: the mover has two stones, every class lost at distance 0."""
