@@ -165,6 +165,13 @@ def emit_json(data: Any) -> None:
 # -- building ------------------------------------------------------------------
 
 
+#: The help of ``build --stones``.
+STONES_HELP = (
+    "Build tier by tier the tiers of at most K stones a side (Morris: the movement-phase tiers),"
+    " each tier a task, stored when finished; the same command goes on with a stopped build."
+)
+
+
 @command(help="Solve variants and store them (replacing earlier builds atomically).")
 def build(
     variants: Annotated[Optional[list[str]], typer.Argument(help="Variant names to build.")] = None,
@@ -212,15 +219,7 @@ def build(
         Optional[str],
         typer.Option("--worker-memory", help="Memory limit of each worker of --scheduler local:N (e.g. 1GB)."),
     ] = None,
-    stones: Annotated[
-        Optional[int],
-        typer.Option(
-            "--stones",
-            min=1,
-            help="Build tier by tier the tiers of at most K stones a side (Morris: the movement-phase tiers),"
-            " each tier a task, stored when finished; the same command goes on with a stopped build.",
-        ),
-    ] = None,
+    stones: Annotated[Optional[int], typer.Option("--stones", min=1, help=STONES_HELP)] = None,
     db: DbOption = tablebase.DEFAULT_DB,
 ) -> None:
     if moves is not None:

@@ -545,24 +545,14 @@ _Proved = TypeVar("_Proved")
 
 @overload
 def probe_else_prove(
-    tb: Tablebase,
-    game: Game,
-    state: int,
-    prove: Callable[[int], _Proved],
-    *,
-    search: bool = False,
+    tb: Tablebase, game: Game, state: int, prove: Callable[[int], _Proved], *, search: bool = False,
     enough: Callable[[Probe], bool] | None = None,
 ) -> Probe | _Proved: ...
 
 
 @overload
 def probe_else_prove(
-    tb: Tablebase,
-    game: Game,
-    state: int,
-    prove: None = None,
-    *,
-    search: bool = False,
+    tb: Tablebase, game: Game, state: int, prove: None = None, *, search: bool = False,
     enough: Callable[[Probe], bool] | None = None,
 ) -> Probe | None: ...
 

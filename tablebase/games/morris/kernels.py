@@ -57,8 +57,9 @@ def _unpack(state: np.uint64, n: int) -> tuple[Any, Any, Any, Any, bool]:
     return xs, os, xh, oh, False
 
 
-@numba.njit(cache=True)
-def _removable(other: int, mills: np.ndarray) -> int:
+@numba.njit(cache=True, inline="always")
+def removable_stones(other: int, mills: np.ndarray) -> int:
+    """The stones of ``other`` a mill may remove: those in no mill, or all when every one is in one."""
     free = other
     for m in mills:
         if other & m == m:
@@ -109,7 +110,7 @@ def _expand(
         if _popcount(own) + hand < 3:
             continue
         empty = full & ~(own | other)
-        removable = _removable(other, mills) if other else 0
+        removable = removable_stones(other, mills) if other else 0
         own_shift, other_shift = (n, 0) if o_moves else (0, n)
         flies = flying and hand == 0 and _popcount(own) == 3
         for a in range(-1, n):

@@ -17,8 +17,10 @@ draw has distance 0 there (it has none). While a unit is solved an unknown
 value holds the largest distance of its won children below the unit and,
 in :data:`DRAWN`, whether one of them is drawn.
 
-Every compiled function the passes call is in this module (the cache of a
-compiled function does not follow calls into other modules).
+Every compiled function the passes call is in this module but the removal
+rule, which is the game's own (:func:`~tablebase.games.morris.kernels.removable_stones`);
+numba's cache of a compiled function does not follow calls into other
+modules, so a change to that rule wants the cached passes cleared.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from tablebase.games.common.kernels import DRAW_CODE, LOSS_CODE, UNKNOWN_CODE, WIN_CODE
+from tablebase.games.morris.kernels import removable_stones
 
 #: The value of a slot that holds no class.
 UNUSED = 0xFFFF
@@ -269,15 +272,6 @@ def _in_mill(bits: int, point: int, mills_of: np.ndarray) -> bool:
 
 
 @numba.njit(cache=True, inline="always")
-def _removable(other: int, mills: np.ndarray) -> int:
-    free = other
-    for mill in mills:
-        if other & mill == mill:
-            free &= ~mill
-    return free if free else other
-
-
-@numba.njit(cache=True, inline="always")
 def _first(s: int, keys: np.ndarray, stamps: np.ndarray, stamp: int) -> bool:
     """Whether ``s`` is new among the keys stamped ``stamp`` (then it is added): a small open-addressed set."""
     h = (s * 0x9E3779B1) & (_MOST - 1)
@@ -322,7 +316,7 @@ def _init_reps(
                 continue
             empty = full & ~(mover | other)
             fly = flying and m == 3
-            removable = _removable(other, mills)
+            removable = removable_stones(other, mills)
             moves = 0
             found = 0
             win = DISTANCE_MASK + 1
