@@ -52,7 +52,9 @@ def test_burnside_counts_gassers_movement_phase() -> None:
     assert burnside(NINE, 3, 3) == 169_626
 
 
-@pytest.mark.parametrize("m, n", [(2, 3), (3, 3), (3, 4), (4, 3), (4, 4), (3, 6), (6, 5)])
+@pytest.mark.parametrize(
+    "m, n", [(3, 3), *(pytest.param(m, n, marks=pytest.mark.slow) for m, n in [(2, 3), (3, 4), (4, 3), (4, 4), (3, 6), (6, 5)])]
+)
 def test_every_class_has_one_slot_and_round_trips(m: int, n: int) -> None:
     ix = index(SIX)
     used = ix.used(m, n)
@@ -87,13 +89,14 @@ def test_units_come_after_the_units_they_read() -> None:
                 assert order.index((min(p, q), max(p, q))) < i
 
 
-@pytest.mark.parametrize("flying", [False, True])
+@pytest.mark.parametrize("flying", [pytest.param(False, marks=pytest.mark.slow), True])
 def test_the_engine_agrees_with_the_tier_solver_on_the_six_mens_board(flying: bool) -> None:
     folded = agree(SIX, flying, 4)
     outcomes = set(np.concatenate([f.outcome()[f.values != UNUSED] for f in folded.values()]).tolist())
     assert outcomes == {1, 2, 3}
 
 
+@pytest.mark.slow
 def test_the_pass_over_the_moves_on_two_threads_gives_the_same_values() -> None:
     one = {(t.m, t.n): t.values for t in TierEngine(SIX, True, index(SIX)).solve(5)}
     two = {(t.m, t.n): t.values for t in TierEngine(SIX, True, index(SIX), threads=2).solve(5)}
