@@ -56,8 +56,9 @@ def open_tiered(path: Path, game: Game) -> int:
         if row is not None:
             cur.execute("ROLLBACK")
             variant_id, storage, complete = row
-            below = cur.execute("SELECT COUNT(*) FROM plies WHERE variant_id = ? AND ply < 100", (variant_id,)).fetchone()[0]
-            if storage != STORAGE or complete or below:
+            plies = [r[0] for r in cur.execute("SELECT ply FROM plies WHERE variant_id = ?", (variant_id,))]
+            by_ply = any(game.tier_name(p) is None for p in plies)
+            if storage != STORAGE or complete or by_ply:
                 raise BuildError(
                     f"variant {game.name!r} is stored in {path} by another build (storage {storage!r});"
                     f" remove it first (tablebase drop {game.name}) to build it tier by tier"

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from tablebase.games.common.kernels import VectorKernels
 
 
-class MorrisRules(Protocol):
+class TieredGame(Protocol):
     """What the tiers read of a Morris game (:class:`~tablebase.games.morris.rules.MorrisGame`)."""
 
     name: str
@@ -77,7 +77,7 @@ def subsets(n: int, k: int) -> np.ndarray:
 class MorrisTiers:
     """The movement-phase tiers of ``game`` with at most ``max_stones`` stones a side."""
 
-    def __init__(self, game: MorrisRules, max_stones: int):
+    def __init__(self, game: TieredGame, max_stones: int):
         if not 3 <= max_stones <= 15 or 2 * max_stones >= game.cells:
             raise ValueError(f"{max_stones} stones a side: a tier holds 3 to {(game.cells - 1) // 2} on {game.name}")
         self.game = game
