@@ -115,6 +115,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             reporter.write_line(f"no test here matches -m {config.option.markexpr!r}: {deselected} left out, none run")
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """The workers of ``-n auto`` (in ``addopts``): one a core for the quick set; none (the tests
+    in this process) for a run that selects slow tests, which start clusters, servers, browsers
+    and subprocesses of their own and kill some of them."""
+    if (config.option.markexpr or "").strip() != "not slow":
+        return 0
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--numba-compiles",
