@@ -171,7 +171,7 @@ def test_solve_answers_say_whether_stored_and_are_cached_only_when_proved(tmp_pa
         stored = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 0})
         assert stored.status_code == 200 and stored.json()["stored"] is True
         assert stored.headers["Tablebase-Answer"] == "stored" and stored.headers["ETag"] != tag
-        assert {**stored.json(), "stored": False} == proved.json()
+        assert {**stored.json(), "stored": False, "proved": True} == proved.json()
 
 
 def test_each_http_process_listens_on_its_own_socket_of_the_port() -> None:

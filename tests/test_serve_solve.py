@@ -7,6 +7,7 @@ import threading
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
+from random import Random
 
 import pytest
 
@@ -16,9 +17,10 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 import tablebase  # noqa: E402
 from tablebase import games  # noqa: E402
+from tablebase.games.playouts import random_live_position  # noqa: E402
 from tablebase.serve import create_app  # noqa: E402
 from tablebase.serve.analysis import Analysis, BusyError, NotProvedError  # noqa: E402
-from tablebase.serve.replies import BoardReply, ErrorReply, LayoutReply, ProbeReply, VariantReply  # noqa: E402
+from tablebase.serve.replies import BoardReply, ErrorReply, LayoutReply, ProbeReply, SolveReply, VariantReply  # noqa: E402
 
 EMPTY_ROW = "." * 9
 #: x sent to field 5 with four moves left to choose from, 19 empty cells (a random game, 62 plies in).
@@ -218,4 +220,49 @@ def test_connect4_solve_proves_then_the_probe_answers(client: TestClient) -> Non
         assert score_from_outcome(move["outcome"], move["distance"], 28, 7, 6) == -pons_score(child, 6)
     probe = client.get("/api/connect4", params={"position": position})
     assert reply.json()["stored"] is False and reply.headers["Tablebase-Answer"] == "proved"
-    assert probe.status_code == 200 and {**probe.json(), "stored": False} == reply.json()
+    assert probe.status_code == 200 and {**probe.json(), "stored": False, "proved": True} == reply.json()
+
+
+def test_a_partial_answer_gives_the_moves_proved_so_far(tictactoe_db: Path) -> None:
+    game = games.get("ultimate")
+    late = game.parse_position(LATE)
+    children = game.children(late)
+    # the search proves two of the four moves' positions, not the position itself
+    halves = {game.canonical(child)[0]: _negamax("ultimate", child) for _, child in children[:2]}
+
+    def half(game: games.Game, state: int, seconds: float) -> tuple[bool, dict[int, tuple[str, int | None]]]:
+        return False, dict(halves)
+
+    with tablebase.open(tictactoe_db) as tb:
+        analysis = Analysis(tb, prover=half)
+        with pytest.raises(NotProvedError):
+            analysis.solve(game, late, 1)
+        value, moves = analysis.so_far(game, late)
+    assert value is None and len(moves) == 4
+    proved = {game.format_move(move): _negamax("ultimate", child) for move, child in children[:2]}
+    assert [m.move for m in moves[:2]] and all(m.outcome is not None for m in moves[:2])
+    for m in moves[:2]:
+        outcome, distance = proved[m.move]
+        assert (m.outcome, m.distance) == (_FLIP[outcome], distance + 1)
+    assert [(m.outcome, m.distance) for m in moves[2:]] == [(None, None), (None, None)]
+    assert {m.move for m in moves[2:]} == {game.format_move(move) for move, _ in children[2:]}
+
+
+def test_solve_with_partial_answers_what_is_proved_so_far(client: TestClient) -> None:
+    game = games.get("ultimate")
+    position = game.format_position(random_live_position(game, 17, Random(5)))
+    params = {"position": position, "partial": "true"}
+    # nothing searched yet: every value unknown, not an error, not cached
+    reply = client.get("/api/ultimate/solve", params={**params, "time_limit": 0})
+    assert reply.status_code == 200 and reply.headers["Tablebase-Answer"] == "partial"
+    assert "no-store" in reply.headers["Cache-Control"]
+    body = SolveReply.model_validate(reply.json())
+    assert body.proved is False and body.outcome is None and body.stored is False
+    assert body.moves and all(m.outcome is None for m in body.moves)
+    # proved in full: the same answer as without partial
+    full = client.get("/api/ultimate/solve", params={"position": position, "time_limit": 20})
+    assert full.status_code == 200 and full.json()["proved"] is True
+    again = client.get("/api/ultimate/solve", params={**params, "time_limit": 0})
+    assert again.status_code == 200 and again.json() == full.json()
+    outcome, distance = _negamax("ultimate", game.parse_position(position))
+    assert (again.json()["outcome"], again.json()["distance"]) == (outcome, distance)

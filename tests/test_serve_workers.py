@@ -52,7 +52,7 @@ def test_a_search_runs_in_a_worker_and_the_answer_is_kept(tictactoe_db: Path) ->
         assert worker.process.pid != os.getpid() and worker.process.is_alive() and worker.jobs == 1
         # a plain probe now answers from what the worker proved, without another search
         probe = client.get("/api/ultimate", params={"position": LATE})
-        assert probe.status_code == 200 and {**probe.json(), "stored": False} == reply.json()
+        assert probe.status_code == 200 and {**probe.json(), "stored": False, "proved": True} == reply.json()
         assert worker.jobs == 1
 
 
@@ -136,7 +136,7 @@ def test_positions_a_worker_proved_on_the_way_are_answered_by_the_server_itself(
                 answered += 1
                 flipped = {"win": "loss", "loss": "win", "draw": "draw"}[move["outcome"]]
                 assert (plain.json()["outcome"], plain.json()["distance"]) == (flipped, move["distance"] - 1)
-                assert lookup.json() == {**plain.json(), "stored": False}
+                assert lookup.json() == {**plain.json(), "stored": False, "proved": True}
             else:
                 assert plain.json()["error"] == "not_solved" and lookup.json()["error"] == "not_proved"
         assert answered >= 1

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Game
 from tablebase.games.compiled_search import CompiledSearch
-from tablebase.probes import build_probe
+from tablebase.probes import build_probe, ranked_moves
 from tablebase.query import Tablebase, probe_else_prove
-from tablebase.results import Probe
+from tablebase.results import MoveValue, Probe
 
 if TYPE_CHECKING:
     from tablebase.solve.search import SearchSession
@@ -89,6 +89,15 @@ class Analysis:
         if any(v is None for v in values):
             return None
         return build_probe(game, game.name, state, value, not children, [(m, v) for (m, _), v in zip(children, values)])
+
+    def so_far(self, game: Game, state: int) -> tuple[tuple[str, int | None] | None, tuple[MoveValue, ...]]:
+        """What this process proved of ``state`` and of the positions its moves lead to: the value of
+        ``state`` (``None`` while unproved) and its moves best first, those unproved last with
+        outcome ``None``."""
+        with self._store:
+            value = self._value(game, state)
+            children = [(move, self._value(game, child)) for move, child in game.children(state)]
+        return value, ranked_moves(game, state, children)
 
     def remember(self, game: Game, positions: dict[int, tuple[str, int | None]]) -> None:
         """Keep proved ``(outcome, distance)`` of canonical states of ``game`` (all are dropped

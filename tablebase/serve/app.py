@@ -81,7 +81,7 @@ from tablebase.errors import TablebaseError, UnknownVariantError
 from tablebase.games.notation import parse_position as parse_text
 from tablebase.query import PROBE_BUDGET, Tablebase, probe_else_prove
 from tablebase.results import Probe, VariantInfo
-from tablebase.serve.analysis import Analysis, load_rules
+from tablebase.serve.analysis import Analysis, NotProvedError, load_rules
 from tablebase.serve.caching import MAX_AGE, NO_STORE, Caching, names_tag, render_json, request_identity, scope_identity
 from tablebase.serve.errors import NotEnumeratedError, NotSolvedError, add_error_handlers, error_detail
 from tablebase.serve.hub import RemoteSolvers
@@ -354,30 +354,53 @@ def create_app(
         time_limit: float = Query(
             10.0, ge=0, allow_inf_nan=False, description="Seconds of search at most (capped at 30); 0: only what is already proved."
         ),
+        partial: bool = Query(
+            False,
+            description="When the search runs out of time, 200 with what is proved so far (`proved` false,"
+            " unproved values null) rather than 503 `not_proved`; asked again, the search goes on from there.",
+        ),
     ) -> Response:
         """The probe of a position of any variant, proved by search if the tablebase lacks it.
 
         The answer comes from the tablebase file, else from what this server
         proved earlier, else from a search of at most ``time_limit`` seconds;
         503 ``not_proved`` when the search runs out of time, 503 ``busy``
-        when every solver is busy. ``stored`` is true when the tablebase file
+        when every solver is busy (``partial``: what is proved so far instead of
+        ``not_proved``, not cached). ``stored`` is true when the tablebase file
         holds the position (a ``--write`` server stores what it proves), false
         when the proof is kept in the server's memory only; closing the request
-        stops its search. Every answer is proved, so it may be cached.
+        stops its search. Every answer with ``proved`` true may be cached.
         """
         game = served(variant)
         state = parse_position(game, position)
         probe = await known(game, state)
         if probe is None:
             seconds = analysis.limit(time_limit)
-            if pool is None:
-                probe = await run_in_threadpool(analysis.solve, game, state, seconds)
-            else:
-                probe = await pool.solve(game, state, seconds, request.is_disconnected)
+            try:
+                if pool is None:
+                    probe = await run_in_threadpool(analysis.solve, game, state, seconds)
+                else:
+                    probe = await pool.solve(game, state, seconds, request.is_disconnected)
+            except NotProvedError:
+                if not partial:
+                    raise
+                return so_far(game, state)
         keep = stored(game, state)
         return caching.by_content(
-            request, {**probe.to_dict(), "stored": keep}, {"Tablebase-Answer": "stored" if keep else "proved"}
+            request, {**probe.to_dict(), "stored": keep, "proved": True}, {"Tablebase-Answer": "stored" if keep else "proved"}
         )
+
+    def so_far(game: games.Game, state: int) -> JSONResponse:
+        """What this process proved of ``state`` and its moves, for a partial reply of ``/solve``."""
+        value, moves = analysis.so_far(game, state)
+        outcome, distance = value if value is not None else (None, None)
+        proved = value is not None and all(m.outcome is not None for m in moves)
+        data = {
+            "variant": game.name, "position": game.format_position(state), "to_move": game.to_move(state),
+            "outcome": outcome, "distance": distance, "moves": [m.to_dict() for m in moves], "stored": False,
+            "proved": proved,
+        }
+        return JSONResponse(data, headers={**NO_STORE, "Tablebase-Answer": "partial"})
 
     @app.get(
         "/health",

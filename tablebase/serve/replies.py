@@ -141,9 +141,18 @@ class BoardReply(BaseModel):
 
 
 class SolveReply(ProbeReply):
-    """A proved position: the probe, and whether the tablebase file holds it."""
+    """A proved position: the probe, and whether the tablebase file holds it; with ``partial``, what
+    is proved so far of a position whose search ran out of time."""
 
+    outcome: Outcome | None = Field(  # type: ignore[assignment]
+        description="Value for the side to move; null only in a partial reply, while it is not proved."
+    )
     stored: bool = Field(description="The file holds the position; false: proved by this server, kept in memory.")
+    proved: bool = Field(
+        default=True,
+        description="The position and every move are proved; false only in a partial reply (`partial=true`),"
+        " whose unproved moves have outcome null and come last.",
+    )
 
 
 class HealthReply(BaseModel):
