@@ -90,9 +90,18 @@ def browser() -> Iterator[Any]:
         browser.close()
 
 
-def new_page(browser: Any, base_url: str) -> Iterator[Any]:
-    """A page of a fresh browser context on ``base_url``; fails the test if the page raised."""
-    context = browser.new_context(base_url=base_url, viewport={"width": 1200, "height": 900})
+def board_context(browser: Any, base_url: str, analyse: bool = False, **options: Any) -> Any:
+    """A fresh browser context on ``base_url`` (1200x900 unless ``options`` say otherwise). Unless
+    ``analyse``, its board does not search the positions it shows (the "Analyse" box unchecked), so
+    that what a test clicks is all the server is asked."""
+    context = browser.new_context(base_url=base_url, **{"viewport": {"width": 1200, "height": 900}, **options})
+    context.add_init_script(f"localStorage.setItem('tablebase.analyse', '{'on' if analyse else 'off'}')")
+    return context
+
+
+def new_page(browser: Any, base_url: str, analyse: bool = False) -> Iterator[Any]:
+    """A page of a fresh :func:`board_context`; fails the test if the page raised."""
+    context = board_context(browser, base_url, analyse)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -104,6 +113,12 @@ def new_page(browser: Any, base_url: str) -> Iterator[Any]:
 @pytest.fixture
 def page(browser: Any, base_url: str) -> Iterator[Any]:
     yield from new_page(browser, base_url)
+
+
+@pytest.fixture
+def analysing_page(browser: Any, base_url: str) -> Iterator[Any]:
+    """A page of the board that searches each position it shows (the default for a user)."""
+    yield from new_page(browser, base_url, analyse=True)
 
 
 @pytest.fixture
@@ -497,7 +512,7 @@ def test_play_best_move_plays_one_move_with_perfect_play_on(page: Any, api: Test
 
 
 def test_nothing_overflows_a_narrow_phone(browser: Any, base_url: str, api: TestClient) -> None:
-    context = browser.new_context(base_url=base_url, viewport={"width": 360, "height": 740})
+    context = board_context(browser, base_url, viewport={"width": 360, "height": 740})
     page = context.new_page()
     try:
         for entry in api.get("/api/variants").json():
@@ -726,6 +741,65 @@ def test_choosing_another_variant_or_position_cancels_the_search(page: Any, api:
     wait_for_count(page, failed, 3)
 
 
+def test_a_shown_position_is_analysed_without_a_click(analysing_page: Any, api: TestClient) -> None:
+    page = analysing_page
+    solved = api.get("/api/ultimate/solve", params={"position": ULTIMATE_LATE, "time_limit": 20}).json()
+    open_board(page, "ultimate", ULTIMATE_LATE)
+    page.wait_for_function("s => document.querySelector('#status').textContent === s", arg=status_of(solved), timeout=30_000)
+    page.wait_for_selector("#progress", state="hidden")
+    shown = {c: (o, d) for c, (o, d, _) in cell_values(page).items()}
+    assert shown == {m["move"]: (m["outcome"], distance(m)) for m in solved["moves"]}
+    assert page.is_disabled("#solve") and page.is_hidden("#cancel")
+
+
+def test_the_moves_values_fill_in_as_they_are_proved(analysing_page: Any, api: TestClient) -> None:
+    page = analysing_page
+    solved = api.get("/api/ultimate/solve", params={"position": ULTIMATE_LATE, "time_limit": 20}).json()
+    best, *rest = solved["moves"]
+    unproved = [{**m, "outcome": None, "distance": None} for m in rest]
+    first = {**solved, "outcome": None, "distance": None, "proved": False, "moves": [best, *unproved]}
+    asked: list[str] = []
+
+    def route(route: Any) -> None:
+        if "partial=true" not in route.request.url:
+            route.continue_()
+            return
+        asked.append(route.request.url)
+        if len(asked) == 1:
+            route.fulfill(json=first)
+        # the next slice never answers: the board shows what the first one proved meanwhile
+
+    page.route("**/api/ultimate/solve?*", route)
+    open_board(page, "ultimate", ULTIMATE_LATE)
+    wait_for_count(page, asked, 2)
+    rows = page.eval_on_selector_all("#moves tbody tr", "r => r.map(e => [e.dataset.move, e.dataset.outcome])")
+    assert rows[0] == [best["move"], best["outcome"]]
+    assert sorted(rows[1:]) == sorted([m["move"], "unknown"] for m in rest)
+    assert page.inner_text("#status") == "x to move: not solved yet"
+    assert f"1 of {len(solved['moves'])} moves proved" in page.inner_text("#progress")
+    assert page.is_visible("#cancel")
+    assert "time_limit=2.0" in asked[0] and "partial=true" in asked[0]
+
+
+def test_showing_another_position_stops_the_analysis(analysing_page: Any, api: TestClient) -> None:
+    page = analysing_page
+    failed = hang_searches(page)
+    open_board(page, "ultimate", ULTIMATE_LATE)
+    page.wait_for_selector("body[data-analysis=running]")
+    assert page.is_visible("#progress")
+    cell = page.eval_on_selector("#board .cell[data-move]", "e => e.dataset.cell")
+    page.click(f"[data-cell={cell}]")
+    ready(page)
+    assert shown_position(page) != ULTIMATE_LATE
+    wait_for_count(page, failed, 1)
+    # the new position is analysed in its turn; unchecking the box stops that, and is remembered
+    page.wait_for_selector("body[data-analysis=running]")
+    page.uncheck("#analyse")
+    wait_for_count(page, failed, 2)
+    assert page.is_hidden("#progress")
+    assert page.evaluate("localStorage.getItem('tablebase.analyse')") == "off"
+
+
 def test_ultimate_positions_are_shown_without_error_replies(page: Any, api: TestClient) -> None:
     statuses: list[int] = []
     page.on("response", lambda response: statuses.append(response.status))
@@ -849,7 +923,7 @@ def contrast(a: str, b: str) -> float:
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_colours_follow_the_system_setting_and_stay_readable(browser: Any, base_url: str, scheme: str) -> None:
-    context = browser.new_context(base_url=base_url, color_scheme=scheme, viewport={"width": 1200, "height": 900})
+    context = board_context(browser, base_url, color_scheme=scheme)
     page = context.new_page()
     try:
         open_board(page, "tictactoe", "x../.o./...")
@@ -889,7 +963,7 @@ def test_values_stay_well_inside_their_cells(page: Any, variant: str, position: 
 
 
 def test_copy_link_copies_the_address_of_the_shown_position(browser: Any, base_url: str) -> None:
-    context = browser.new_context(base_url=base_url, viewport={"width": 1200, "height": 900})
+    context = board_context(browser, base_url)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
     page = context.new_page()
     try:
@@ -1065,7 +1139,7 @@ WIDTHS = (360, 480, 768, 1024, 1200, 1600)
 @pytest.mark.slow
 def test_each_column_value_stands_on_its_own_above_its_column(browser: Any, c4_url: str, c4_positions: dict[str, str]) -> None:
     for width in WIDTHS:
-        context = browser.new_context(base_url=c4_url, viewport={"width": width, "height": 900})
+        context = board_context(browser, c4_url, viewport={"width": width, "height": 900})
         page = context.new_page()
         try:
             for name, position in c4_positions.items():
@@ -1110,7 +1184,7 @@ def perfect(api: TestClient, variant: str, before: str, after: str) -> bool:
 def test_perfect_play_answers_on_a_board_explored_by_search(browser: Any, c4_url: str, c4_api: TestClient) -> None:
     variant = "connect4-5-4"  # not built: the file holds one position, the rest comes from searches on request
     start = open_columns_position(variant, 4)
-    context = browser.new_context(base_url=c4_url, viewport={"width": 1200, "height": 900})
+    context = board_context(browser, c4_url)
     page = context.new_page()
     try:
         open_board(page, variant, start)

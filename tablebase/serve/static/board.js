@@ -3,7 +3,9 @@
 // (contract: Game.layout in tablebase/games/base.py) and plays by matching the
 // cells a user clicks against the moves the API lists for the position. Variants
 // explored by search (not complete) take their moves from GET /api/{variant}/board
-// and their values from GET /api/{variant}/solve.
+// and their values from GET /api/{variant}/solve: a position shown without them is
+// searched at once (unless "Analyse positions as they are shown" is off), in slices of
+// SLICE_SECONDS whose partial answers fill in each move's value as it is proved.
 //
 // The game played so far is a record of positions (one per ply, the start first);
 // the address (#variant=...&position=...) names the position shown, and every move
@@ -11,8 +13,12 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 const $ = (selector) => document.querySelector(selector);
-//: Longest search the Solve button asks for (the server caps it at 30 s too).
+//: Longest search of a position, shown or asked for with Solve (the server caps a request at 30 s too).
 const SOLVE_SECONDS = 30;
+//: One request of a search: the moves proved within it are shown before the next goes on.
+const SLICE_SECONDS = 2;
+//: Where the page keeps whether positions are analysed as they are shown.
+const ANALYSE_KEY = "tablebase.analyse";
 //: Boards with more cells than this show compact values ("W13" for "win 13").
 const COMPACT_ABOVE = 25;
 //: The variant a page opens on when its address names none.
@@ -28,6 +34,7 @@ const app = {
   selection: [], // cells clicked so far towards a move
   busy: false,
   controller: null, // AbortController of the running action
+  analysis: null, // AbortController of the search of the shown position started by showing it
   running: null, // promise of the running action
   asked: new Set(), // variants whose positions were searched on request: their proved values are asked for
   dropped: null, // the position whose new disc was last let fall (gravity boards), so it falls once
@@ -41,12 +48,12 @@ class ApiError extends Error {
   }
 }
 
-async function api(path, params = {}) {
+async function api(path, params = {}, signal = app.controller?.signal) {
   const url = new URL(path, location.href);
   for (const [key, value] of Object.entries(params)) {
     if (value !== null && value !== undefined) url.searchParams.set(key, value);
   }
-  const reply = await fetch(url, { signal: app.controller?.signal });
+  const reply = await fetch(url, { signal });
   const body = await reply.json().catch(() => ({}));
   if (!reply.ok) throw new ApiError(reply.status, body.error, body.detail || `${reply.status} ${reply.statusText}`);
   return body;
@@ -159,8 +166,10 @@ async function stored(position) {
 
 // -- actions ---------------------------------------------------------------
 
-// Runs one action at a time; a new action cancels the one running (a search, a lookup).
+// Runs one action at a time; a new action cancels the one running (a search, a lookup) and the
+// analysis of the shown position; once it is over, the position it shows is analysed.
 async function task(action) {
+  stopAnalysis();
   while (app.busy) {
     app.controller.abort();
     await app.running;
@@ -181,10 +190,44 @@ async function task(action) {
     }
   })();
   await app.running;
+  if (!app.busy) analyse();
 }
 
 function cancel() {
   app.controller?.abort();
+  stopAnalysis();
+}
+
+// Whether the search of ``view`` starts when it is shown: a position of a variant explored by search
+// whose value or a move's value is not known, not searched to the end of its time already.
+function wanted(view) {
+  return $("#analyse").checked && !app.variant.complete && !view.over && !view.searched
+    && (!view.outcome || view.moves.some((m) => !m.outcome));
+}
+
+// Searches the shown position in the background (the board stays usable; any action stops it).
+async function analyse() {
+  const entry = app.record.length ? shown() : null;
+  if (!entry || !wanted(entry.view)) return;
+  const controller = new AbortController();
+  app.analysis = controller;
+  document.body.dataset.analysis = "running";
+  try {
+    await search(entry, controller.signal);
+  } catch (error) {
+    if (error.name !== "AbortError") $("#message").textContent = error.message;
+  } finally {
+    if (app.analysis === controller) {
+      app.analysis = null;
+      delete document.body.dataset.analysis;
+    }
+  }
+}
+
+function stopAnalysis() {
+  app.analysis?.abort();
+  app.analysis = null;
+  delete document.body.dataset.analysis;
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -268,28 +311,53 @@ function undo() {
   show(true);
 }
 
+// The Solve button: the shown position searched as an action (the board waits for it).
 async function solve() {
-  const current = shown();
+  await search(shown(), app.controller.signal);
+}
+
+// Searches the position of ``entry`` (a record entry) for at most SOLVE_SECONDS, in slices: after each,
+// the moves proved so far show their values, the others "?"; stops when everything is proved.
+async function search(entry, signal) {
   const progress = $("#progress");
   const begun = performance.now();
+  const elapsed = () => (performance.now() - begun) / 1000;
   progress.hidden = false;
   $("#cancel").hidden = false;
   const tick = () => {
-    const seconds = (performance.now() - begun) / 1000;
+    const seconds = elapsed();
+    const moves = entry.view.moves;
+    const proved = moves.filter((m) => m.outcome).length;
     progress.querySelector("progress").value = Math.min(seconds / SOLVE_SECONDS, 1);
-    progress.querySelector("span").textContent = `Solving… ${Math.floor(seconds)} s (at most ${SOLVE_SECONDS} s)`;
+    progress.querySelector("span").textContent =
+      `Solving… ${Math.floor(seconds)} s (at most ${SOLVE_SECONDS} s), ${proved} of ${moves.length} moves proved`;
   };
   tick();
   const timer = setInterval(tick, 250);
   try {
     app.asked.add(app.variant.variant);
-    const probe = await api(variantPath("/solve"), { position: current.view.position, time_limit: SOLVE_SECONDS });
-    current.view = viewOf(probe, current.view);
-    show(false);
+    for (let left = SOLVE_SECONDS; left > 0; left = SOLVE_SECONDS - elapsed()) {
+      const limit = Math.max(Math.min(SLICE_SECONDS, left), 0.1).toFixed(1);
+      let probe;
+      try {
+        probe = await api(variantPath("/solve"), { position: entry.view.position, time_limit: limit, partial: true }, signal);
+      } catch (error) {
+        // the search just stopped may still hold the server's solver for the rest of its slice
+        if (!(error instanceof ApiError && error.kind === "busy")) throw error;
+        await sleep(250);
+        continue;
+      }
+      entry.view = viewOf(probe, entry.view);
+      if (shown() === entry) refresh();
+      tick();
+      if (probe.proved) break;
+    }
+    entry.view.searched = true;
   } finally {
     clearInterval(timer);
     progress.hidden = true;
     $("#cancel").hidden = true;
+    if (shown() === entry) refresh();
   }
 }
 
@@ -402,6 +470,12 @@ function show(push) {
   app.followed = url;
   $("#explore").hidden = true;
   $("#copied").hidden = true;
+  render();
+}
+
+// Redraws the shown position after its values changed, keeping the cells selected towards a move.
+function refresh() {
+  app.moves = shown().view.moves.map((m) => ({ ...m, ...splitMove(m.move) }));
   render();
 }
 
@@ -883,6 +957,12 @@ function wire() {
   });
   $("#solve").addEventListener("click", () => task(solve));
   $("#cancel").addEventListener("click", cancel);
+  $("#analyse").checked = localStorage.getItem(ANALYSE_KEY) !== "off";
+  $("#analyse").addEventListener("change", (e) => {
+    localStorage.setItem(ANALYSE_KEY, e.target.checked ? "on" : "off");
+    if (e.target.checked) analyse();
+    else stopAnalysis();
+  });
   $("#restart").addEventListener("click", () => task(() => selectVariant(app.variant.variant)));
   $("#show-line").addEventListener("click", () => task(() => explore("line")));
   $("#show-predecessors").addEventListener("click", () => task(() => explore("predecessors")));
