@@ -186,8 +186,8 @@ def test_openapi_describes_every_endpoint(client: TestClient) -> None:
 
 def test_web_board_and_static_files_are_served(client: TestClient) -> None:
     page = client.get("/")
-    assert page.status_code == 200 and "/static/board.js" in page.text
-    for name, kind in (("board.js", "javascript"), ("board.css", "text/css")):
+    assert page.status_code == 200 and "/static/board.js" in page.text and "/static/draw.js" in page.text
+    for name, kind in (("board.js", "javascript"), ("draw.js", "javascript"), ("board.css", "text/css")):
         reply = client.get(f"/static/{name}")
         assert reply.status_code == 200 and kind in reply.headers["content-type"]
 
