@@ -37,6 +37,7 @@ from numba import njit
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablebase.games.morris.board import NINE  # noqa: E402
+from tablebase.games.morris.kernels import _popcount  # noqa: E402
 
 #: Gasser's total for his 28 databases (R. Gasser, "Solving Nine Men's Morris", Games of No Chance, 1996).
 GASSER = 7_673_759_269
@@ -45,14 +46,21 @@ STONES = range(3, 10)
 
 
 @njit(cache=True)
-def _closable(stones: int, moves: int, mills: np.ndarray) -> bool:
-    """Whether the mills among ``stones`` can have been closed by at most ``moves`` moves."""
+def _inside(points: int, mills: np.ndarray) -> tuple[np.ndarray, int]:
+    """The mills all of whose points are among ``points``: an array and how many of its first items they are."""
     inside = np.empty(16, np.int64)
     k = 0
     for i in range(mills.shape[0]):
-        if stones & mills[i] == mills[i]:
+        if points & mills[i] == mills[i]:
             inside[k] = mills[i]
             k += 1
+    return inside, k
+
+
+@njit(cache=True)
+def _closable(stones: int, moves: int, mills: np.ndarray) -> bool:
+    """Whether the mills among ``stones`` can have been closed by at most ``moves`` moves."""
+    inside, k = _inside(stones, mills)
     if k == 0:
         return True
     if moves <= 0:
@@ -78,15 +86,6 @@ def _meets(mills: np.ndarray, k: int, points: int) -> bool:
         if not mills[i] & points:
             return False
     return True
-
-
-@njit(cache=True)
-def _popcount(x: int) -> int:
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 @njit(cache=True)
@@ -121,12 +120,7 @@ def _sets(size: int, least: int, needed: np.ndarray) -> np.ndarray:
 @njit(cache=True)
 def _with_mill(free: int, k: int, mills: np.ndarray, binom: np.ndarray) -> int:
     """The ``k``-subsets of the points of ``free`` that hold a mill (inclusion and exclusion over the mills in ``free``)."""
-    inside = np.empty(16, np.int64)
-    q = 0
-    for i in range(mills.shape[0]):
-        if free & mills[i] == mills[i]:
-            inside[q] = mills[i]
-            q += 1
+    inside, q = _inside(free, mills)
     size = _popcount(free)
     total = 0
     for code in range(1, 1 << q):
