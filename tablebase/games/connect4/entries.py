@@ -36,7 +36,7 @@ def slot(table: np.ndarray, key: Any) -> Any:
     return np.int64(key % np.uint64(table.shape[0] - 1))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def lookup(table: np.ndarray, key: Any) -> Any:
     """The entry of ``key`` (0: none)."""
     at = slot(table, key)

@@ -159,7 +159,7 @@ def edge_masks(columns: int, rows: int) -> np.ndarray:
     return np.array(border + short, np.uint64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _key(cur: Any, mask: Any, w: int, h: int, bottom: Any, board: Any, edges: np.ndarray) -> tuple[Any, bool]:
     """The key of a position and of its mirror image, the smaller of the two, and whether it is the
     mirror's; dead discs count as the mover's, so positions that differ only in them share it."""
@@ -174,7 +174,7 @@ def _key(cur: Any, mask: Any, w: int, h: int, bottom: Any, board: Any, edges: np
     return key, False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _cell(mask: Any, c: int, h: int) -> int:
     """The bit of the cell a move into column ``c`` takes."""
     return c * (h + 1) + popcount(mask & (((np.uint64(1) << np.uint64(h)) - np.uint64(1)) << np.uint64(c * (h + 1))))
@@ -194,7 +194,7 @@ def initial_history(columns: int, rows: int) -> list[int]:
     return history
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _static(
     cur: Any, mask: Any, moves: int, alpha: int, beta: int, w: int, h: int, bottom: Any, board: Any, claims: Any,
     edges: np.ndarray, table: np.ndarray, key0: Any, mirrored0: bool,
@@ -280,14 +280,18 @@ def _static(
         return _INF, False, cur, mask, moves, zero, False, first
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _negamax(
     cur: Any, mask: Any, moves: int, alpha: int, beta: int, jitter: int, w: int, h: int, bottom: Any, board: Any,
     claims: Any, edges: np.ndarray, table: np.ndarray, stats: np.ndarray, shared: np.ndarray, kids: np.ndarray,
-    key: Any, mirrored: bool,
+    key: Any, mirrored: bool, root: bool,
 ) -> int:
     """Fail-soft score of a position with a choice of moves (no immediate win, no forced move);
-    ``key`` and ``mirrored`` as :func:`_key` gives them where :func:`_static` found them, else 0."""
+    ``key`` and ``mirrored`` as :func:`_key` gives them where :func:`_static` found them, else 0;
+    ``root`` where :func:`_window` calls it (the arrays are then taken without reference counts,
+    for the nodes below)."""
+    if root:
+        edges, table, stats, shared, kids = borrowed(edges), borrowed(table), borrowed(stats), borrowed(shared), borrowed(kids)
     stats[0] += 1
     if stats[0] > stats[1] or shared[0]:
         stats[2] = 1
@@ -418,10 +422,16 @@ def _negamax(
         cmoves = int(row[i, 2])
         ckey = np.uint64(row[i, 5])
         cmirrored = bool(row[i, 6])
-        if (cmoves - moves) % 2 == 0:
-            r = _negamax(ccur, cmask, cmoves, alpha, beta, child_jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids, ckey, cmirrored)
-        else:
-            r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, child_jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids, ckey, cmirrored)
+        # one call (numba's type inference runs again for each) and not the literal False (a
+        # literal argument compiles a second _negamax)
+        even = (cmoves - moves) % 2 == 0
+        lo, hi = (alpha, beta) if even else (-beta, -alpha)
+        r = _negamax(
+            ccur, cmask, cmoves, lo, hi, child_jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids, ckey,
+            cmirrored, bool(np.bool_(False)),
+        )
+        if not even:
+            r = -r
         if stats[2]:
             return 0
         if r > best:
@@ -450,22 +460,25 @@ def _negamax(
     return value
 
 
-@njit(cache=True, nogil=True)
 def _window(
     cur: Any, mask: Any, moves: int, alpha: int, beta: int, jitter: int, w: int, h: int, bottom: Any, board: Any,
     claims: Any, edges: np.ndarray, table: np.ndarray, stats: np.ndarray, shared: np.ndarray, kids: np.ndarray,
 ) -> int:
-    """Fail-soft score within ``(alpha, beta)`` of a position whose mover cannot win at once;
-    sets ``shared[0]`` when done so the other threads stop."""
-    edges, table, stats, shared, kids = borrowed(edges), borrowed(table), borrowed(stats), borrowed(shared), borrowed(kids)
-    # not the literal False: a literal argument compiles a second _static
-    s, settled, ccur, cmask, cmoves, ckey, cmirrored, _ = _static(cur, mask, moves, alpha, beta, w, h, bottom, board, claims, edges, table, np.uint64(0), bool(np.bool_(False)))
-    if settled:
-        r = s
-    elif (cmoves - moves) % 2 == 0:
-        r = _negamax(ccur, cmask, cmoves, alpha, beta, jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids, ckey, cmirrored)
-    else:
-        r = -_negamax(ccur, cmask, cmoves, -beta, -alpha, jitter, w, h, bottom, board, claims, edges, table, stats, shared, kids, ckey, cmirrored)
+    """Fail-soft score within ``(alpha, beta)`` of a position whose mover cannot win at once (its
+    forced moves by :func:`_static`, then :func:`_negamax`); sets ``shared[0]`` when done so the
+    other threads stop."""
+    s, settled, ccur, cmask, cmoves, ckey, cmirrored, _ = _static(
+        cur, mask, moves, alpha, beta, w, h, bottom, board, claims, edges, table, np.uint64(0), False
+    )
+    r = int(s)
+    if not settled:
+        even = (cmoves - moves) % 2 == 0
+        lo, hi = (alpha, beta) if even else (-beta, -alpha)
+        r = _negamax(
+            np.uint64(ccur), np.uint64(cmask), cmoves, lo, hi, jitter, w, h, bottom, board, claims, edges, table, stats,
+            shared, kids, np.uint64(ckey), cmirrored, True,
+        )
+        r = r if even else -r
     if not stats[2]:
         shared[0] = 1
     return r
@@ -644,9 +657,7 @@ class Prover(ScoreSearch):
                 stats[0], stats[1], stats[2] = 0, left, 0
                 if expired[0]:
                     break
-                r = _window(
-                    np.uint64(job.cur), np.uint64(job.mask), job.moves, window - 1, window, jitter, *args, stats, stop, self._kids[i]
-                )
+                r = _window(np.uint64(job.cur), np.uint64(job.mask), job.moves, window - 1, window, jitter, *args, stats, stop, self._kids[i])
                 left -= int(stats[0])
                 spent[i] += int(stats[0])
                 if stats[2]:

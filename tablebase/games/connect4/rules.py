@@ -52,7 +52,7 @@ MAX_ENUMERABLE_CELLS = 30
 OPENING_BOARD = (7, 6)
 OPENING_FILE = "opening-7x6.tsv.gz"
 #: About how long compiling the prover takes (seconds of one core) when numba's cache lacks it.
-PROVER_COMPILE_SECONDS = 12
+PROVER_COMPILE_SECONDS = 8
 
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
@@ -245,7 +245,7 @@ class Connect4Game(Game):
             raise TablebaseError(
                 f"searching {self.name} needs numba ({err}): pip install numba, or reinstall tablebase"
             ) from None
-        announce_compile(f"the {self.name} search", (prover._window, prover._wins_now), PROVER_COMPILE_SECONDS)
+        announce_compile(f"the {self.name} search", (prover._static, prover._negamax, prover._wins_now), PROVER_COMPILE_SECONDS)
         discs = to_bitboards(state, self.columns, self.rows)[1].bit_count()
         entries = 1 << 27 if discs <= 8 else 1 << 24
         if memory is not None:
