@@ -247,7 +247,7 @@ def _settle_field(w0: int, w1: int, w2: int, f: int, occupied: int, flags: int) 
     return w0, w1, w2 | flags
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _child(
     xf: np.ndarray, of: np.ndarray, w0: int, w1: int, w2: int, won: int, mine_won: int, mover: int,
     closed: int, free_open: int, classic: bool, m: int,

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from tablebase.games.common.compiled import announce_compile
 from tablebase.games.compiled_search import CompiledSearch
@@ -53,6 +53,8 @@ from tablebase.games.ultimate.fields import (
 )
 from tablebase.games.ultimate.table import (
     EMPTY,
+    INT,
+    KEYS,
     DistanceTable,
     ProofTable,
     _bound,
@@ -68,7 +70,7 @@ from tablebase.games.ultimate.table import (
 from tablebase.scores import INF, M, settle, shift, unshift
 
 #: About how long compiling the searches takes (seconds of one core) when numba's cache lacks them.
-COMPILE_SECONDS = 15
+COMPILE_SECONDS = 13
 #: The searches of :func:`_walk`: the outcome's alpha-beta, the distance's, the proof numbers of a bound.
 OUTCOME, DISTANCE, PROOF = 0, 1, 2
 #: What each search returns when its node budget is spent.
@@ -88,7 +90,12 @@ ENTER, NEXT, RETURN = 0, 1, 2
 DEPTH = 82
 
 
-@njit(cache=True, inline="always")
+@njit(
+    types.void(
+        types.int64[::1], types.int64[::1], INT, INT, KEYS, types.bool_[:, ::1], KEYS, KEYS, KEYS, *[types.int64[::1]] * 7
+    ),
+    cache=True,
+)
 def _descend(
     xf: np.ndarray, of: np.ndarray, d: int, i: int, moves: np.ndarray, newly: np.ndarray,
     c0: np.ndarray, c1: np.ndarray, c2: np.ndarray, fw0: np.ndarray, fw1: np.ndarray, fw2: np.ndarray,

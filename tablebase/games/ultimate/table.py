@@ -8,7 +8,7 @@ numbers): an entry may be overwritten when its slots are taken, never made wrong
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from tablebase.games.ultimate.fields import words
 
@@ -17,6 +17,13 @@ from tablebase.games.ultimate.fields import words
 EMPTY = 0
 USED = 1 << 62
 PROBES = 16
+
+#: The types the compiled searches pass: a table's keys, its values (the outcome table's in
+#: int8, the others' in int64) and a word or value. Functions called with several (literal
+#: arguments, or values of either width) are compiled for these signatures only, once each.
+KEYS = types.int64[:, ::1]
+VALS = (types.int8[:, ::1], types.int64[:, ::1])
+INT = types.int64
 
 
 @njit(cache=True, inline="always")
@@ -76,7 +83,7 @@ def _put(
     vals[i, 2] = c
 
 
-@njit(cache=True)
+@njit([types.void(KEYS, vals, INT, INT, INT, INT, INT, INT) for vals in VALS], cache=True)
 def _store(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: int, hi: int, best: int) -> None:
     """Store the bounds of a state (when all probed slots are taken, over the first one's entry)."""
     _put(keys, vals, w0, w1, w2, lo, hi, best, False)
@@ -96,7 +103,7 @@ def _pstore(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, pn: i
     _put(keys, vals, w0, w1, w2, pn, dn, work, True)
 
 
-@njit(cache=True, inline="always")
+@njit(types.void(KEYS, VALS[0], INT, INT, INT, INT, INT, INT), cache=True)
 def _bound(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: int, hi: int, best: int) -> None:
     """Narrow the outcome table's entry of a state to ``lo..hi`` (``best``: the move that proves ``lo``)."""
     at = _find(keys, w0, w1, w2)
