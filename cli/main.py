@@ -168,7 +168,7 @@ def emit_json(data: Any) -> None:
 #: The help of ``build --stones``.
 STONES_HELP = (
     "Build tier by tier the tiers of at most K stones a side (Morris: the movement-phase tiers),"
-    " each tier a task, stored when finished; the same command goes on with a stopped build."
+    " the tiers solved together a task, stored when finished; the same command goes on with a stopped build."
 )
 
 

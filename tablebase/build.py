@@ -158,7 +158,7 @@ def _tier_plan(
 ) -> Plan:
     """The plan of a build of ``game``'s tiers of at most ``tiers``; raises when it cannot be built so."""
     from tablebase.solve.tier_build import tiering_of
-    from tablebase.store.tiers import STORAGE
+    from tablebase.store.tier_blocks import STORAGE
 
     tiering_of(game, tiers)
     if chosen is not None and chosen.name != STORAGE:
@@ -214,7 +214,10 @@ def run(
         from tablebase.solve.executor import executor_for
         from tablebase.solve.tier_build import build_tiers
 
-        with executor_for(build.scheduler, workers or os.cpu_count() or 1, memory_limit=build.worker_memory) as executor:
+        # the tasks run numba's threads, which a forked copy of a process that ran them cannot start
+        with executor_for(
+            build.scheduler, workers or os.cpu_count() or 1, memory_limit=build.worker_memory, start="spawn"
+        ) as executor:
             report_where(progress, executor.description)
             build_tiers(game, build.tiers, path, executor, progress)
         return

@@ -24,6 +24,7 @@ from tablebase.probes import ChildValue, build_probe
 from tablebase.reader import TablebaseFile, read_variant
 from tablebase.results import Line, MoveValue, PlyCount, Predecessor, Predecessors, Probe, Stats
 from tablebase.store.storage import Entry, Row, Storage, open_storage
+from tablebase.store.tier_blocks import older_tiers
 
 if TYPE_CHECKING:
     from tablebase.results import StoredKey, VariantInfo
@@ -97,6 +98,9 @@ class VariantTable:
                         f"variant {self._name!r} is not built in {str(path)!r}; run: tablebase {how} --db {path}"
                     )
                 variant_id, info = row
+                older = older_tiers(self.game, info.storage, info.plies)
+                if older is not None:
+                    raise DatabaseError(older)
                 found = cache[self._name] = _Bound(variant_id, info, self._storage(variant_id, info))
             return found  # type: ignore[no-any-return]
 

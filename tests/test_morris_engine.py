@@ -1,9 +1,11 @@
 """The colour-folded tier engine of the Morris movement phase: its index against Burnside's counts,
-rank and unrank, and its values against the tier solver's on every class of the small tiers."""
+rank and unrank (compiled, and in numpy for probes), its values against the tier solver's on every
+class of the small tiers, the passes on two threads, and its counts of positions."""
 
 from __future__ import annotations
 
 from functools import cache
+from math import comb
 
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from tablebase.games.morris.board import NINE, SIX, MorrisBoard
 from tablebase.games.morris.rules import MorrisGame
 from tablebase.games.morris.tier_engine import UNUSED, FoldedTier, TierEngine, units
 from tablebase.games.morris.tier_index import TierIndex, burnside, fold
+from tablebase.games.morris.tier_rank import TierRanker
 from tablebase.games.morris.tiers import MorrisTiers
 from tablebase.outcome import NAMES, label_from_children
 from tablebase.solve import DRAW_CODE, LOSS_CODE, WIN_CODE
@@ -78,6 +81,29 @@ def test_every_image_of_a_position_ranks_to_its_slot() -> None:
             return np.array([sum(1 << perm[i] for i in range(SIX.cells) if x >> i & 1) for x in masks.tolist()])
 
         assert np.array_equal(ix.rank(image(movers), image(others), 4, 3), slots)
+
+
+@pytest.mark.parametrize("board, m, n", [(SIX, 4, 3), (SIX, 2, 5), (NINE, 3, 4)])
+def test_the_numpy_ranker_gives_the_index_s_slots(board: MorrisBoard, m: int, n: int) -> None:
+    ranker = TierRanker(board)
+    rng = np.random.default_rng(7)
+    slots = rng.choice(np.flatnonzero(index(board).used(m, n)), size=500, replace=False)
+    movers, others = index(board).unrank(slots, m, n)
+    sym = rng.integers(len(board.symmetries), size=len(slots))
+    at = np.arange(len(slots))
+    assert np.array_equal(ranker.rank(ranker.images(movers)[sym, at], ranker.images(others)[sym, at], m, n), slots)
+    assert np.array_equal(ranker.representatives(n), index(board).reps[index(board).rep_start[n] : index(board).rep_start[n + 1]])
+
+
+def test_the_counts_hold_every_position_of_a_tier() -> None:
+    """Each tier's classes stand for every placement of its stones, either side to move."""
+    from tablebase.games.morris.tier_check import tally
+
+    for tier in TierEngine(SIX, True, index(SIX)).solve(4):
+        counts = tally(tier.m, tier.n, SIX.cells, index(SIX).arrays, tier.values)
+        assert counts[0] == 2 * comb(SIX.cells, tier.m) * comb(SIX.cells - tier.m, tier.n)
+        assert counts[1] == tier.classes and counts[2:5].sum() == tier.classes
+        assert counts[6:9].sum() == counts[0]
 
 
 def test_units_come_after_the_units_they_read() -> None:

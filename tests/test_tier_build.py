@@ -1,11 +1,13 @@
-"""The build tier by tier (``tablebase build VARIANT --stones K``): every tier stored as solved in memory,
-a stopped build gone on with, the tiers a task each on local processes and on a Dask cluster, and
-the errors of builds that cannot be made so."""
+"""The build tier by tier (``tablebase build VARIANT --stones K``): every tier stored as the tier solver
+finds it in memory, a stopped build gone on with, the units a task each on local processes and on a
+Dask cluster, the audit of every class, a file of the older format refused, and the errors of builds
+that cannot be made so."""
 
 from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -16,37 +18,50 @@ import tablebase
 from cli.main import app
 from tablebase import games
 from tablebase.errors import BuildError
+from tablebase.games.morris.tier_index import fold
+from tablebase.games.morris.tier_table import tier_number
+from tablebase.games.morris.tiers import MorrisTiers
 from tablebase.solve.tiers import solve_tiers
-from tablebase.store.tiers import open_tiered, read_tier, stored_tiers
+from tablebase.store.tiers import open_tiered, read_values, stored_tiers
 
 runner = CliRunner()
 
 
 def assert_stored_as_in_memory(path: Path, name: str, stones: int) -> None:
-    """Every tier of at most ``stones`` a side in ``path`` holds what the in-memory tier solver finds."""
+    """Every tier of at most ``stones`` a side in ``path`` holds what the in-memory tier solver finds:
+    each state of its tiers (either side to move) has its solver's value in its folded tier's slot,
+    and every used slot is met."""
     game = games.get(name)
     tiering = game.tiering(stones)
     assert tiering is not None
     variant_id = open_tiered(path, game)
-    reference = list(solve_tiers(tiering, game.vector))
-    assert stored_tiers(path, variant_id) == {tiering.number(r.tier) for r in reference}
-    for solved in reference:
-        states, outcome, distance = read_tier(path, game, variant_id, tiering.number(solved.tier))
-        np.testing.assert_array_equal(states, solved.states)
-        np.testing.assert_array_equal(outcome, solved.outcome)
-        np.testing.assert_array_equal(distance, solved.distance)
+    numbers = {n for unit in tiering.units() for n in unit.tiers}
+    assert stored_tiers(path, variant_id) == numbers
+    stored = {n: read_values(path, variant_id, n, tiering.size(n)) for n in numbers}
+    met = {n: np.zeros(len(v), dtype=bool) for n, v in stored.items()}
+    for solved in solve_tiers(MorrisTiers(game, stones), game.vector):
+        for where, state, outcome, distance in zip(
+            tiering.locate(solved.states.tolist()), solved.states.tolist(), solved.outcome, solved.distance
+        ):
+            assert where is not None, game.format_position(state)
+            number, slot = where
+            value = int(stored[number][slot])
+            assert (value & 3, -1 if value & 3 == 3 else value >> 2) == (outcome, distance), game.format_position(state)
+            met[number][slot] = True
+    for n, values in stored.items():
+        assert np.array_equal(met[n], values != 0xFFFF), n
 
 
 def test_tiers_are_stored_as_solved_and_answer_probes(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     with tablebase.open(path) as tb:
-        info = tb.build("morris-6", tiers=3, workers=2)
+        info = tb.build("morris-6", tiers=3, workers=1)
         assert not info.complete and info.outcome is None
         stats = tb.variant("morris-6").stats()
-        # the six-men board has 16 points: tier 2-3 is C(16,2) C(14,3) boards, x to move (and lost);
-        # 3-3 is C(16,3) C(13,3) boards, each side to move
-        assert [(p.tier, p.positions) for p in stats.plies] == [("2-3", 43680), ("3-2", 43680), ("3-3", 320320)]
-        assert stats.plies[0].outcomes == {"win": 0, "draw": 0, "loss": 43680}
+        # the six-men board has 16 points: tier 2-3 (the mover's two stones against three) is
+        # C(16,2) C(14,3) boards, each side to move (and lost); 3-3 is C(16,3) C(13,3) boards, each side to move
+        assert [(p.tier, p.positions) for p in stats.plies] == [("2-3", 87360), ("3-3", 320320)]
+        assert stats.plies[0].outcomes == {"win": 0, "draw": 0, "loss": 87360}
         assert info.states == stats.classes
         probe = tb.variant("morris-6").probe("xx.x.........ooo x 0 0")
         assert probe.outcome is not None
@@ -62,7 +77,7 @@ def test_a_stopped_build_goes_on_from_the_tiers_stored(tmp_path: Path, monkeypat
 
     from tablebase.store import tiers as store_tiers
 
-    write = store_tiers.write_tier
+    write = store_tiers.write_unit
 
     def write_once(*args: object, **kwargs: object) -> None:
         if calls:
@@ -70,10 +85,10 @@ def test_a_stopped_build_goes_on_from_the_tiers_stored(tmp_path: Path, monkeypat
         calls.append(1)
         write(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store_tiers, "write_tier", write_once)
+    monkeypatch.setattr(store_tiers, "write_unit", write_once)
     with tablebase.open(path) as tb, pytest.raises(KeyboardInterrupt):
         tb.build("morris-6", tiers=3, workers=1)
-    monkeypatch.setattr(store_tiers, "write_tier", write)
+    monkeypatch.setattr(store_tiers, "write_unit", write)
     game = games.get("morris-6")
     assert len(stored_tiers(path, open_tiered(path, game))) == 1
     with tablebase.open(path) as tb:
@@ -90,7 +105,7 @@ def built(path: Path, stones: int, workers: int = 1) -> set[int]:
 
 def test_more_stones_add_the_tiers_missing(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
-    assert built(path, 3) < built(path, 4, workers=2)
+    assert built(path, 3) < built(path, 4)
     assert_stored_as_in_memory(path, "morris-6", 4)
 
 
@@ -99,7 +114,7 @@ def test_more_stones_add_the_tiers_missing(tmp_path: Path) -> None:
     [
         (["tictactoe", "--stones", "3"], "variant 'tictactoe' is not built tier by tier"),
         (["morris-6", "--stones", "9"], "9 stones a side"),
-        (["morris-6", "--stones", "3", "--storage", "moves"], "a build tier by tier is stored 'packed', not 'moves'"),
+        (["morris-6", "--stones", "3", "--storage", "moves"], "a build tier by tier is stored 'tiers', not 'moves'"),
         (["morris-6", "--stones", "3", "--no-symmetry"], "keeps one position of each symmetry class"),
         (["morris-9"], "build its tiers with --stones K"),
     ],
@@ -128,7 +143,7 @@ def test_cli_build_and_stats_name_the_tiers(tmp_path: Path) -> None:
     result = runner.invoke(app, ["stats", "morris-6", "--db", db])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].split()[0] == "tier" and [line.split()[0] for line in lines[2:5]] == ["2-3", "3-2", "3-3"]
+    assert lines[0].split()[0] == "tier" and [line.split()[0] for line in lines[2:4]] == ["2-3", "3-3"]
 
 
 @pytest.mark.slow
@@ -142,7 +157,7 @@ def test_dask_workers_build_the_same_tiers_and_survive_a_killed_worker(tmp_path:
         killed: list[int] = []
 
         def kill(phase: str, done: int, total: int | None) -> None:
-            # one worker ended while the second wave (the tiers 3-3) is under way
+            # one worker ended while the units of the second wave (3-3) and after are under way
             if phase == "tiers" and done == 2 and not killed:
                 pid = sorted(before)[0]
                 killed.append(pid)
@@ -156,8 +171,8 @@ def test_dask_workers_build_the_same_tiers_and_survive_a_killed_worker(tmp_path:
     assert_stored_as_in_memory(path, "morris-6", 4)
 
 
-def test_verify_checks_every_tier_and_finds_a_changed_label(tmp_path: Path) -> None:
-    from tablebase.store.tiers import write_tier
+def test_verify_checks_every_class_and_finds_a_changed_value(tmp_path: Path) -> None:
+    from tablebase.store.tiers import write_unit
 
     path = tmp_path / "t.db"
     game = games.get("morris-6")
@@ -169,14 +184,59 @@ def test_verify_checks_every_tier_and_finds_a_changed_label(tmp_path: Path) -> N
     variant_id = open_tiered(path, game)
     tiering = game.tiering(4)
     assert tiering is not None
-    number = tiering.number(tiering.tiers()[-1])
-    states, outcome, distance = read_tier(path, game, variant_id, number)
-    live = np.flatnonzero((game.vector.outcome(states) == 0) & (distance >= 0))
+    number = tier_number(4, 4)
+    values = read_values(path, variant_id, number, tiering.size(number))
+    live = np.flatnonzero(((values & 3) == 1) & (values >> 2 > 1) & (values != 0xFFFF))
     changed = int(live[len(live) // 2])
-    distance = distance.copy()
-    distance[changed] += 2
-    write_tier(path, game, variant_id, number, states, outcome, distance, 0, 0.0)
+    values[changed] += 2 << 2
+    write_unit(path, game, tiering, variant_id, {number: values}, 0.0)
     with tablebase.open(path) as tb:
         report = tb.verify("morris-6")
     assert not report.ok
-    assert any(e.startswith(game.format_position(int(states[changed]))) for e in report.errors)
+    state = int(tiering.states(number, np.array([changed]))[0])
+    assert any(e.startswith(game.format_position(state)) for e in report.errors)
+
+
+def test_a_file_of_the_older_tier_format_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    built(path, 3)
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("UPDATE variants SET storage = 'packed' WHERE name = 'morris-6'")
+    conn.close()
+    for args in (["probe", "morris-6", "xx.x.........ooo x"], ["stats", "morris-6"], ["verify", "morris-6"]):
+        result = runner.invoke(app, [*args, "--db", str(path)])
+        assert result.exit_code == 1, result.output
+        assert "built tier by tier by an older tablebase" in result.output
+        assert len(result.output.strip().splitlines()) == 1, result.output
+    result = runner.invoke(app, ["build", "morris-6", "--stones", "3", "--db", str(path), "-q"])
+    assert result.exit_code == 1 and "older tablebase" in result.output
+
+
+@pytest.mark.slow
+def test_stored_values_agree_with_the_engine_on_nine_mens_morris(tmp_path: Path) -> None:
+    """morris-9 to three a side through the command line on two local processes: the stored values
+    are the tier engine's, a probe's moves agree with probes of their children, and ``verify``
+    checks every class."""
+    from tablebase.games.morris.board import NINE
+    from tablebase.games.morris.tier_engine import TierEngine
+
+    db = str(tmp_path / "t.db")
+    result = runner.invoke(app, ["build", "morris-9", "--stones", "3", "--workers", "2", "-q", "--db", db])
+    assert result.exit_code == 0, result.output
+    game = games.get("morris-9")
+    tiering = game.tiering(3)
+    assert tiering is not None
+    variant_id = open_tiered(Path(db), game)
+    for tier in TierEngine(NINE, True).solve(3):
+        number = tier_number(tier.m, tier.n)
+        assert np.array_equal(read_values(Path(db), variant_id, number, tiering.size(number)), tier.values)
+    with tablebase.open(db) as tb:
+        table = tb.variant("morris-9")
+        probe = table.probe("xx.x...........o......oo x")
+        assert probe.moves
+        for move in probe.moves:
+            child = table.probe(move.position)
+            assert child.outcome == {"win": "loss", "loss": "win", "draw": "draw"}[move.outcome]
+        report = tb.verify("morris-9")
+        assert report.ok and report.states == table.info.states

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from tablebase.games.compiled_search import CompiledSearch
     from tablebase.games.common.kernels import VectorKernels
     from tablebase.games.layout import BoardMarks, Layout
-    from tablebase.games.tiering import Tiering
+    from tablebase.games.tiering import DenseTiers
 
 
 class Game(ABC):
@@ -87,20 +87,15 @@ class Game(ABC):
         """An upper bound on the number of states (classes with ``symmetry``), ``None`` if unknown."""
         return None
 
-    def tiering(self, limit: int | None = None) -> Tiering[Any] | None:
+    def tiering(self, limit: int | None = None) -> DenseTiers | None:
         """The game's tiers of at most ``limit`` (the family's measure: Morris, stones a side; ``None``:
-        every tier of the game) for a build tier by tier (:class:`~tablebase.games.tiering.Tiering`);
+        every tier of the game) for a build tier by tier (:class:`~tablebase.games.tiering.DenseTiers`);
         ``None`` for a game not cut into tiers. A ``limit`` out of the game's range raises ``ValueError``."""
         return None
 
-    def tier_number(self, state: int) -> int | None:
-        """The number a build tier by tier stores ``state`` under (:meth:`Tiering.number
-        <tablebase.games.tiering.Tiering.number>` of its tier); ``None`` for a state in no tier."""
-        return None
-
     def tier_name(self, number: int) -> str | None:
-        """The name of the tier a build tier by tier stores under ``number`` (:meth:`Tiering.number
-        <tablebase.games.tiering.Tiering.number>`); ``None`` when no tier is stored so."""
+        """The name of the tier a build tier by tier stores under ``number`` (:meth:`DenseTiers.name
+        <tablebase.games.tiering.DenseTiers.name>`); ``None`` when no tier is stored so."""
         return None
 
     def plies_played(self, state: int) -> int | None:

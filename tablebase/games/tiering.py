@@ -1,16 +1,25 @@
-"""What a game cut into tiers gives a build tier by tier: its tiers in order, and each tier's states.
+"""What a game cut into tiers gives a build tier by tier.
 
 A tier is a set of positions that moves leave only for tiers listed before
 it (Morris: the stones of each side on the board, which a removal lowers);
-inside a tier moves may go round cycles. A build solves the tiers in the
-order of :meth:`Tiering.tiers`, each reading the values of the tiers below
-it (:mod:`tablebase.solve.tiers`), and stores each tier's positions under
-its :meth:`Tiering.number`, in the column where other builds keep the ply.
+inside a tier moves may go round cycles.
+
+:class:`DenseTiers` is what ``tablebase build --stones`` and the ``tiers``
+storage read: units of tiers solved together by the game's own engine, each
+tier's values one a slot of the game's dense numbering of its classes,
+stored under the tier's number in the column where other builds keep the
+ply (:mod:`tablebase.solve.tier_build`, :mod:`tablebase.store.tiers`).
+
+:class:`Tiering` lists tiers with the sorted canonical states of each, which
+the generic tier solver (:mod:`tablebase.solve.tiers`) labels from the game's
+array kernels, every move in memory: the reference the engines are checked
+against.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Hashable, Protocol, Sequence, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Hashable, Mapping, Protocol, Sequence, TypeVar
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,4 +53,83 @@ class Tiering(Protocol[T]):
 
     def name(self, number: int) -> str | None:
         """What the tier stored under ``number`` is called (``None``: no tier is stored there)."""
+        ...
+
+
+#: The value of a slot of a dense tier that holds no class (:class:`DenseTiers`).
+UNUSED = 0xFFFF
+
+
+@dataclass(frozen=True)
+class TierUnit:
+    """Tiers solved together (moves lead from each to the others) and the tiers below them that they read."""
+
+    tiers: tuple[int, ...]
+    reads: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TierCounts:
+    """What one stored tier holds: positions (symmetric images and both sides to move counted), classes
+    (one a slot used), classes won, lost and drawn for the side to move, classes where the game is over,
+    and positions won, lost and drawn."""
+
+    positions: int
+    classes: int
+    wins: int
+    losses: int
+    draws: int
+    terminal: int
+    win_positions: int
+    loss_positions: int
+    draw_positions: int
+
+
+class DenseTiers(Protocol):
+    """A game's tiers, each numbered densely (one slot a class) and solved unit by unit by the game itself.
+
+    A tier is known by its number (apart from every ply a position of the game
+    can be stored at). Its values are one ``np.uint16`` a slot: the outcome code
+    (:class:`tablebase.outcome.Code`) in the low two bits and the distance in
+    plies above them (0 for a draw, which has none), :data:`UNUSED` for a slot
+    that holds no class.
+    """
+
+    def units(self) -> Sequence[TierUnit]:
+        """Every unit, each after the units of the tiers it reads."""
+        ...
+
+    def size(self, number: int) -> int:
+        """The slots of tier ``number``."""
+        ...
+
+    def name(self, number: int) -> str | None:
+        """What the tier stored under ``number`` is called (``None``: no tier is stored there)."""
+        ...
+
+    def locate(self, states: Sequence[int]) -> list[tuple[int, int] | None]:
+        """``(tier number, slot)`` of each state's class, in any orientation (``None``: in no tier)."""
+        ...
+
+    def states(self, number: int, slots: np.ndarray) -> np.ndarray:
+        """A state of the class of each slot of tier ``number`` (``np.uint64``)."""
+        ...
+
+    def solve(self, unit: TierUnit, below: Mapping[int, np.ndarray], threads: int) -> dict[int, np.ndarray]:
+        """The values of the tiers of ``unit``, reading ``below`` (the values of the tiers it reads), on
+        ``threads`` threads."""
+        ...
+
+    def counts(self, number: int, values: np.ndarray) -> TierCounts:
+        """The counts of tier ``number`` holding ``values``."""
+        ...
+
+    def check_reads(self, number: int) -> tuple[int, ...]:
+        """The tiers the moves of tier ``number`` lead to (itself perhaps among them)."""
+        ...
+
+    def check(self, number: int, values: Mapping[int, np.ndarray], threads: int) -> np.ndarray:
+        """The slots of tier ``number`` whose value does not follow from the rules and its children's
+        values (``values``: of the tier and of :meth:`check_reads`), a used slot holding
+        :data:`UNUSED` or an unused one holding a value among them; on ``threads`` threads."""
         ...

@@ -34,6 +34,8 @@ class Executor(ABC):
 
     #: One line naming where the tasks run (shown by the build's progress).
     description: str
+    #: The workers running on this machine, sharing its cores (``None``: the workers of a cluster).
+    local_workers: int | None = None
 
     @abstractmethod
     def map(self, fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]]) -> Iterator[Any]:
@@ -56,14 +58,20 @@ def _star(call: tuple[Callable[..., Any], tuple[Any, ...]]) -> Any:
 
 
 class ProcessPool(Executor):
-    """``workers`` forked processes of this machine (none for one worker: the tasks run here).
+    """``workers`` processes of this machine (none for one worker: the tasks run here).
 
     ``initializer(*initargs)`` runs in every worker first (and here), so that
     objects which do not pickle reach the tasks through module globals.
+    ``start`` is how the workers are started (``"spawn"``: fresh interpreters,
+    for tasks whose compiled threads a forked copy of this process could not start).
     """
 
-    def __init__(self, workers: int = 1, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()):
-        self.workers = max(1, workers)
+    def __init__(
+        self, workers: int = 1, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = (),
+        start: str = "fork",
+    ):
+        self.workers = self.local_workers = max(1, workers)
+        self.start = start
         self.initializer, self.initargs = initializer, initargs
         self.pool: Pool | None = None
         self.description = f"{self.workers} local process{'es' if self.workers > 1 else ''}"
@@ -74,7 +82,7 @@ class ProcessPool(Executor):
         if self.workers == 1:
             return (fn(*task) for task in tasks)
         if self.pool is None:
-            self.pool = get_context("fork").Pool(self.workers, initializer=self.initializer, initargs=self.initargs)
+            self.pool = get_context(self.start).Pool(self.workers, initializer=self.initializer, initargs=self.initargs)
         return self.pool.imap(_star, [(fn, task) for task in tasks])
 
     def close(self) -> None:
@@ -106,6 +114,7 @@ class DaskExecutor(Executor):
             count = scheduler[len("local:") :]
             if not count.isdigit() or int(count) < 1:
                 raise BuildError(f"invalid scheduler {scheduler[:80]!r}: use local:N (N workers) or an address like tcp://host:8786")
+            self.local_workers = int(count)
             limit: dict[str, Any] = {} if memory_limit is None else {"memory_limit": memory_limit}
             try:
                 self.cluster = LocalCluster(  # type: ignore[no-untyped-call]
@@ -188,10 +197,12 @@ def executor_for(
     initializer: Callable[..., None] | None = None,
     initargs: tuple[Any, ...] = (),
     memory_limit: str | None = None,
+    start: str = "fork",
 ) -> Executor:
     """A :class:`DaskExecutor` for ``scheduler`` (an address or ``local:N``, its workers with
-    ``memory_limit``), else a :class:`ProcessPool` of ``workers`` processes started with ``initializer``."""
+    ``memory_limit``), else a :class:`ProcessPool` of ``workers`` processes started with ``initializer``
+    (and by ``start``)."""
     if scheduler:
         return DaskExecutor(scheduler, memory_limit)
-    return ProcessPool(workers, initializer, initargs)
+    return ProcessPool(workers, initializer, initargs, start)
 

@@ -33,26 +33,17 @@ class PackedReader:
         self.variant_id = variant_id
         self.cache: BlockCache[KeyBlock] = BlockCache(cache_bytes)
         self.table = BlockTable(game, variant_id)
-        self._stored: frozenset[int] | None = None
 
     def ply_numbers(self, conn: sqlite3.Connection) -> list[int]:
         """The plies that have blocks, in order."""
         return self.table.plies(conn)
 
     def _candidate_plies(self, conn: sqlite3.Connection, state: int) -> list[int]:
-        """The plies a state can lie in: the one the rules tell (:meth:`Game.plies_played`), else the
-        number of its tier where that tier is stored (:meth:`Game.tier_number`), else every ply."""
+        """The plies a state can lie in: the one the rules tell (:meth:`Game.plies_played`), else every ply."""
         ply = self.game.plies_played(state)
         if ply is not None:
             return [ply]
-        tier = self.game.tier_number(state)
-        stored = self.ply_numbers(conn)
-        if tier is not None:
-            if self._stored is None:
-                self._stored = frozenset(stored)
-            if tier in self._stored:
-                return [tier]
-        return stored
+        return self.ply_numbers(conn)
 
     def block(self, conn: sqlite3.Connection, ply: int, key: int) -> KeyBlock | None:
         """The decoded part of a block of ``ply`` whose range would hold ``key`` (``None`` below the first block)."""

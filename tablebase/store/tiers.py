@@ -1,12 +1,16 @@
-"""A variant stored tier by tier: packed blocks a tier, each finished tier written in one transaction.
+"""A variant stored tier by tier: one value a slot of each tier's dense numbering, a unit's tiers written in one transaction.
 
 A build tier by tier (:mod:`tablebase.solve.tier_build`) keeps the variant in
-the ``packed`` storage with ``complete`` false; a tier's sorted states and
-values are the blocks of the ply column's value :meth:`Tiering.number
-<tablebase.games.tiering.Tiering.number>`, and its ``plies`` row (positions,
-classes, wins, losses, draws) is written in the same transaction as its
-blocks. A tier is stored whole or not at all, so a stopped build loses only
-the tiers under way and goes on from the ``plies`` rows.
+the ``tiers`` storage (:class:`~tablebase.store.storage.tiered.Tiered`) with
+``complete`` false. A tier's values (:class:`~tablebase.games.tiering.DenseTiers`:
+two bytes a slot) are cut into the blocks of :mod:`tablebase.store.tier_blocks`,
+one row of ``blocks`` each, under the tier's number. The tiers of a unit are written with their ``plies`` rows (positions, classes, wins,
+losses, draws) in one transaction, so a stopped build loses only the units
+under way and goes on from the ``plies`` rows.
+
+A file whose variant was built tier by tier before this storage (packed
+blocks of sorted states under ``100 x + o``) is refused when it is opened
+(:func:`~tablebase.store.tier_blocks.older_tiers`).
 """
 
 from __future__ import annotations
@@ -14,25 +18,25 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from tablebase.errors import BuildError
-from tablebase.store.block_codec import BlockRow, insert_rows, unpack_values
-from tablebase.store.packed import encode_block
-from tablebase.store.packed_writer import layer_blocks
+from tablebase.store.block_codec import BlockRow, insert_rows
 from tablebase.store.proved import PLY_COLUMNS, insert_variant
+from tablebase.store.tier_blocks import BLOCK, STORAGE, encode_block, older_tiers, tier_values
 
 if TYPE_CHECKING:
     import numpy as np
 
     from tablebase.games.base import Game
+    from tablebase.games.tiering import DenseTiers
 
-#: The storage a variant built tier by tier is kept in.
-STORAGE = "packed"
+#: Seconds a writer waits for another writer's transaction.
+WRITE_TIMEOUT = 3600
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, isolation_level=None, timeout=60)
+def _connect(path: Path, timeout: float = 60) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, timeout=timeout)
     conn.execute("PRAGMA journal_mode = WAL")
     return conn
 
@@ -57,8 +61,10 @@ def open_tiered(path: Path, game: Game) -> int:
             cur.execute("ROLLBACK")
             variant_id, storage, complete = row
             plies = [r[0] for r in cur.execute("SELECT ply FROM plies WHERE variant_id = ?", (variant_id,))]
-            by_ply = any(game.tier_name(p) is None for p in plies)
-            if storage != STORAGE or complete or by_ply:
+            older = older_tiers(game, storage, plies)
+            if older is not None:
+                raise BuildError(older)
+            if storage != STORAGE or complete:
                 raise BuildError(
                     f"variant {game.name!r} is stored in {path} by another build (storage {storage!r});"
                     f" remove it first (tablebase drop {game.name}) to build it tier by tier"
@@ -82,68 +88,61 @@ def stored_tiers(path: Path, variant_id: int) -> set[int]:
         conn.close()
 
 
-def read_tier(path: Path, game: Game, variant_id: int, number: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(sorted states, outcome codes, distances)`` of the tier stored under ``number`` in the file ``path``."""
+def tier_rows(
+    game: Game, tiering: DenseTiers, variant_id: int, number: int, values: np.ndarray
+) -> list[BlockRow]:
+    """The ``blocks`` rows of tier ``number`` holding ``values``."""
+    import numpy as np
+
+    from tablebase.store.block_codec import encode_rows
+
+    firsts = list(range(0, len(values), BLOCK))
+    states = tiering.states(number, np.array(firsts, dtype=np.int64)).tolist()
+
+    def row(i: int) -> BlockRow:
+        first = firsts[i]
+        part = values[first : first + BLOCK]
+        return variant_id, number, first, game.format_position(int(states[i])), len(part), encode_block(part, number, first)
+
+    return [r for rows in encode_rows([range(len(firsts))], row) for r in rows]
+
+
+def read_values(path: Path, variant_id: int, number: int, size: int) -> np.ndarray:
+    """:func:`tier_values` from the file ``path``."""
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=60)
     try:
-        return tier_arrays(conn, game, variant_id, number)
+        return tier_values(conn, variant_id, number, size)
     finally:
         conn.close()
 
 
-def tier_arrays(
-    conn: sqlite3.Connection, game: Game, variant_id: int, number: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(sorted states, outcome codes, distances)`` of the tier stored under ``number``, read through ``conn``."""
-    from tablebase.store.packed_reader import PackedReader
-
-    states, values = PackedReader(game, variant_id).layer(conn, number)
-    outcome, distance = unpack_values(values)
-    return states, outcome, distance
-
-
-def write_tier(
-    path: Path, game: Game, variant_id: int, number: int,
-    states: np.ndarray, outcome: np.ndarray, distance: np.ndarray, moves: int, seconds: float,
+def write_unit(
+    path: Path, game: Game, tiering: DenseTiers, variant_id: int, solved: Mapping[int, np.ndarray], seconds: float
 ) -> None:
-    """Store one solved tier (``states`` canonical and sorted), its blocks and its ``plies`` row in one
-    transaction, replacing what was stored under ``number``."""
-    import numpy as np
-
-    from tablebase.store.writer import PlyTally, class_columns
-
-    kernels = game.vector
-    if kernels is None:
-        raise BuildError(f"variant {game.name!r} has no array kernels to store tiers with")
-    tally = PlyTally(True)
-    orbit, _ = class_columns(game, states, True)
-    tally.add(np.full(states.size, number), orbit, None, outcome, kernels.outcome(states) != 0)
-    counts = tally.sums.get(number, np.zeros(len(PLY_COLUMNS), dtype=np.int64))
-
-    def rows() -> list[BlockRow]:
-        return [
-            (variant_id, ply, first, game.format_position(first), count, encode_block(keys, values, ply))
-            for ply, first, count, keys, values in layer_blocks(game, number, states, outcome, distance)
-        ]
-
-    encoded = rows()
+    """Store the solved tiers ``solved`` (number: values), their blocks and ``plies`` rows in one
+    transaction, replacing what was stored under their numbers."""
     started = time.perf_counter()
-    conn = _connect(path)
+    encoded = [r for number, values in solved.items() for r in tier_rows(game, tiering, variant_id, number, values)]
+    counts = {number: tiering.counts(number, values) for number, values in solved.items()}
+    conn = _connect(path, WRITE_TIMEOUT)
     try:
         cur = conn.cursor()
         cur.execute("BEGIN IMMEDIATE")
         try:
-            cur.execute("DELETE FROM blocks WHERE variant_id = ? AND ply = ?", (variant_id, number))
-            cur.execute("DELETE FROM plies WHERE variant_id = ? AND ply = ?", (variant_id, number))
+            for number, c in counts.items():
+                cur.execute("DELETE FROM blocks WHERE variant_id = ? AND ply = ?", (variant_id, number))
+                cur.execute("DELETE FROM plies WHERE variant_id = ? AND ply = ?", (variant_id, number))
+                cur.execute(
+                    f"INSERT INTO plies (variant_id, ply, {', '.join(PLY_COLUMNS)})"
+                    f" VALUES ({', '.join('?' * (2 + len(PLY_COLUMNS)))})",
+                    (variant_id, number, c.positions, c.classes, c.wins, c.losses, c.draws, c.terminal,
+                     c.win_positions, c.loss_positions, c.draw_positions),
+                )  # fmt: skip
             insert_rows(cur, encoded)
             cur.execute(
-                f"INSERT INTO plies (variant_id, ply, {', '.join(PLY_COLUMNS)}) VALUES ({', '.join('?' * (2 + len(PLY_COLUMNS)))})",
-                (variant_id, number, *map(int, counts)),
-            )
-            cur.execute(
                 "UPDATE variants SET states_count = (SELECT COALESCE(SUM(classes), 0) FROM plies WHERE variant_id = ?1),"
-                " moves_count = moves_count + ?2, build_seconds = build_seconds + ?3 WHERE id = ?1",
-                (variant_id, moves, seconds + time.perf_counter() - started),
+                " build_seconds = build_seconds + ?2 WHERE id = ?1",
+                (variant_id, seconds + time.perf_counter() - started),
             )
             cur.execute("COMMIT")
         except BaseException:

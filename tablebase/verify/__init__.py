@@ -12,12 +12,12 @@ lists), and state by state otherwise; the label check is array code for
 every game. Rows and moves are read in one snapshot, in chunks straight
 into arrays.
 
-Five audits, one module each: :mod:`~tablebase.verify.moves` (stored moves against the rules,
+Four audits, one module each: :mod:`~tablebase.verify.moves` (stored moves against the rules,
 labels against the stored moves), :mod:`~tablebase.verify.children` (labels against the children
 the rules derive), :mod:`~tablebase.verify.layers` (the same ply by ply) and
-:mod:`~tablebase.verify.search` (positions re-proved by the search), and
-:mod:`~tablebase.verify.tiers` (a variant built tier by tier, a tier at a time); :func:`check`
-chooses among them, or the storage's own check.
+:mod:`~tablebase.verify.search` (positions re-proved by the search); :func:`check` chooses among
+them, or the storage's own check (a variant built tier by tier: every class of each tier against
+its children, by the game's compiled check).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from tablebase.results import VerifyReport
 from tablebase.verify.children import verify_children
 from tablebase.verify.moves import verify
 from tablebase.verify.search import verify_by_search
-from tablebase.verify.tiers import stored_tier_numbers, verify_tiers
 
 if TYPE_CHECKING:
     from tablebase.progress import Progress
@@ -38,15 +37,11 @@ if TYPE_CHECKING:
 def check(table: StoredVariant, sample: int | None = None, progress: Progress | None = None) -> VerifyReport:
     """The check :meth:`tablebase.Tablebase.verify` runs: every label against its stored moves and the
     rules where the storage keeps moves, else (and for a ``sample`` of random states) against the
-    children the rules derive, or by the storage's own check when it has one; a variant built tier by
-    tier, a tier at a time (:mod:`~tablebase.verify.tiers`)."""
+    children the rules derive, or by the storage's own check when it has one."""
     if sample is None:
         report = VerifyReport(table.name)
         with table.snapshot() as conn:
-            tiered = stored_tier_numbers(table, conn) is not None
-            checked = None if tiered else table.storage.check_labels(conn, report.add, progress)
-        if tiered:
-            return verify_tiers(table, progress)
+            checked = table.storage.check_labels(conn, report.add, progress)
         if checked is not None:
             report.states = checked
             return report
@@ -55,4 +50,4 @@ def check(table: StoredVariant, sample: int | None = None, progress: Progress | 
     return verify(table, progress=progress)
 
 
-__all__ = ["check", "verify", "verify_by_search", "verify_children", "verify_tiers"]
+__all__ = ["check", "verify", "verify_by_search", "verify_children"]

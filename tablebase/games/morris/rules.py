@@ -44,7 +44,7 @@ from tablebase.games.morris.board import NINE, SIX, MorrisBoard
 
 if TYPE_CHECKING:
     from tablebase.games.common.kernels import VectorKernels
-    from tablebase.games.tiering import Tiering
+    from tablebase.games.tiering import DenseTiers
 
 #: The text of a point from its digit in :meth:`MorrisGame.format_board_text`.
 _POINT_TEXT = str.maketrans("012", ".xo")
@@ -217,25 +217,19 @@ class MorrisGame(BitboardGame):
                 total += boards * hands
         return total // (self.num_symmetries if symmetry else 1) + 1
 
-    def tiering(self, limit: int | None = None) -> Tiering[Any]:
-        """The movement-phase tiers of at most ``limit`` stones a side (default and at most: the
-        stones the game starts with; :mod:`tablebase.games.morris.tiers`)."""
-        from tablebase.games.morris.tiers import MorrisTiers
+    def tiering(self, limit: int | None = None) -> DenseTiers:
+        """The folded movement-phase tiers of at most ``limit`` stones a side (default and at most: the
+        stones the game starts with; :mod:`tablebase.games.morris.tier_table`)."""
+        from tablebase.games.morris.tier_table import MorrisTierTable
 
         if limit is not None and limit > self.stones:
             raise ValueError(f"{limit} stones a side: {self.name} starts with {self.stones}")
-        return MorrisTiers(self, self.stones if limit is None else limit)
-
-    def tier_number(self, state: int) -> int | None:
-        if state >> self.hand_shift:
-            return None
-        xs, os = self.boards(state)
-        return 100 * xs.bit_count() + os.bit_count()
+        return MorrisTierTable(self, self.stones if limit is None else limit)
 
     def tier_name(self, number: int) -> str | None:
-        from tablebase.games.morris.tiers import tier_name
+        from tablebase.games.morris.tier_table import folded_name
 
-        return tier_name(self.cells, number)
+        return folded_name(self.cells, number)
 
     def plies_played(self, state: int) -> int | None:
         xh, oh = self.hands(state)

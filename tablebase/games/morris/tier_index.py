@@ -27,18 +27,7 @@ import numpy as np
 
 from tablebase.games.morris import tier_kernels as tk
 from tablebase.games.morris.board import MorrisBoard
-
-
-def permutation_tables(board: MorrisBoard) -> np.ndarray:
-    """``[g, b, v]``: the image under symmetry ``g`` of the points of byte ``b`` given by ``v`` (``np.int64``)."""
-    perms = board.symmetries
-    width = (board.cells + 7) // 8
-    out = np.zeros((len(perms), width, 256), dtype=np.int64)
-    for g, perm in enumerate(perms):
-        for b in range(width):
-            for v in range(256):
-                out[g, b, v] = sum(1 << perm[8 * b + j] for j in range(8) if v >> j & 1 and 8 * b + j < board.cells)
-    return out
+from tablebase.games.morris.tier_rank import permutation_tables
 
 
 def _cycles(perm: tuple[int, ...]) -> list[int]:

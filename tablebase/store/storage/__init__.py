@@ -17,6 +17,9 @@ one class registered with :func:`register`.
 * ``dense`` (:class:`Dense`): no keys either; one value a slot of the game's
   dense index of its positions, in compressed blocks, solved by the storage
   itself over that index (:mod:`tablebase.store.dense`).
+* ``tiers`` (:class:`Tiered`): a variant built tier by tier, one value a slot
+  of each tier's dense numbering of its classes, which the game gives
+  (:mod:`tablebase.store.tiers`).
 
 The two block storages share one codec of what is around their block formats
 (:mod:`tablebase.store.block_codec`) and one cache of decoded blocks
@@ -49,11 +52,12 @@ from tablebase.store.storage.base import (
 )
 from tablebase.store.storage.blocks import Dense, Packed
 from tablebase.store.storage.rows import MovesTable, RulesMoves, StatesOnly, StatesTable
+from tablebase.store.storage.tiered import Tiered
 
 if TYPE_CHECKING:
     from tablebase.games.base import Game
 
-_STORAGES: dict[str, type[Storage]] = {cls.name: cls for cls in (MovesTable, StatesOnly, Packed, Dense)}
+_STORAGES: dict[str, type[Storage]] = {cls.name: cls for cls in (MovesTable, StatesOnly, Packed, Dense, Tiered)}
 
 
 def register(cls: type[Storage]) -> type[Storage]:
@@ -111,6 +115,7 @@ __all__ = [
     "StatesOnly",
     "StatesTable",
     "Storage",
+    "Tiered",
     "Value",
     "names",
     "open_storage",

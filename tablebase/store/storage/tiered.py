@@ -1,0 +1,258 @@
+"""The ``tiers`` storage: a variant built tier by tier, one value a slot of each tier's dense numbering.
+
+The game numbers each tier's classes (:class:`~tablebase.games.tiering.DenseTiers`);
+a lookup asks it for the position's tier and slot, in any orientation, and
+reads that slot's value from the block holding it (one indexed read, the
+block decoded and kept in a :class:`~tablebase.store.block_cache.BlockCache`).
+A slot's value is the game's two bytes (outcome code, distance above it);
+the blocks' format is :mod:`tablebase.store.tier_blocks`. Moves and parents come
+from the rules (:class:`~tablebase.store.storage.rows.RulesMoves`), their
+positions found in their own tiers. The storage's own check
+(:meth:`Tiered.check_labels`) derives every class's value from its children
+by the game's compiled check, a tier at a time.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+
+from tablebase.errors import BuildError, DatabaseError
+from tablebase.outcome import NAMES
+from tablebase.store.block_cache import CACHE_BYTES, BlockCache
+from tablebase.store.block_codec import CorruptBlockError
+from tablebase.store.storage.base import BaseStorage, Entry, Row, StateChunk, Value
+from tablebase.store.storage.rows import RulesMoves
+from tablebase.store.tier_blocks import BLOCK, STORAGE, decode_block, tier_values
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import numpy as np
+    from sqlalchemy.engine import Engine
+
+    from tablebase.games.base import Game
+    from tablebase.games.tiering import DenseTiers
+    from tablebase.progress import Progress
+    from tablebase.solve import Solution
+    from tablebase.store.states import Layers
+
+#: The value of a slot holding no class (:data:`tablebase.games.tiering.UNUSED`).
+_UNUSED = 0xFFFF
+
+
+def _value(v: int) -> Value | None:
+    """``(outcome, distance)`` of a slot's value, ``None`` for none."""
+    if v == _UNUSED:
+        return None
+    code = v & 3
+    return NAMES[code], None if code == 3 else v >> 2
+
+
+@dataclass(frozen=True, eq=False)
+class TierBlock:
+    """The values of one block of a tier (its slots ``first`` to ``end``)."""
+
+    ply: int
+    first: int
+    values: np.ndarray
+
+    @property
+    def end(self) -> int:
+        return self.first + len(self.values) - 1
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.values.nbytes)
+
+
+class Tiered(RulesMoves, BaseStorage):
+    """Each stored tier's values, one a slot of the game's numbering of its classes (see the module notes)."""
+
+    name = STORAGE
+    label = "tiers, one value a class"
+    any_orientation = True
+
+    def __init__(self, game: Game, variant_id: int, symmetry: bool):
+        super().__init__(game, variant_id, symmetry)
+        self.cache: BlockCache[TierBlock] = BlockCache(CACHE_BYTES)
+        self._stored: dict[int, int] | None = None
+
+    @cached_property
+    def tiering(self) -> DenseTiers:
+        """The game's tiers (every tier it has)."""
+        tiering = self.game.tiering()
+        if tiering is None:
+            raise DatabaseError(f"variant {self.game.name!r} is stored tier by tier, and its rules give no tiers")
+        return tiering
+
+    def canonical(self, state: int) -> int:
+        return state
+
+    def canonical_all(self, states: list[int]) -> list[int]:
+        return states
+
+    def stored(self, conn: sqlite3.Connection) -> dict[int, int]:
+        """The stored tiers' numbers and classes, in order."""
+        if self._stored is None:
+            rows = conn.execute("SELECT ply, classes FROM plies WHERE variant_id = ? ORDER BY ply", (self.variant_id,))
+            self._stored = {int(p): int(c) for p, c in rows}
+        return self._stored
+
+    def _block(self, conn: sqlite3.Connection, number: int, slot: int) -> TierBlock | None:
+        block = self.cache.covering(number, slot)
+        if block is not None:
+            return block
+
+        first = slot - slot % BLOCK
+        row = conn.execute(
+            "SELECT count, data FROM blocks WHERE variant_id = ? AND ply = ? AND first_state = ?",
+            (self.variant_id, number, first),
+        ).fetchone()
+        if row is None:
+            return None
+        try:
+            values = decode_block(row[1], number, first, row[0])
+        except CorruptBlockError as exc:
+            raise CorruptBlockError(
+                f"{self.game.name}: the block of tier {self.game.tier_name(number)} from slot {first} is corrupt"
+                f" ({exc}); rebuild the variant"
+            ) from exc
+        return self.cache.add(TierBlock(number, first, values))
+
+    def _raw(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[int | None]:
+        """Each state's stored value (``None``: not stored)."""
+        stored = self.stored(conn)
+        out: list[int | None] = []
+        for where in self.tiering.locate(states):
+            if where is None or where[0] not in stored:
+                out.append(None)
+                continue
+            block = self._block(conn, *where)
+            out.append(None if block is None else int(block.values[where[1] - block.first]))
+        return out
+
+    def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
+        return [None if v is None else _value(v) for v in self._raw(conn, states)]
+
+    def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
+        value = self.values(conn, [state])[0]
+        if value is None:
+            return None
+        return Entry(value[0], value[1], value[1] == 0, state)
+
+    def _tiers(self, conn: sqlite3.Connection) -> Iterator[tuple[int, np.ndarray]]:
+        """Every stored tier's number and values."""
+        for number in self.stored(conn):
+            yield number, tier_values(conn, self.variant_id, number, self.tiering.size(number))
+
+    def _chunks(self, conn: sqlite3.Connection, size: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Every stored class as ``(states, values)`` chunks of at most ``size``."""
+        import numpy as np
+
+        for number, values in self._tiers(conn):
+            used = np.flatnonzero(values != _UNUSED)
+            for lo in range(0, len(used), size):
+                slots = used[lo : lo + size]
+                yield self.tiering.states(number, slots), values[slots]
+
+    def _row(self, state: int, value: int) -> Row:
+        outcome, distance = _value(value) or ("draw", None)
+        game = self.game
+        return state, game.format_position(state), game.to_move(state), distance == 0, outcome, distance
+
+    def rows(self, conn: sqlite3.Connection) -> Iterator[Row]:
+        for states, values in self._chunks(conn, 1 << 16):
+            for state, value in zip(states.tolist(), values.tolist()):
+                yield self._row(state, value)
+
+    def state_chunks(self, conn: sqlite3.Connection, size: int) -> Iterator[StateChunk]:
+        import numpy as np
+
+        for states, values in self._chunks(conn, size):
+            code = (values & 3).astype(np.int8)
+            distance = (values >> 2).astype(np.int64)
+            distance[code == 3] = -1
+            game = self.game
+            listed = states.tolist()
+            yield StateChunk(
+                states.astype(np.int64), [game.format_position(s) for s in listed], [game.to_move(s) for s in listed],
+                distance == 0, code, distance, states,
+            )
+
+    def key(self, conn: sqlite3.Connection, ref: int) -> str:
+        return self.game.format_position(int(ref))
+
+    def sample(self, conn: sqlite3.Connection, count: int, seed: int) -> list[Row]:
+        import numpy as np
+
+        stored = self.stored(conn)
+        if not stored:
+            return []
+        rng = np.random.default_rng(seed)
+        numbers = list(stored)
+        weights = np.array([stored[n] for n in numbers], dtype=np.float64)
+        picked: list[Row] = []
+        while len(picked) < count:
+            number = numbers[int(rng.choice(len(numbers), p=weights / weights.sum()))]
+            slot = int(rng.integers(self.tiering.size(number)))
+            block = self._block(conn, number, slot)
+            value = None if block is None else int(block.values[slot - block.first])
+            if value is not None and value != _UNUSED:
+                picked.append(self._row(int(self.tiering.states(number, np.array([slot]))[0]), value))
+        return picked
+
+    def check_labels(
+        self, conn: sqlite3.Connection, on_error: Callable[[str], None], progress: Progress | None
+    ) -> int | None:
+        import os
+
+        import numpy as np
+
+        tiering, game = self.tiering, self.game
+        stored = self.stored(conn)
+        checked = 0
+        kept: dict[int, np.ndarray] = {}
+        for done, number in enumerate(stored):
+            name = game.tier_name(number)
+            reads = tiering.check_reads(number)
+            missing = [game.tier_name(n) for n in reads if n not in stored]
+            if missing:
+                on_error(f"tier {name}: the tiers its moves lead to are not all stored ({', '.join(map(str, missing))})")
+                continue
+            try:
+                for n in (number, *reads):
+                    if n not in kept:
+                        kept[n] = tier_values(conn, self.variant_id, n, tiering.size(n))
+            except CorruptBlockError as exc:
+                on_error(f"tier {name}: {exc}")
+                continue
+            bad = tiering.check(number, kept, os.cpu_count() or 1)
+            checked += int(stored[number])
+            for slot in bad[:10].tolist():
+                state = int(tiering.states(number, np.array([slot]))[0])
+                on_error(f"{game.format_position(state)}: the stored value does not follow from its children's")
+            if len(bad) > 10:
+                on_error(f"tier {name}: {len(bad) - 10} more classes hold a value that does not follow from their children's")
+            for n in [n for n in kept if n not in reads and n != number]:
+                del kept[n]
+            if progress is not None:
+                progress("tiers", done + 1, len(stored))
+        return checked
+
+    @classmethod
+    def check_game(cls, game: Game) -> None:
+        if game.tiering() is None:
+            raise BuildError(f"variant {game.name!r} is not built tier by tier")
+
+    @classmethod
+    def write_solution(
+        cls, solution: Solution, *, engine: Engine, path: Path | None, seconds: float, progress: Progress | None
+    ) -> None:
+        raise BuildError(f"{solution.game.name}: storage 'tiers' is written by a build tier by tier (--stones)")
+
+    @classmethod
+    def write_layers(cls, layers: Layers, *, path: Path, seconds: float, progress: Progress | None) -> None:
+        raise BuildError(f"{layers.game.name}: storage 'tiers' is written by a build tier by tier (--stones)")
