@@ -123,7 +123,7 @@ def test_the_engine_agrees_with_the_tier_solver_on_the_six_mens_board(flying: bo
 
 
 @pytest.mark.slow
-def test_the_pass_over_the_moves_on_two_threads_gives_the_same_values() -> None:
+def test_the_passes_on_two_threads_give_the_same_values() -> None:
     one = {(t.m, t.n): t.values for t in TierEngine(SIX, True, index(SIX)).solve(5)}
     two = {(t.m, t.n): t.values for t in TierEngine(SIX, True, index(SIX), threads=2).solve(5)}
     assert one.keys() == two.keys() and all(np.array_equal(one[t], two[t]) for t in one)

@@ -76,14 +76,14 @@ def units(max_stones: int) -> list[tuple[int, int]]:
 class TierEngine:
     """The folded tiers of ``board`` solved unit by unit; ``flying``: a side of three stones flies.
 
-    ``threads`` above 1 runs the pass over the moves on that many of numba's
-    threads (the levels stay on one).
+    ``threads`` above 1 runs the pass over the moves and the levels on that
+    many of numba's threads (at most numba's own count).
     """
 
     def __init__(self, board: MorrisBoard, flying: bool, index: TierIndex | None = None, threads: int = 1):
         self.board = board
         self.flying = flying
-        self.threads = threads
+        self.threads = max(1, min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
         self.index = TierIndex(board) if index is None else index
         self.cells = board.cells
         self.neighbours, self.mills, self.mills_of = line_arrays(board)
@@ -105,8 +105,8 @@ class TierEngine:
         top = 0
         ix = self.index.arrays
         init = tk.init_tier
+        numba.set_num_threads(self.threads)
         if self.threads > 1:
-            numba.set_num_threads(self.threads)
             init = tk.init_tier_parallel
         for p, q in tiers:
             lost = q - 1 < 3

@@ -31,6 +31,7 @@ import numba
 import numpy as np
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from tablebase.games.common.kernels import DRAW_CODE, LOSS_CODE, UNKNOWN_CODE, WIN_CODE
@@ -418,77 +419,131 @@ def pending_levels(value: np.ndarray) -> np.ndarray:
     return out
 
 
-@numba.njit(cache=True)
-def propagate(
-    d: int, p: int, q: int, cells: int, flying: bool, neighbours: np.ndarray, mills_of: np.ndarray, ix: Any,
-    src: np.ndarray, src_pending: np.ndarray, dst: np.ndarray, dst_count: np.ndarray, dst_pending: np.ndarray,
-) -> tuple[int, int]:
-    """Pass the values of ``T(p, q)`` final at distance ``d`` to their parents in ``T(q, p)``.
+def _atomic_sub_u8(typingctx: Any, array: Any, index: Any) -> Any:
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])  # type: ignore[no-untyped-call]
+        return builder.atomic_rmw("sub", ptr, ir.Constant(ir.IntType(8), 1), "monotonic")
 
-    A parent moved a stone of the child's other side there from a neighbouring
-    empty point (from any, flying with three), closing no mill. Only the
-    blocks whose least pending distance (``src_pending``, of
-    :func:`pending_levels`; ``dst_pending`` follows the values set) is ``d``
-    are read. Returns how many values were passed and the largest distance set.
-    """
+    return types.uint8(types.Array(types.uint8, 1, "C"), types.int64), codegen
+
+
+def _atomic_min_i32(typingctx: Any, array: Any, index: Any, value: Any) -> Any:
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])  # type: ignore[no-untyped-call]
+        return builder.atomic_rmw("min", ptr, args[2], "monotonic")
+
+    return types.int32(types.Array(types.int32, 1, "C"), types.int64, types.int32), codegen
+
+
+#: ``array[index] -= 1`` at once for every thread, in compiled code; returns the value before.
+_decrement = cast(Callable[[np.ndarray, int], int], intrinsic(_atomic_sub_u8))
+#: ``array[index] = min(array[index], value)`` at once for every thread, in compiled code.
+_lower = cast(Callable[[np.ndarray, int, int], int], intrinsic(_atomic_min_i32))
+
+
+@numba.njit(cache=True)
+def _level_block(
+    block: int, d: int, p: int, q: int, cells: int, flying: bool, neighbours: np.ndarray, mills_of: np.ndarray,
+    ix: Any, src: np.ndarray, dst: np.ndarray, dst_count: np.ndarray, fresh: np.ndarray,
+) -> tuple[int, int, int]:
+    """The values of one block of ``T(p, q)`` final at ``d`` passed to their parents in ``T(q, p)``:
+    ``(passed, largest distance set, least distance above d met in the block)``; each value set
+    lowers its block's entry of ``fresh``."""
     full = (1 << cells) - 1
     keys = np.empty(_MOST, dtype=np.int64)
     stamps = np.zeros(_MOST, dtype=np.int64)
     top = 0
     passed = 0
-    for block in range(len(src_pending)):
-        if src_pending[block] > d:
+    later = NONE
+    for slot in range(block * BLOCK, min((block + 1) * BLOCK, len(src))):
+        v = src[slot]
+        code = v & 3
+        if code != WIN_CODE and code != LOSS_CODE:
             continue
-        src_pending[block] = NONE
-        later = NONE
-        for slot in range(block * BLOCK, min((block + 1) * BLOCK, len(src))):
-            v = src[slot]
-            code = v & 3
-            if code != WIN_CODE and code != LOSS_CODE:
+        at = (v >> 2) & DISTANCE_MASK
+        if at != d:
+            if d < at < later:
+                later = at
+            continue
+        passed += 1
+        mover, other = unrank(slot, p, q, cells, ix)
+        empty = full & ~(mover | other)
+        fly = flying and q == 3
+        stones = other
+        while stones:
+            b = _low(stones)
+            stones &= stones - 1
+            if _in_mill(other, b, mills_of):
                 continue
-            at = (v >> 2) & DISTANCE_MASK
-            if at != d:
-                if d < at < later:
-                    later = at
-                continue
-            passed += 1
-            mover, other = unrank(slot, p, q, cells, ix)
-            empty = full & ~(mover | other)
-            fly = flying and q == 3
-            stones = other
-            while stones:
-                b = _low(stones)
-                stones &= stones - 1
-                if _in_mill(other, b, mills_of):
+            sources = empty if fly else neighbours[b] & empty
+            rest = other & ~(1 << b)
+            while sources:
+                a = _low(sources)
+                sources &= sources - 1
+                s = rank(rest | 1 << a, mover, q, p, cells, ix)
+                if not _first(s, keys, stamps, slot + 1):
                     continue
-                sources = empty if fly else neighbours[b] & empty
-                rest = other & ~(1 << b)
-                while sources:
-                    a = _low(sources)
-                    sources &= sources - 1
-                    s = rank(rest | 1 << a, mover, q, p, cells, ix)
-                    if not _first(s, keys, stamps, slot + 1):
-                        continue
-                    w = dst[s]
-                    held = w & 3
-                    reached = 0
-                    if code == LOSS_CODE:
-                        if held == UNKNOWN_CODE or (held == WIN_CODE and (w >> 2) & DISTANCE_MASK > d + 1):
-                            reached = d + 1
-                            dst[s] = WIN_CODE | reached << 2
-                    elif held == UNKNOWN_CODE:
-                        left = dst_count[s] - 1
-                        dst_count[s] = left
-                        if left == 0 and not w & DRAWN:
-                            reached = max(d, (w >> 2) & DISTANCE_MASK) + 1
-                            dst[s] = LOSS_CODE | reached << 2
-                    if reached:
-                        top = max(top, reached)
-                        if reached < dst_pending[s // BLOCK]:
-                            dst_pending[s // BLOCK] = reached
-        if later < src_pending[block]:
-            src_pending[block] = later
-    return passed, top
+                w = dst[s]
+                held = w & 3
+                reached = 0
+                if code == LOSS_CODE:
+                    if held == UNKNOWN_CODE or (held == WIN_CODE and (w >> 2) & DISTANCE_MASK > d + 1):
+                        reached = d + 1
+                        dst[s] = WIN_CODE | reached << 2
+                elif held == UNKNOWN_CODE:
+                    if _decrement(dst_count, s) == 1 and not w & DRAWN:
+                        reached = max(d, (w >> 2) & DISTANCE_MASK) + 1
+                        dst[s] = LOSS_CODE | reached << 2
+                if reached:
+                    top = max(top, reached)
+                    _lower(fresh, s // BLOCK, reached)
+    return passed, top, later
+
+
+@numba.njit(cache=True)
+def _merge_levels(blocks: np.ndarray, later: np.ndarray, src_pending: np.ndarray, fresh: np.ndarray,
+                  dst_pending: np.ndarray) -> None:
+    """The pending distances after a level: each block passed gets the least distance above the
+    level met in it, then every block of the parents' tier the least distance set in it."""
+    for i in range(len(blocks)):
+        src_pending[blocks[i]] = later[i]
+    for b in range(len(fresh)):
+        if fresh[b] < dst_pending[b]:
+            dst_pending[b] = fresh[b]
+
+
+@numba.njit(cache=True, parallel=True)
+def propagate(
+    d: int, p: int, q: int, cells: int, flying: bool, neighbours: np.ndarray, mills_of: np.ndarray, ix: Any,
+    src: np.ndarray, src_pending: np.ndarray, dst: np.ndarray, dst_count: np.ndarray, dst_pending: np.ndarray,
+) -> tuple[int, int]:
+    """Pass the values of ``T(p, q)`` final at distance ``d`` to their parents in ``T(q, p)``, on numba's threads.
+
+    A parent moved a stone of the child's other side there from a neighbouring
+    empty point (from any, flying with three), closing no mill. Only the
+    blocks whose least pending distance (``src_pending``, of
+    :func:`pending_levels`; ``dst_pending`` follows the values set) is ``d``
+    are read, shared out among the threads; a parent's count of undecided
+    children is lowered at once for every thread, and a level's values do not
+    depend on the order its children are met in, so any number of threads
+    gives the same values. Returns how many values were passed and the largest
+    distance set.
+    """
+    blocks = np.flatnonzero(src_pending <= d)
+    later = np.empty(len(blocks), dtype=np.int32)
+    passed = np.zeros(len(blocks), dtype=np.int64)
+    tops = np.zeros(len(blocks), dtype=np.int64)
+    fresh = np.full(len(dst_pending), NONE, dtype=np.int32)
+    for i in numba.prange(len(blocks)):
+        passed[i], tops[i], later[i] = _level_block(
+            blocks[i], d, p, q, cells, flying, neighbours, mills_of, ix, src, dst, dst_count, fresh
+        )
+    _merge_levels(blocks, later, src_pending, fresh, dst_pending)
+    return int(passed.sum()), int(tops.max()) if len(tops) else 0
 
 
 @numba.njit(cache=True)
