@@ -3,7 +3,8 @@
 Starts ``tablebase serve`` (this checkout's CLI, its default search workers)
 on a fresh file holding tic-tac-toe only and asks for each position what the board asks when it shows
 a position the file lacks: ``GET /api/VARIANT/solve?partial=true`` in slices
-of ``--slice`` seconds (the board's 2 s), each going on from the last, until
+of ``--slice`` seconds, each twice as long as the one before (the board's 2,
+4, 8 and 16 s), each going on from the last, until
 the position and every move are proved or ``--budget`` seconds (the board's
 30 s) have passed. Positions come from random play (``random_live_position``:
 uniformly random moves from the start until E spots are empty, games that
@@ -40,14 +41,13 @@ from tablebase.games import get  # noqa: E402
 from tablebase.games.playouts import random_live_position  # noqa: E402
 
 
-def analyse(client: httpx.Client, variant: str, position: str, slice_seconds: float, budget: float) -> tuple[float, int, int, float | None]:
+def analyse(client: httpx.Client, variant: str, position: str, first_slice: float, budget: float) -> tuple[float, int, int, float | None]:
     """``(seconds to every move or inf, moves proved, moves, seconds to the first move proved or None)``."""
     begun = time.perf_counter()
     first: float | None = None
-    proved, total = 0, 0
+    proved, total, slice_seconds = 0, 0, first_slice
     while True:
-        elapsed = time.perf_counter() - begun
-        left = budget - elapsed
+        left = budget - (time.perf_counter() - begun)
         if left <= 0:
             return math.inf, proved, total, first
         reply = client.get(
@@ -58,6 +58,7 @@ def analyse(client: httpx.Client, variant: str, position: str, slice_seconds: fl
             time.sleep(0.25)
             continue
         reply.raise_for_status()
+        slice_seconds *= 2
         body = reply.json()
         total = len(body["moves"])
         proved = sum(m["outcome"] is not None for m in body["moves"])
@@ -82,7 +83,7 @@ def main() -> None:
     parser.add_argument("--empties", type=int, nargs="+", default=[45])
     parser.add_argument("--samples", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--slice", type=float, default=2.0, help="seconds a request (the board's 2)")
+    parser.add_argument("--slice", type=float, default=2.0, help="seconds of the first request, each next twice as long (the board's 2)")
     parser.add_argument("--budget", type=float, default=30.0, help="seconds a position (the board's 30)")
     parser.add_argument("--solvers", type=int, help="tablebase serve --solvers (default: the server's)")
     args = parser.parse_args()

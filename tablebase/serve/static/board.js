@@ -5,7 +5,7 @@
 // explored by search (not complete) take their moves from GET /api/{variant}/board
 // and their values from GET /api/{variant}/solve: a position shown without them is
 // searched at once (unless "Analyse positions as they are shown" is off), in slices of
-// SLICE_SECONDS whose partial answers fill in each move's value as it is proved.
+// growing length whose partial answers fill in each move's value as it is proved.
 //
 // The game played so far is a record of positions (one per ply, the start first);
 // the address (#variant=...&position=...) names the position shown, and every move
@@ -14,7 +14,7 @@
 const $ = (selector) => document.querySelector(selector);
 //: Longest search of a position, shown or asked for with Solve (the server caps a request at 30 s too).
 const SOLVE_SECONDS = 30;
-//: One request of a search: the moves proved within it are shown before the next goes on.
+//: The first request of a search (each next one twice as long): what it proved is shown before the next goes on.
 const SLICE_SECONDS = 2;
 //: Where the page keeps whether positions are analysed as they are shown.
 const ANALYSE_KEY = "tablebase.analyse";
@@ -333,8 +333,11 @@ async function search(entry, signal) {
   const timer = setInterval(tick, 250);
   try {
     app.asked.add(app.variant.variant);
+    // slices of 2, 4, 8, ... seconds: the first answers come soon, and later ones restart the search less often
+    let slice = SLICE_SECONDS;
     for (let left = SOLVE_SECONDS; left > 0; left = SOLVE_SECONDS - elapsed()) {
-      const limit = Math.max(Math.min(SLICE_SECONDS, left), 0.1).toFixed(1);
+      const limit = Math.max(Math.min(slice, left), 0.1).toFixed(1);
+      slice *= 2;
       let probe;
       try {
         probe = await api(variantPath("/solve"), { position: entry.view.position, time_limit: limit, partial: true }, signal);
