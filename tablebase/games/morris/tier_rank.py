@@ -91,15 +91,11 @@ class TierRanker:
         reps = other_images.min(axis=0)
         mover_images = np.where(other_images == reps, self.images(movers), np.iinfo(np.int64).max)
         least = mover_images.min(axis=0)
-        binom = self.binom
-        colex = np.zeros(len(movers), dtype=np.int64)
-        below = np.zeros(len(movers), dtype=np.int64)
-        taken = np.zeros(len(movers), dtype=np.int64)
-        for p in range(self.cells):
-            here = (least >> p & 1).astype(bool)
-            taken += here
-            colex += np.where(here, binom[p - below, np.minimum(taken, self.cells)], 0)
-            below += reps >> p & 1
+        points = np.arange(self.cells)
+        stones = (least[:, None] >> points) & 1
+        taken = (reps[:, None] >> points) & 1
+        below = np.cumsum(taken, axis=1) - taken
+        colex = (self.binom[points - below, np.cumsum(stones, axis=1)] * stones).sum(axis=1)
         index = np.searchsorted(self.representatives(n), reps)
         slots: np.ndarray = index * comb(self.cells - n, m) + colex
         return slots
