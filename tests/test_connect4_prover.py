@@ -250,6 +250,21 @@ def test_a_later_solve_goes_on_from_the_kept_table(tmp_path: Path) -> None:
     assert again.nodes < 0.6 * fresh.nodes
 
 
+def test_a_solve_answered_from_the_file_leaves_the_kept_table_as_it_was(tmp_path: Path) -> None:
+    import tablebase
+
+    start = late_position(random.Random(100), 8)
+    with tablebase.open(tmp_path / "kept.db") as tb:
+        assert tb.solve("connect4", start).proved
+        kept = tb.kept_table_path("connect4")
+    assert kept is not None
+    written = kept.stat().st_mtime_ns, kept.read_bytes()
+    with tablebase.open(tmp_path / "kept.db") as tb:
+        again = tb.solve("connect4", start)
+    assert again.proved and again.nodes == 0
+    assert (kept.stat().st_mtime_ns, kept.read_bytes()) == written
+
+
 def test_a_damaged_kept_table_is_named(tmp_path: Path) -> None:
     db = tmp_path / "c4.db"
     Path(f"{db}.connect4.search.npy").write_bytes(b"not a table")

@@ -33,6 +33,8 @@ class SearchSession:
         #: Whether the game's compiled table is reusable (``None``: not known before a table is made).
         self.reusable: bool | None = None
         self._opened = False
+        #: Whether a proof searched since the table was made (else it holds nothing new to save).
+        self._searched = False
 
     def open(self, state: int, seconds: float | None = None) -> CompiledSearch | None:
         """The table the next proof goes on with; at the first call, where the kept file exists,
@@ -61,6 +63,7 @@ class SearchSession:
             self.game, state, time_limit, children=children, line=line, line_time_limit=line_time_limit, known=known,
             processes=processes, table=self.open(state, time_limit), memory=self.memory,
         )  # fmt: skip
+        self._searched = self._searched or result.nodes > 0
         self._keep(result.table)
         return result
 
@@ -78,9 +81,10 @@ class SearchSession:
         return True
 
     def save(self) -> None:
-        """Write the table's most valuable entries to the kept file, where there is one and the
-        table can be kept (:attr:`CompiledSearch.keeps`)."""
-        if self.kept is not None and self.table is not None and self.table.keeps:
+        """Write the table's most valuable entries to the kept file, where there is one, the table
+        can be kept (:attr:`CompiledSearch.keeps`) and a proof searched (a proof answered without
+        a node leaves the kept file as it was)."""
+        if self.kept is not None and self.table is not None and self.table.keeps and self._searched:
             self.table.save(self.kept)
 
     def close(self) -> None:
