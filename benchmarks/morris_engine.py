@@ -47,7 +47,7 @@ def summary(tiers: list[FoldedTier]) -> tuple[int, int, int, int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--stones", type=int, default=5)
-    parser.add_argument("--threads", type=int, default=1, help="numba threads for the pass over the moves")
+    parser.add_argument("--threads", type=int, default=1, help="numba threads for both passes")
     parser.add_argument("--no-baseline", action="store_true", help="do not time the tier solver (at most 4 a side)")
     args = parser.parse_args()
     wall = time.perf_counter()

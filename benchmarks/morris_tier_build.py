@@ -2,42 +2,84 @@
 
 Runs the command as its own process on a fresh file (``--db``, default a
 temporary one; ``--keep`` leaves an existing file to go on with), and prints
-its wall time, the peak memory of its largest process, the file's size and the
-classes stored. Then ``--probes`` random stored positions (drawn from the
-stored tiers) are probed in this process (warm: one open file, blocks cached
-as they are read: p50 and p95), and the whole ``tablebase probe morris-9 P``
-command is timed ``--commands`` times (min, median). With ``--verify`` the
-whole ``tablebase verify`` command is timed too.
+its wall time, its CPU time (the process and every process it waited for),
+the peak resident memory of its process tree (sampled every quarter second),
+the file's size, the load average, and per tier the positions, classes and
+classes won, drawn and lost (``tablebase stats``). Then ``--probes`` random
+stored positions (drawn from the stored tiers) are probed in this process
+(warm: one open file, blocks cached as they are read: p50 and p95), and the
+whole ``tablebase probe morris-9 P`` command is timed ``--commands`` times
+(min, median). With ``--verify`` the whole ``tablebase verify`` command is
+timed too.
 
-    python benchmarks/morris_tier_build.py --stones 4 [--workers 2 | --scheduler local:2] [--probes 2000]
+    python benchmarks/morris_tier_build.py --stones 5 [--workers 2 | --scheduler local:2] [--probes 2000]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
-import numpy as np
+import psutil
 
 import tablebase
-from tablebase import games
-from tablebase.store.tiers import open_tiered, read_tier, stored_tiers
 
 NAME = "morris-9"
 
 
+def tree_rss(pid: int) -> int:
+    """Resident memory summed over a process and its descendants, in bytes."""
+    try:
+        top = psutil.Process(pid)
+        procs = [top, *top.children(recursive=True)]
+    except psutil.NoSuchProcess:
+        return 0
+    total = 0
+    for proc in procs:
+        try:
+            total += proc.memory_info().rss
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            continue
+    return total
+
+
+def measured(*args: str) -> tuple[float, float, int]:
+    """Wall and CPU seconds and peak tree RSS (bytes) of one ``tablebase`` command (it must succeed)."""
+    peak = [0]
+    began = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.25):
+            peak[0] = max(peak[0], tree_rss(proc.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - began
+    done.set()
+    sampler.join()
+    if status != 0:
+        assert proc.stderr is not None
+        sys.exit(f"tablebase {' '.join(args)} failed: {proc.stderr.read().decode()[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, peak[0]
+
+
 def command(*args: str) -> float:
-    """Wall seconds of one ``tablebase`` command (its output must say it succeeded)."""
-    started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "cli.main", *args], check=True, capture_output=True, text=True)
-    return time.perf_counter() - started
+    """Wall seconds of one ``tablebase`` command."""
+    return measured(*args)[0]
 
 
 def probe_seconds(table: tablebase.VariantTable, position: str) -> float:
@@ -45,17 +87,6 @@ def probe_seconds(table: tablebase.VariantTable, position: str) -> float:
     started = time.perf_counter()
     table.probe(position)
     return time.perf_counter() - started
-
-
-def sample(db: Path, count: int, seed: int) -> list[str]:
-    """``count`` random stored positions, a tier drawn by its size."""
-    game = games.get(NAME)
-    variant_id = open_tiered(db, game)
-    tiers = [read_tier(db, game, variant_id, n)[0] for n in sorted(stored_tiers(db, variant_id))]
-    sizes = np.array([len(t) for t in tiers], dtype=np.float64)
-    rng = np.random.default_rng(seed)
-    picks = rng.choice(len(tiers), size=count, p=sizes / sizes.sum())
-    return [game.format_position(int(tiers[t][rng.integers(len(tiers[t]))])) for t in picks]
 
 
 def main() -> None:
@@ -76,13 +107,23 @@ def main() -> None:
         sys.exit(f"{db} exists; give --keep to go on with it")
     extra = ["--workers", str(args.workers)] if args.workers else []
     extra += ["--scheduler", args.scheduler] if args.scheduler else []
-    wall = command("build", NAME, "--stones", str(args.stones), "--db", str(db), "-q", *extra)
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    wall, cpu, peak = measured("build", NAME, "--stones", str(args.stones), "--db", str(db), "-q", *extra)
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     with tablebase.open(db) as tb:
-        info = tb.variant(NAME).info
-    print(f"build --stones {args.stones}: {wall:.1f} s wall, largest process {rss:.0f} MB,"
-          f" file {db.stat().st_size / 1e6:.1f} MB, {info.states:,} classes")
-    positions = sample(db, args.probes, args.seed)
+        table = tb.variant(NAME)
+        info, name = table.info, table.game.tier_name
+        with table.snapshot() as conn:
+            plies = table.storage.plies(conn)
+            positions = [row[1] for row in table.storage.sample(conn, args.probes, args.seed)]
+    size = db.stat().st_size
+    print(f"build --stones {args.stones}: {wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS of the process tree"
+          f" {peak / 2**20:,.0f} MB, file {size / 1e6:.1f} MB, {info.states:,} classes"
+          f" ({size / max(1, info.states):.2f} bytes a class); load after {load}")
+    print(f"{'tier':>5} {'positions':>15} {'classes':>13} {'won':>13} {'drawn':>13} {'lost':>13}")
+    for number, count, classes, won, lost, drawn, *_ in plies:
+        print(f"{name(number):>5} {count:>15,} {classes:>13,} {won:>13,} {drawn:>13,} {lost:>13,}")
+    print(f"{'all':>5} {sum(r[1] for r in plies):>15,} {sum(r[2] for r in plies):>13,}"
+          f" {sum(r[3] for r in plies):>13,} {sum(r[5] for r in plies):>13,} {sum(r[4] for r in plies):>13,}")
     with tablebase.open(db) as tb:
         table = tb.variant(NAME)
         table.probe(positions[0])
@@ -94,7 +135,8 @@ def main() -> None:
     print(f"tablebase probe {NAME} P (whole command, {len(runs)} runs): min {min(runs):.2f} s,"
           f" median {statistics.median(runs):.2f} s")
     if args.verify:
-        print(f"tablebase verify {NAME}: {command('verify', NAME, '--db', str(db)):.1f} s")
+        wall, cpu, peak = measured("verify", NAME, "--db", str(db))
+        print(f"tablebase verify {NAME}: {wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS {peak / 2**20:,.0f} MB")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ position of a tier the same value.
 :class:`MorrisTiers` lists the tiers of at most ``max_stones`` a side and
 enumerates each as the sorted array of its canonical states (one a class of
 the board's symmetries), which is what :func:`tablebase.solve.tiers.solve_tiers`
-reads; a tier is stored under its :meth:`~MorrisTiers.number`, ``100 x + o``.
+reads (the reference the tier engine is tested against); a tier is numbered ``100 x + o``
+(:meth:`~MorrisTiers.number`).
 """
 
 from __future__ import annotations
@@ -113,11 +114,11 @@ class MorrisTiers:
 
     @staticmethod
     def number(tier: Tier) -> int:
-        """``100 x + o``: the number tier ``(x, o)`` is stored under (above every ply of placement)."""
+        """``100 x + o``: the number of tier ``(x, o)`` (above every ply of placement)."""
         return 100 * tier.x + tier.o
 
     def name(self, number: int) -> str | None:
-        """``"x-o"`` of the tier stored under ``number``, ``None`` for a number no tier of the board has."""
+        """``"x-o"`` of the tier numbered ``number``, ``None`` for a number no tier of the board has."""
         return tier_name(self.cells, number)
 
     @staticmethod
