@@ -5,7 +5,9 @@ Runs ``tablebase solve VARIANT POSITION`` (the positions of
 numba's cache (``NUMBA_CACHE_DIR``), listening to numba's compile events, and
 prints each kernel compiled with its signatures, its own compile time (without
 the kernels it compiled on the way) and its inclusive time, slowest first,
-then the whole command's wall and CPU time.
+then the whole command's wall and CPU time. What a second process compiles
+at the same time (the Ultimate search's ``steps.BESIDE``) this one loads from
+the cache: those kernels are not listed, nor their CPU time counted.
 
     python benchmarks/compile_times.py
     python benchmarks/compile_times.py --only ultimate --top 10

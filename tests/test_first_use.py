@@ -153,16 +153,42 @@ def test_the_compile_note_comes_only_while_the_cache_lacks_the_kernel(tmp_path: 
     progress.compiling("the test kernel", 1.0)
 
 
+def test_the_ultimate_kernels_compile_nothing_on_import() -> None:
+    """The note comes before the compile: importing the modules of the Ultimate search's kernels
+    compiles none of them (``tablebase.games.ultimate.search`` compiles them after the note)."""
+    pytest.importorskip("numba")
+    code = (
+        "import tablebase.games.ultimate.steps as steps\n"
+        "print(sum(len(k.overloads) for stage in (steps.HERE, *steps.BESIDE) for k in stage))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0"
+
+
 @pytest.mark.slow
-def test_the_first_solve_says_it_compiles_and_the_second_does_not(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("variant", "position", "value"),
+    [
+        ("connect4", "4344354261", "win in 3"),
+        (
+            "ultimate",
+            ".o...xo../.o.xooo../.xx.oo.o./o.xxxx.x./oo.o..xxo/.xoo.x.xo/xo..x..x./..xxxoxox/...xoooox x 3",
+            "win in 29",
+        ),
+    ],
+)
+def test_the_first_solve_says_it_compiles_and_the_second_does_not(
+    tmp_path: Path, variant: str, position: str, value: str
+) -> None:
     pytest.importorskip("numba")
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
-    command = [sys.executable, "-m", "cli.main", "solve", "connect4", "4344354261", "--db"]
+    command = [sys.executable, "-m", "cli.main", "solve", variant, position, "--db"]
     for run, said in ((1, True), (2, False)):
         done = subprocess.run([*command, str(tmp_path / f"{run}.db")], env=env, capture_output=True, text=True, cwd=ROOT)
         assert done.returncode == 0, done.stderr
-        assert "win in 3" in done.stdout
-        assert ("compiling the connect4 search (first use, about" in done.stderr) is said, done.stderr
+        assert value in done.stdout
+        assert (f"compiling the {variant} search (first use, about" in done.stderr) is said, done.stderr
 
 
 def test_a_command_with_text_and_flag_options_builds_no_parameter_models(tmp_path: Path) -> None:

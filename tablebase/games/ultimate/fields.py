@@ -14,8 +14,9 @@ fields folded as :func:`words` says.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
+from tablebase.games.common.compiled import kernel
 from tablebase.games.ultimate import lines
 from tablebase.games.ultimate.lines import UNREACHABLE as UNREACHABLE
 
@@ -49,6 +50,10 @@ M81 = (1 << 81) - 1
 M63 = (1 << 63) - 1
 M45 = (1 << 45) - 1
 
+#: The types the compiled searches pass: a word or value, a flag, a row of numbers (a side's
+#: fields, threats, moves). Each kernel is compiled for the types it declares alone, once.
+INT, FLAG, ROW = types.int64, types.boolean, types.int64[::1]
+
 
 @njit(cache=True, inline="always")
 def _can_win(mine_won: int, other_won: int, other: np.ndarray) -> bool:
@@ -63,7 +68,7 @@ def _can_win(mine_won: int, other_won: int, other: np.ndarray) -> bool:
     return can
 
 
-@njit(cache=True)
+@kernel((ROW, ROW, INT, INT, INT), python=False)
 def _knowledge(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int) -> tuple[int, int]:
     """Bounds ``(lo, hi)`` on the value for ``mover`` from who can still make a line of fields:
     at most 0 when the mover cannot, at least 0 when the opponent cannot."""
@@ -76,7 +81,7 @@ def _knowledge(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int) -> 
     return (-1 if you else 0), (1 if me else 0)
 
 
-@njit(cache=True)
+@kernel((ROW, ROW, INT, INT), python=False)
 def _need(mine: np.ndarray, other: np.ndarray, mine_won: int, other_won: int) -> int:
     """The fewest marks a side that holds ``mine`` and has won the fields ``mine_won`` still needs
     to make a line of fields (a field won by either side is settled); :data:`UNREACHABLE` or more
@@ -96,7 +101,7 @@ def _need(mine: np.ndarray, other: np.ndarray, mine_won: int, other_won: int) ->
     return int(best)
 
 
-@njit(cache=True)
+@kernel((ROW, ROW, INT, INT, INT))
 def _needs(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int) -> tuple[int, int]:
     """:func:`_need` of the side to move and of the other side."""
     nx = _need(xf, of, wx, wo)
@@ -115,7 +120,7 @@ def _in_time(need_mover: int, need_other: int, plies: int) -> tuple[int, int]:
     return need_mover, need_other
 
 
-@njit(cache=True)
+@kernel((ROW, ROW, INT, INT, INT, ROW))
 def _threats(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, side: int, out: np.ndarray) -> int:
     """Into ``out``, per field, the spots where ``side`` wins the game at once (completing a line
     of the field that completes a line of fields); returns how many fields have such a spot."""
@@ -183,7 +188,7 @@ def _trapped(
 OPEN_MOVE, HANDS_A_WIN, TRAPS = 0, 1, 2
 
 
-@njit(cache=True)
+@kernel((ROW, ROW, INT, INT, FLAG, ROW, INT, ROW, INT, INT, FLAG, INT), python=False)
 def _at_once(
     xf: np.ndarray, of: np.ndarray, won: int, mover: int, classic: bool, theirs: np.ndarray, their_fields: int,
     mine: np.ndarray, my_fields: int, m: int, wins_field: bool, child_active: int,
@@ -204,7 +209,7 @@ def _at_once(
 GOES_ON, WINS, DRAWS = 2, 1, 0
 
 
-@njit(cache=True)
+@kernel((ROW, ROW, INT, INT, FLAG, ROW))
 def _moves(xf: np.ndarray, of: np.ndarray, won: int, active: int, classic: bool, out: np.ndarray) -> tuple[int, int, int]:
     """The legal moves into ``out``: ``(how many, closed fields, free spots in open fields)``."""
     closed = 0
@@ -247,7 +252,7 @@ def _settle_field(w0: int, w1: int, w2: int, f: int, occupied: int, flags: int) 
     return w0, w1, w2 | flags
 
 
-@njit(cache=True)
+@kernel((ROW, ROW, *[INT] * 8, FLAG, INT))
 def _child(
     xf: np.ndarray, of: np.ndarray, w0: int, w1: int, w2: int, won: int, mine_won: int, mover: int,
     closed: int, free_open: int, classic: bool, m: int,

@@ -30,15 +30,19 @@ from typing import Any
 import numpy as np
 from numba import njit, types
 
-from tablebase.games.common.compiled import announce_compile
+from tablebase.games.common.compiled import Beside, announce_compile, kernel, ready
 from tablebase.games.compiled_search import CompiledSearch
+from tablebase.games.ultimate import steps
 from tablebase.games.ultimate.fields import (
     DRAWS,
+    FLAG,
     FREE,
     GOES_ON,
     HANDS_A_WIN,
+    INT,
     M81,
     OPEN_MOVE,
+    ROW,
     TRAPS,
     UNREACHABLE,
     WINS,
@@ -51,10 +55,51 @@ from tablebase.games.ultimate.fields import (
     _threats,
     words,
 )
+from tablebase.games.ultimate.steps import (
+    C0,
+    C1,
+    C2,
+    CDN,
+    CPN,
+    FA,
+    FA0,
+    FACT,
+    FB,
+    FBEST,
+    FBESTI,
+    FHI,
+    FI,
+    FJ,
+    FLO,
+    FMOVER,
+    FN,
+    FSKIP,
+    FT,
+    FTHDN,
+    FTHPN,
+    FW0,
+    FW1,
+    FW2,
+    FWO,
+    FWORK,
+    FWX,
+    HERE,
+    KNOWN,
+    MOVES,
+    ORDER,
+    _descend,
+    _distance_bounds,
+    _narrowed,
+    _outcome_bounds,
+    _settle,
+    _shift,
+    _undo,
+    _unshift,
+)
 from tablebase.games.ultimate.table import (
     EMPTY,
-    INT,
     KEYS,
+    VALS,
     DistanceTable,
     ProofTable,
     _bound,
@@ -67,10 +112,10 @@ from tablebase.games.ultimate.table import (
     _store,
     _Table,
 )
-from tablebase.scores import INF, M, settle, shift, unshift
+from tablebase.scores import INF, M
 
-#: About how long compiling the searches takes (seconds of one core) when numba's cache lacks them.
-COMPILE_SECONDS = 13
+#: About how long compiling the searches takes (seconds, a second core free) when numba's cache lacks them.
+COMPILE_SECONDS = 8
 #: The searches of :func:`_walk`: the outcome's alpha-beta, the distance's, the proof numbers of a bound.
 OUTCOME, DISTANCE, PROOF = 0, 1, 2
 #: What each search returns when its node budget is spent.
@@ -90,138 +135,6 @@ ENTER, NEXT, RETURN = 0, 1, 2
 DEPTH = 82
 
 
-@njit(
-    types.void(
-        types.int64[::1], types.int64[::1], INT, INT, KEYS, types.bool_[:, ::1], KEYS, KEYS, KEYS, *[types.int64[::1]] * 7
-    ),
-    cache=True,
-)
-def _descend(
-    xf: np.ndarray, of: np.ndarray, d: int, i: int, moves: np.ndarray, newly: np.ndarray,
-    c0: np.ndarray, c1: np.ndarray, c2: np.ndarray, fw0: np.ndarray, fw1: np.ndarray, fw2: np.ndarray,
-    fwx: np.ndarray, fwo: np.ndarray, fact: np.ndarray, fmover: np.ndarray,
-) -> None:
-    """Play move ``i`` of frame ``d`` on the fields and fill frame ``d + 1`` (all but its window)."""
-    m = moves[d, i]
-    f = m // 9
-    bit = 1 << (m % 9)
-    e = d + 1
-    if fmover[d] == 0:
-        xf[f] |= bit
-        fwx[e] = fwx[d] | (1 << f) if newly[d, i] else fwx[d]
-        fwo[e] = fwo[d]
-    else:
-        of[f] |= bit
-        fwo[e] = fwo[d] | (1 << f) if newly[d, i] else fwo[d]
-        fwx[e] = fwx[d]
-    fw0[e], fw1[e], fw2[e] = c0[d, i], c1[d, i], c2[d, i]
-    fact[e] = (c2[d, i] >> 54) & 15
-    fmover[e] = 1 - fmover[d]
-
-
-@njit(cache=True, inline="always")
-def _undo(xf: np.ndarray, of: np.ndarray, m: int, mover: int) -> None:
-    """Take move ``m`` of ``mover`` back off the fields."""
-    if mover == 0:
-        xf[m // 9] ^= 1 << (m % 9)
-    else:
-        of[m // 9] ^= 1 << (m % 9)
-
-
-#: The fail-soft result of a node (:func:`tablebase.scores.settle`), compiled.
-_settle = njit(cache=True, inline="always")(settle)
-#: A child's score one ply earlier, and back (:func:`tablebase.scores.shift`), compiled.
-_shift = njit(cache=True, inline="always")(shift)
-_unshift = njit(cache=True, inline="always")(unshift)
-
-
-@njit(cache=True, inline="always")
-def _parity(lo: int, hi: int) -> tuple[int, int]:
-    """Bounds on a distance score narrowed by parity: the side that completes a line of fields
-    makes the last move, so a win comes after an odd number of plies, a loss after an even one."""
-    if lo > 0 and (M - lo) % 2 == 0:
-        lo += 1
-    elif lo < 0 and (M + lo) % 2 == 1:
-        lo += 1
-    if hi > 0 and (M - hi) % 2 == 0:
-        hi -= 1
-    elif hi < 0 and (M + hi) % 2 == 1:
-        hi -= 1
-    return lo, hi
-
-
-@njit(cache=True, inline="always")
-def _narrowed(
-    dkeys: np.ndarray, dvals: np.ndarray, w0: int, w1: int, w2: int, lo: int, hi: int
-) -> tuple[int, int, int, bool]:
-    """Bounds ``lo..hi`` on a distance score narrowed by the distance table's entry of a state and by
-    parity: ``(lo, hi, the entry's best move index or -1, whether the entry holds them already)``."""
-    found, elo, ehi, best_index = _dget(dkeys, dvals, w0, w1, w2)
-    if found:
-        if elo > lo:
-            lo = elo
-        if ehi < hi:
-            hi = ehi
-    lo, hi = _parity(lo, hi)
-    return lo, hi, best_index, found and elo == ehi
-
-
-@njit(cache=True, inline="always")
-def _outcome_bounds(
-    keys: np.ndarray, vals: np.ndarray, xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int,
-    w0: int, w1: int, w2: int, alpha: int, beta: int,
-) -> tuple[int, int, int]:
-    """``(lo, hi, best move index)`` of a node of the outcome search: its entry in the outcome table,
-    narrowed by who can still make a line of fields where the entry leaves ``alpha..beta`` open."""
-    lo, hi, best_index = -1, 1, -1
-    at = _find(keys, w0, w1, w2)
-    if at >= 0:
-        lo, hi, best_index = vals[at, 0], vals[at, 1], vals[at, 2]
-    if not (lo >= beta or lo == hi or hi <= alpha):
-        klo, khi = _knowledge(xf, of, wx, wo, mover)
-        if klo > lo:
-            lo = klo
-        if khi < hi:
-            hi = khi
-    return lo, hi, best_index
-
-
-@njit(cache=True)
-def _distance_bounds(
-    keys: np.ndarray, vals: np.ndarray, dkeys: np.ndarray, dvals: np.ndarray, xf: np.ndarray, of: np.ndarray,
-    wx: int, wo: int, mover: int, w0: int, w1: int, w2: int, plies: int,
-) -> tuple[int, int, int, bool]:
-    """``(lo, hi, best move index, whether the distance table holds them already)`` of a node of the
-    distance search with at most ``plies`` plies left: from its outcome, from who can still make
-    a line of fields and how soon, from the distance table, and by parity."""
-    lo, hi = 1 - M, M - 1
-    at = _find(keys, w0, w1, w2)
-    if at >= 0:
-        if vals[at, 0] == 1:
-            lo = M - plies
-        elif vals[at, 0] == 0:
-            lo = 0
-        if vals[at, 1] == -1:
-            hi = -(M - plies)
-        elif vals[at, 1] == 0:
-            hi = 0
-    # a win takes the mover at least 2 * need - 1 plies, a loss comes after at least 2 * the
-    # other side's need
-    need_me, need_you = _needs(xf, of, wx, wo, mover)
-    need_me, need_you = _in_time(need_me, need_you, plies)
-    if need_you >= UNREACHABLE:
-        if lo < 0:
-            lo = 0
-    elif lo < -(M - 2 * need_you):
-        lo = -(M - 2 * need_you)
-    if need_me >= UNREACHABLE:
-        if hi > 0:
-            hi = 0
-    elif hi > M - (2 * need_me - 1):
-        hi = M - (2 * need_me - 1)
-    return _narrowed(dkeys, dvals, w0, w1, w2, lo, hi)
-
-
 @njit(cache=True, inline="always")
 def _frames() -> tuple:  # type: ignore[type-arg]
     """The explicit stack: per ply, move lists (moves, order, known values, child words, proof and
@@ -231,7 +144,11 @@ def _frames() -> tuple:  # type: ignore[type-arg]
     return two, np.empty((DEPTH, 81), dtype=np.bool_), np.empty((DEPTH, 81), dtype=np.bool_), one
 
 
-@njit(cache=True)
+#: The position :func:`_walk` searches (:meth:`OutcomeTable._start`).
+BOARD = types.Tuple((ROW, ROW, *[INT] * 7, FLAG))  # type: ignore[no-untyped-call]
+
+
+@kernel((INT, BOARD, INT, INT, KEYS, VALS[0], KEYS, VALS[1], ROW, INT, INT, ROW))
 def _walk(
     kind: int, board: tuple, alpha: int, beta: int, keys: np.ndarray, vals: np.ndarray,  # type: ignore[type-arg]
     side_keys: np.ndarray, side_vals: np.ndarray, history: np.ndarray, history_cap: int, epsilon: int,
@@ -266,13 +183,9 @@ def _walk(
     """
     xf, of, wx, wo, active, w0, w1, w2, mover, classic = board
     two, newly, isknown, one = _frames()
-    moves, order, known, c0, c1, c2, cpn, cdn = two[0], two[1], two[2], two[3], two[4], two[5], two[6], two[7]
     key = np.empty(81, dtype=np.int64)
     threats = np.empty(9, dtype=np.int64)
     own_threats = np.empty(9, dtype=np.int64)
-    fw0, fw1, fw2, fwx, fwo, fact, fmover, fn, fi = one[0], one[1], one[2], one[3], one[4], one[5], one[6], one[7], one[8]
-    fa, fb, fa0, flo, fhi, fbest, fbesti, fj, fskip = one[9], one[10], one[11], one[12], one[13], one[14], one[15], one[16], one[17]
-    ft, fthpn, fthdn, fwork = one[18], one[19], one[20], one[21]
     if kind == PROOF:
         # the start settled by the outcome table or by the lines of fields: no node searched
         at = _find(keys, w0, w1, w2)
@@ -286,9 +199,10 @@ def _walk(
             return 1
         if khi < alpha:
             return 0
-        ft[0], fthpn[0], fthdn[0] = alpha, PN_INF, PN_INF
-    fw0[0], fw1[0], fw2[0], fwx[0], fwo[0], fact[0], fmover[0] = w0, w1, w2, wx, wo, active, mover
-    fa[0], fb[0] = alpha, beta
+        one[FT, 0], one[FTHPN, 0], one[FTHDN, 0] = alpha, PN_INF, PN_INF
+    one[FW0, 0], one[FW1, 0], one[FW2, 0] = w0, w1, w2
+    one[FWX, 0], one[FWO, 0], one[FACT, 0], one[FMOVER, 0] = wx, wo, active, mover
+    one[FA, 0], one[FB, 0] = alpha, beta
     lo = hi = best_index = n = closed = free_open = fields = own = t = tc = 0
     exact = False
     depth = 0
@@ -299,7 +213,7 @@ def _walk(
     while True:
         d = depth
         if mode == ENTER:
-            alpha, beta = fa[d], fb[d]
+            alpha, beta = one[FA, d], one[FB, d]
             if kind == DISTANCE and (alpha >= M - 1 or beta <= 1 - M):
                 # a window beyond every score: answered before it counts as a node
                 ret = M - 1 if alpha >= M - 1 else 1 - M
@@ -308,14 +222,14 @@ def _walk(
             counter[0] += 1
             if counter[0] > counter[1]:
                 return ABORT if kind == OUTCOME else DIST_ABORT if kind == DISTANCE else DFPN_ABORT
-            w0, w1, w2 = fw0[d], fw1[d], fw2[d]
-            wx, wo, active, mover = fwx[d], fwo[d], fact[d], fmover[d]
+            w0, w1, w2 = one[FW0, d], one[FW1, d], one[FW2, d]
+            wx, wo, active, mover = one[FWX, d], one[FWO, d], one[FACT, d], one[FMOVER, d]
             won = wx | wo
             mine_won = wx if mover == 0 else wo
             if kind == OUTCOME:
                 lo, hi, best_index = _outcome_bounds(keys, vals, xf, of, wx, wo, mover, w0, w1, w2, alpha, beta)
             else:
-                n, closed, free_open = _moves(xf, of, won, active, classic, moves[d])
+                n, closed, free_open = _moves(xf, of, won, active, classic, two[MOVES, d])
             if kind == DISTANCE:
                 lo, hi, best_index, exact = _distance_bounds(
                     keys, vals, side_keys, side_vals, xf, of, wx, wo, mover, w0, w1, w2, free_open
@@ -323,8 +237,8 @@ def _walk(
                 if lo == hi and not exact:
                     _store(side_keys, side_vals, w0, w1, w2, lo, hi, best_index)
             if kind == PROOF:
-                fwork[d] = counter[0]
-                t = ft[d]
+                one[FWORK, d] = counter[0]
+                t = one[FT, d]
                 tc = 1 - t
             else:
                 if lo >= beta or lo == hi:
@@ -339,9 +253,9 @@ def _walk(
                     alpha = lo
                 if hi < beta:
                     beta = hi
-                fa[d], fb[d], fa0[d], flo[d], fhi[d] = alpha, beta, alpha, lo, hi
+                one[FA, d], one[FB, d], one[FA0, d], one[FLO, d], one[FHI, d] = alpha, beta, alpha, lo, hi
             if kind == OUTCOME:
-                n, closed, free_open = _moves(xf, of, won, active, classic, moves[d])
+                n, closed, free_open = _moves(xf, of, won, active, classic, two[MOVES, d])
             else:
                 fields = _threats(xf, of, wx, wo, 1 - mover, threats)
                 own = _threats(xf, of, wx, wo, mover, own_threats)
@@ -350,19 +264,19 @@ def _walk(
             skipped = False
             count = 0
             for i in range(n):
-                m = moves[d, i]
+                m = two[MOVES, d, i]
                 ends, wins_field, a0, a1, a2, replies = _child(
                     xf, of, w0, w1, w2, won, mine_won, mover, closed, free_open, classic, m
                 )
                 newly[d, i] = wins_field
-                c0[d, i], c1[d, i], c2[d, i] = a0, a1, a2
+                two[C0, d, i], two[C1, d, i], two[C2, d, i] = a0, a1, a2
                 isknown[d, i] = ends != GOES_ON
                 if kind == OUTCOME:
                     if ends == WINS:
                         pick = i
                         break
                     if ends == DRAWS:
-                        known[d, i] = 0
+                        two[KNOWN, d, i] = 0
                         key[i] = -(10**9)
                     else:
                         k = 0
@@ -377,7 +291,7 @@ def _walk(
                         key[i] = k + replies * 1000 - min(history[m], history_cap)
                 elif kind == DISTANCE:
                     if ends != GOES_ON:
-                        known[d, i] = M - 1 if ends == WINS else 0
+                        two[KNOWN, d, i] = M - 1 if ends == WINS else 0
                         key[i] = (((-3 * M + 4 * M) * (1 << 23) + 2 * M) * 128) * 128 + i
                     else:
                         # the child's value when the reply wins at once (M - 1 for it), or when every
@@ -388,7 +302,7 @@ def _walk(
                         if settles != OPEN_MOVE:
                             cv = M - 1 if settles == HANDS_A_WIN else 2 - M
                             isknown[d, i] = True
-                            known[d, i] = _shift(-cv)
+                            two[KNOWN, d, i] = _shift(-cv)
                             key[i] = (((cv + 4 * M) * (1 << 23) + (cv + 2 * M)) * 128) * 128 + i
                         else:
                             clo, chi = 1 - M, M - 1
@@ -413,15 +327,15 @@ def _walk(
                         if t == 0:
                             pick = i
                             break
-                        cpn[d, i] = 0
-                        cdn[d, i] = PN_INF
+                        two[CPN, d, i] = 0
+                        two[CDN, d, i] = PN_INF
                         continue
                     settles = _at_once(
                         xf, of, won, mover, classic, threats, fields, own_threats, own, m, wins_field, (a2 >> 54) & 15
                     )
                     if settles == HANDS_A_WIN:
-                        cpn[d, i] = 0
-                        cdn[d, i] = PN_INF
+                        two[CPN, d, i] = 0
+                        two[CDN, d, i] = PN_INF
                         continue
                     if settles == TRAPS:
                         pick = i
@@ -432,13 +346,13 @@ def _walk(
                             pick = i
                             break
                         if vals[e, 0] >= tc:
-                            cpn[d, i] = 0
-                            cdn[d, i] = PN_INF
+                            two[CPN, d, i] = 0
+                            two[CDN, d, i] = PN_INF
                             continue
                     p = _find(side_keys, a0, a1, a2 | (TARGET_BIT if tc == 1 else 0))
                     if p >= 0:
-                        cpn[d, i] = side_vals[p, 0]
-                        cdn[d, i] = side_vals[p, 1]
+                        two[CPN, d, i] = side_vals[p, 0]
+                        two[CDN, d, i] = side_vals[p, 1]
                         continue
                     f = m // 9
                     bit = 1 << (m % 9)
@@ -461,19 +375,19 @@ def _walk(
                         pick = i
                         break
                     if (-1 if n_parent < UNREACHABLE else 0) >= tc:
-                        cpn[d, i] = 0
-                        cdn[d, i] = PN_INF
+                        two[CPN, d, i] = 0
+                        two[CDN, d, i] = PN_INF
                         continue
                     # "the child's mover wins": as many moves to prove as the marks it still needs;
                     # "it does not lose": to disprove, every reply refuted, each the more work the
                     # more marks the parent's mover still needs
                     if tc == 1:
-                        cpn[d, i] = n_child
-                        cdn[d, i] = replies if replies > 0 else 1
+                        two[CPN, d, i] = n_child
+                        two[CDN, d, i] = replies if replies > 0 else 1
                     else:
-                        cpn[d, i] = 1
-                        cdn[d, i] = (replies if replies > 0 else 1) * n_parent
-                order[d, count] = i
+                        two[CPN, d, i] = 1
+                        two[CDN, d, i] = (replies if replies > 0 else 1) * n_parent
+                two[ORDER, d, count] = i
                 count += 1
             if pick >= 0:
                 if kind == OUTCOME:
@@ -485,16 +399,17 @@ def _walk(
                 mode = RETURN
                 continue
             if kind == PROOF:
-                fn[d] = n
+                one[FN, d] = n
             else:
                 for i in range(1, count):  # insertion sort by key, stable like Python's sort
                     j = i
-                    item = order[d, i]
-                    while j > 0 and key[order[d, j - 1]] > key[item]:
-                        order[d, j] = order[d, j - 1]
+                    item = two[ORDER, d, i]
+                    while j > 0 and key[two[ORDER, d, j - 1]] > key[item]:
+                        two[ORDER, d, j] = two[ORDER, d, j - 1]
                         j -= 1
-                    order[d, j] = item
-                fn[d], fj[d], fbest[d], fbesti[d], fskip[d] = count, 0, -INF, -1, 1 if skipped else 0
+                    two[ORDER, d, j] = item
+                one[FN, d], one[FJ, d], one[FSKIP, d] = count, 0, 1 if skipped else 0
+                one[FBEST, d], one[FBESTI, d] = -INF, -1
                 have = False
             mode = NEXT
             continue
@@ -505,72 +420,72 @@ def _walk(
                 if have:
                     have = False
                     v = value
-                elif fj[d] < fn[d] and isknown[d, order[d, fj[d]]]:
-                    v = known[d, order[d, fj[d]]]
-                elif fj[d] < fn[d]:
-                    i = order[d, fj[d]]
-                    fi[d] = i
-                    _descend(xf, of, d, i, moves, newly, c0, c1, c2, fw0, fw1, fw2, fwx, fwo, fact, fmover)
+                elif one[FJ, d] < one[FN, d] and isknown[d, two[ORDER, d, one[FJ, d]]]:
+                    v = two[KNOWN, d, two[ORDER, d, one[FJ, d]]]
+                elif one[FJ, d] < one[FN, d]:
+                    i = two[ORDER, d, one[FJ, d]]
+                    one[FI, d] = i
+                    _descend(xf, of, d, i, two, newly, one)
                     e = d + 1
                     if kind == OUTCOME:
-                        fa[e] = -fb[d]
-                        fb[e] = -fa[d]
+                        one[FA, e] = -one[FB, d]
+                        one[FB, e] = -one[FA, d]
                     else:
-                        fa[e] = -_unshift(fb[d])
-                        fb[e] = -_unshift(fa[d])
+                        one[FA, e] = -_unshift(one[FB, d])
+                        one[FB, e] = -_unshift(one[FA, d])
                     depth = e
                     mode = ENTER
                     descended = True
                     break
                 else:
                     break
-                i = order[d, fj[d]]
-                if v > fbest[d]:
-                    fbest[d] = v
-                    fbesti[d] = i
-                    if v > fa[d]:
-                        fa[d] = v
-                        if v >= fb[d]:
+                i = two[ORDER, d, one[FJ, d]]
+                if v > one[FBEST, d]:
+                    one[FBEST, d] = v
+                    one[FBESTI, d] = i
+                    if v > one[FA, d]:
+                        one[FA, d] = v
+                        if v >= one[FB, d]:
                             if kind == OUTCOME:
-                                history[moves[d, i]] += 1
+                                history[two[MOVES, d, i]] += 1
                             cut = True
-                fj[d] += 1
+                one[FJ, d] += 1
                 if cut:
                     break
             if descended:
                 continue
-            best = 0 if fskip[d] != 0 and fbest[d] < 0 else fbest[d]  # the skipped moves are worth at most 0
-            best, lo, hi = _settle(best, flo[d], fhi[d], fa0[d], fb[d])
+            best = 0 if one[FSKIP, d] != 0 and one[FBEST, d] < 0 else one[FBEST, d]  # the skipped moves are worth at most 0
+            best, lo, hi = _settle(best, one[FLO, d], one[FHI, d], one[FA0, d], one[FB, d])
             if kind == OUTCOME:
-                _store(keys, vals, fw0[d], fw1[d], fw2[d], lo, hi, fbesti[d])
+                _store(keys, vals, one[FW0, d], one[FW1, d], one[FW2, d], lo, hi, one[FBESTI, d])
             else:
-                _store(side_keys, side_vals, fw0[d], fw1[d], fw2[d], lo, hi, fbesti[d])
+                _store(side_keys, side_vals, one[FW0, d], one[FW1, d], one[FW2, d], lo, hi, one[FBESTI, d])
             ret = best
             mode = RETURN
             continue
         if mode == NEXT:
-            n = fn[d]
-            t = ft[d]
+            n = one[FN, d]
+            t = one[FT, d]
             pn = PN_INF + 1
             dn2 = PN_INF
             dn = 0
             best = -1
             for i in range(n):
-                x = cdn[d, i]
+                x = two[CDN, d, i]
                 if x < pn:
                     dn2 = pn
                     pn = x
                     best = i
                 elif x < dn2:
                     dn2 = x
-                dn += cpn[d, i]
+                dn += two[CPN, d, i]
             if pn == 0:
-                _bound(keys, vals, fw0[d], fw1[d], fw2[d], t, 1, best)
+                _bound(keys, vals, one[FW0, d], one[FW1, d], one[FW2, d], t, 1, best)
                 ret, ret2 = 0, PN_INF
                 mode = RETURN
                 continue
             if dn == 0:
-                _bound(keys, vals, fw0[d], fw1[d], fw2[d], -1, t - 1, -1)
+                _bound(keys, vals, one[FW0, d], one[FW1, d], one[FW2, d], -1, t - 1, -1)
                 ret, ret2 = PN_INF, 0
                 mode = RETURN
                 continue
@@ -578,25 +493,25 @@ def _walk(
                 dn = PN_INF - 1
             if dn2 > PN_INF:
                 dn2 = PN_INF
-            if pn >= fthpn[d] or dn >= fthdn[d]:
+            if pn >= one[FTHPN, d] or dn >= one[FTHDN, d]:
                 _pstore(
-                    side_keys, side_vals, fw0[d], fw1[d], fw2[d] | (TARGET_BIT if t == 1 else 0), pn, dn,
-                    counter[0] - fwork[d],
+                    side_keys, side_vals, one[FW0, d], one[FW1, d], one[FW2, d] | (TARGET_BIT if t == 1 else 0), pn, dn,
+                    counter[0] - one[FWORK, d],
                 )
                 ret, ret2 = pn, dn
                 mode = RETURN
                 continue
             e = d + 1
-            thpn = fthdn[d] - dn + cpn[d, best]
+            thpn = one[FTHDN, d] - dn + two[CPN, d, best]
             grown = dn2 + dn2 // epsilon
             if grown < dn2 + 1:
                 grown = dn2 + 1
-            thdn = fthpn[d] if fthpn[d] < grown else grown
-            fi[d] = best
-            _descend(xf, of, d, best, moves, newly, c0, c1, c2, fw0, fw1, fw2, fwx, fwo, fact, fmover)
-            ft[e] = 1 - t
-            fthpn[e] = thpn if thpn < PN_INF else PN_INF
-            fthdn[e] = thdn
+            thdn = one[FTHPN, d] if one[FTHPN, d] < grown else grown
+            one[FI, d] = best
+            _descend(xf, of, d, best, two, newly, one)
+            one[FT, e] = 1 - t
+            one[FTHPN, e] = thpn if thpn < PN_INF else PN_INF
+            one[FTHDN, e] = thdn
             depth = e
             mode = ENTER
             continue
@@ -607,11 +522,11 @@ def _walk(
             return ret
         depth -= 1
         d = depth
-        i = fi[d]
-        _undo(xf, of, moves[d, i], fmover[d])
+        i = one[FI, d]
+        _undo(xf, of, two[MOVES, d, i], one[FMOVER, d])
         if kind == PROOF:
-            cpn[d, i] = ret
-            cdn[d, i] = ret2
+            two[CPN, d, i] = ret
+            two[CDN, d, i] = ret2
         else:
             value = -ret if kind == OUTCOME else _shift(-ret)
             have = True
@@ -726,20 +641,23 @@ class OutcomeTable(_Table, CompiledSearch):
         _merge(self.keys, self.vals, keys, vals)
 
 
-def _load() -> None:
-    """Run the compiled functions once on a tiny table: numba loads (or compiles) the machine
-    code at the first call, so that is done on import, not inside a timed search."""
-    table = OutcomeTable(classic=False, max_bits=6)
-    table.search(9 << 180, -1, 1, 1)
-    table.distance_search(9 << 180, 0, 1, 1)
-    table.get(0)
-    table.dfpn(9 << 180, 1, 1)
-    table.adopt(table.export())
-    table.distances[0] = (0, 0, -1)
-    table.distances.get(0)
-    _rehash(table.keys, table.vals, np.zeros((64, 3), dtype=np.int64), np.zeros((64, 3), dtype=np.int8))
-    _rehash(table.distances.keys, table.distances.vals, np.zeros((16, 3), dtype=np.int64), np.zeros((16, 3), dtype=np.int64))
+#: What Python calls: loaded from numba's cache when they are all there (what only they call is in
+#: their machine code), else compiled with what they call.
+ENTRIES = (_walk, _find, _store, _get, _dget, _rehash, _merge)
 
 
-announce_compile("the ultimate search", (_walk, _get, _dget, _find, _store, _merge, _rehash), COMPILE_SECONDS)
-_load()
+def _prepare() -> None:
+    """Load the kernels from numba's cache, or compile them after saying so (a first use: what the
+    walk calls shared with a second process, :data:`.steps.BESIDE`); on import, not inside a timed
+    search."""
+    if not announce_compile("the ultimate search", ENTRIES, COMPILE_SECONDS):
+        ready(ENTRIES)
+        return
+    beside = Beside(steps.__name__)
+    ready(HERE)
+    beside.wait(0)
+    ready((_walk,))
+    beside.wait(1)
+
+
+_prepare()

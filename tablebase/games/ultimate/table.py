@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from tablebase.games.ultimate.fields import words
+from tablebase.games.common.compiled import kernel
+from tablebase.games.ultimate.fields import INT, words
 
 #: A free slot of a table (zeroed memory: the pages are only touched when used) and the tag
 #: of a used one, set on the third word (whose bits 58 up are free).
@@ -18,12 +19,11 @@ EMPTY = 0
 USED = 1 << 62
 PROBES = 16
 
-#: The types the compiled searches pass: a table's keys, its values (the outcome table's in
-#: int8, the others' in int64) and a word or value. Functions called with several (literal
-#: arguments, or values of either width) are compiled for these signatures only, once each.
+#: The types of a table's keys and of its values (the outcome table's in int8, the others' in
+#: int64): a kernel called with several (literal arguments, values of either width) is compiled
+#: for the signatures it declares alone, once each.
 KEYS = types.int64[:, ::1]
 VALS = (types.int8[:, ::1], types.int64[:, ::1])
-INT = types.int64
 
 
 @njit(cache=True, inline="always")
@@ -33,7 +33,7 @@ def _slot(w0: int, w1: int, w2: int, mask: int) -> int:
     return h & mask
 
 
-@njit(cache=True)
+@kernel((KEYS, INT, INT, INT))
 def _find(keys: np.ndarray, w0: int, w1: int, w2: int) -> int:
     mask = keys.shape[0] - 1
     i = _slot(w0, w1, w2, mask)
@@ -46,7 +46,7 @@ def _find(keys: np.ndarray, w0: int, w1: int, w2: int) -> int:
     return -1
 
 
-@njit(cache=True)
+@kernel((KEYS, VALS[0], INT, INT, INT))
 def _get(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> int:
     """The entry of a state packed in one int (-1 if absent): ``(lo + 1) * 1024 + (hi + 1) * 256 + best + 1``."""
     at = _find(keys, w0, w1, w2)
@@ -83,13 +83,13 @@ def _put(
     vals[i, 2] = c
 
 
-@njit([types.void(KEYS, vals, INT, INT, INT, INT, INT, INT) for vals in VALS], cache=True)
+@kernel(*[types.void(KEYS, vals, *[INT] * 6) for vals in VALS])
 def _store(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: int, hi: int, best: int) -> None:
     """Store the bounds of a state (when all probed slots are taken, over the first one's entry)."""
     _put(keys, vals, w0, w1, w2, lo, hi, best, False)
 
 
-@njit(cache=True)
+@kernel((KEYS, VALS[1], INT, INT, INT))
 def _dget(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> tuple[bool, int, int, int]:
     at = _find(keys, w0, w1, w2)
     if at < 0:
@@ -97,13 +97,13 @@ def _dget(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> tupl
     return True, vals[at, 0], vals[at, 1], vals[at, 2]
 
 
-@njit(cache=True)
+@kernel(types.void(KEYS, VALS[1], *[INT] * 6), python=False)
 def _pstore(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, pn: int, dn: int, work: int) -> None:
     """Store proof and disproof numbers; when all probed slots are taken, replace the entry of least work."""
     _put(keys, vals, w0, w1, w2, pn, dn, work, True)
 
 
-@njit(types.void(KEYS, VALS[0], INT, INT, INT, INT, INT, INT), cache=True)
+@kernel(types.void(KEYS, VALS[0], *[INT] * 6), python=False)
 def _bound(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: int, hi: int, best: int) -> None:
     """Narrow the outcome table's entry of a state to ``lo..hi`` (``best``: the move that proves ``lo``)."""
     at = _find(keys, w0, w1, w2)
@@ -118,7 +118,7 @@ def _bound(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int, lo: in
     _store(keys, vals, w0, w1, w2, old_lo, old_hi, old_best)
 
 
-@njit(cache=True)
+@kernel(*[types.void(KEYS, vals, KEYS, vals) for vals in VALS])
 def _rehash(keys: np.ndarray, vals: np.ndarray, new_keys: np.ndarray, new_vals: np.ndarray) -> None:
     for i in range(keys.shape[0]):
         if keys[i, 2] != EMPTY:
@@ -127,7 +127,7 @@ def _rehash(keys: np.ndarray, vals: np.ndarray, new_keys: np.ndarray, new_vals: 
             )
 
 
-@njit(cache=True)
+@kernel(types.void(KEYS, VALS[0], KEYS, VALS[0]))
 def _merge(keys: np.ndarray, vals: np.ndarray, other_keys: np.ndarray, other_vals: np.ndarray) -> None:
     for i in range(other_keys.shape[0]):
         _bound(
