@@ -34,6 +34,8 @@ SLOW_CLASSES = 1_000_000
 #: variant whose builds are not in it (Ultimate's and Morris' long games: 2-5 s a variant at the
 #: default 40, about a quarter of that at 10); the slow set plays the default 40 on them.
 QUICK_RULES_PLAYOUTS = 10
+#: The tier limit of the matrix's builds tier by tier (``--stones``): the fewest stones a side a tier holds.
+TIER_STONES = 3
 #: Builds of at most this many classes probe every position against a solve in memory
 #: (:func:`tablebase.testing.check_storage`); larger ones probe random games.
 EVERY_POSITION_CLASSES = 20_000
@@ -100,16 +102,47 @@ def builds() -> list[Any]:
     return cells
 
 
+def tier_storages(name: str, stones: int = TIER_STONES) -> list[str]:
+    """The storages a build of ``name`` tier by tier (its tiers of at most ``stones`` a side) may use."""
+    accepted = []
+    for storage in storage_names():
+        try:
+            plan(name, symmetry=True, storage=storage, path_known=True, tiers=stones)
+        except BuildError:
+            continue
+        accepted.append(storage)
+    return accepted
+
+
+def tiered_builds(stones: int = TIER_STONES) -> list[Any]:
+    """``(variant, storage)`` of every build tier by tier of the matrix (each variant whose rules cut it
+    into tiers, its tiers of at most ``stones`` a side), those above :data:`QUICK_CLASSES` marked slow."""
+    cells = []
+    for name in variants():
+        storages_here = tier_storages(name, stones)
+        if not storages_here:
+            continue
+        tiering = games.get(name).tiering(stones)
+        assert tiering is not None
+        size = sum(tiering.size(n) for unit in tiering.units() for n in unit.tiers)
+        marks = [pytest.mark.slow] if size > QUICK_CLASSES else []
+        cells.extend(pytest.param(name, storage, marks=marks, id=f"{name}-{storage}-{stones}") for storage in storages_here)
+    return cells
+
+
 __all__ = [
     "EVERY_POSITION_CLASSES",
     "QUICK_CLASSES",
     "QUICK_RULES_PLAYOUTS",
     "SLOW_CLASSES",
+    "TIER_STONES",
     "builds",
     "classes",
     "every_position",
     "rules_playouts",
     "storages",
     "tier",
+    "tier_storages",
+    "tiered_builds",
     "variants",
 ]

@@ -19,13 +19,16 @@ from pathlib import Path
 import matrix_support as matrix
 import pytest
 from serve_support import TOY_FAMILY, registered
+from test_tier_build import assert_stored_as_in_memory
 
+import tablebase
 from tablebase import games, testing
 from tablebase.errors import BuildError
 from tablebase.store import storage as registry
 
 VARIANTS = matrix.variants()
 BUILDS = matrix.builds()
+TIERED = matrix.tiered_builds()
 
 
 @pytest.mark.parametrize("name", VARIANTS)
@@ -53,8 +56,21 @@ def test_build(name: str, storage: str, tmp_path: Path) -> None:
         testing.check_built(name, path, playouts=20, seed=len(name), storage=storage)
 
 
+@pytest.mark.parametrize(("name", "storage"), TIERED)
+def test_tiered_build(name: str, storage: str, tmp_path: Path) -> None:
+    """A variant built tier by tier: its tiers of at most :data:`~matrix_support.TIER_STONES` a side,
+    audited with ``verify``, each class holding what the tier solver in memory finds."""
+    path = tmp_path / "t.db"
+    with tablebase.open(path) as tb:
+        tb.build(name, tiers=matrix.TIER_STONES, storage=storage, workers=1)
+        assert tb.variant(name).info.storage == storage
+        report = tb.verify(name)
+        assert report.ok, report.errors[:1]
+    assert_stored_as_in_memory(path, name, matrix.TIER_STONES)
+
+
 def test_the_quick_set_builds_every_storage_and_family() -> None:
-    quick = [param.values for param in BUILDS if not param.marks]
+    quick = [param.values for param in [*BUILDS, *TIERED] if not param.marks]
     assert {storage for _, storage in quick} == set(registry.names())
     built = {games.get(name).family for name, _ in quick}
     assert {"mnk", "roman", "rota", "wild"} <= built
