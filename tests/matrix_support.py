@@ -98,8 +98,17 @@ def builds() -> list[Any]:
         if where is None:
             continue
         marks = [pytest.mark.slow] if where == "slow" else []
-        cells.extend(pytest.param(name, storage, marks=marks, id=f"{name}-{storage}") for storage in storages(name))
+        cells.extend(
+            pytest.param(name, storage, marks=[*marks, *compile_group(name, storage)], id=f"{name}-{storage}")
+            for storage in storages(name)
+        )
     return cells
+
+
+def compile_group(name: str, storage: str) -> list[Any]:
+    """The pytest-xdist group of a build whose storage compiles its family's kernels (``dense``), so
+    that one worker compiles them for every such build of the family; none for the others."""
+    return [pytest.mark.xdist_group(f"{games.get(name).family}-{storage}")] if storage == "dense" else []
 
 
 def tier_storages(name: str, stones: int = TIER_STONES) -> list[str]:
@@ -125,7 +134,7 @@ def tiered_builds(stones: int = TIER_STONES) -> list[Any]:
         tiering = games.get(name).tiering(stones)
         assert tiering is not None
         size = sum(tiering.size(n) for unit in tiering.units() for n in unit.tiers)
-        marks = [pytest.mark.slow] if size > QUICK_CLASSES else []
+        marks = [pytest.mark.slow] if size > QUICK_CLASSES else [pytest.mark.xdist_group(f"{games.get(name).family}-tiers")]
         cells.extend(pytest.param(name, storage, marks=marks, id=f"{name}-{storage}-{stones}") for storage in storages_here)
     return cells
 

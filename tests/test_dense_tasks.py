@@ -31,6 +31,9 @@ from tablebase.solve.executor import DaskExecutor, Executor, ProcessPool
 from tablebase.store.dense import BLOCK
 from tablebase.store.dense_writer import write_dense
 
+#: One worker compiles these tests' kernels for all of them (pytest-xdist, ``--dist loadgroup``).
+pytestmark = pytest.mark.xdist_group("mnk-dense")
+
 pytest.importorskip("numba")
 distributed = pytest.importorskip("dask.distributed")
 

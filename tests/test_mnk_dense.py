@@ -15,6 +15,9 @@ from tablebase import build
 from tablebase.games import get
 from tablebase.games.mnk import MNKGame
 
+#: One worker compiles these tests' kernels for all of them (pytest-xdist, ``--dist loadgroup``).
+pytestmark = pytest.mark.xdist_group("mnk-dense")
+
 pytest.importorskip("numba")
 
 

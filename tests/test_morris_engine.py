@@ -20,6 +20,9 @@ from tablebase.outcome import NAMES, label_from_children
 from tablebase.solve import DRAW_CODE, LOSS_CODE, WIN_CODE
 from tablebase.solve.tiers import solve_tiers
 
+#: One worker compiles these tests' kernels for all of them (pytest-xdist, ``--dist loadgroup``).
+pytestmark = pytest.mark.xdist_group("morris-tiers")
+
 
 @cache
 def index(board: MorrisBoard) -> TierIndex:

@@ -24,6 +24,9 @@ from tablebase.games.morris.tiers import MorrisTiers
 from tablebase.solve.tiers import solve_tiers
 from tablebase.store.tiers import open_tiered, read_values, stored_tiers
 
+#: One worker compiles these tests' kernels for all of them (pytest-xdist, ``--dist loadgroup``).
+pytestmark = pytest.mark.xdist_group("morris-tiers")
+
 runner = CliRunner()
 
 
