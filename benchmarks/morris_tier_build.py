@@ -21,60 +21,21 @@ import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-import psutil
-
 import tablebase
+from connect4_steininger import measured as run_measured
 
 NAME = "morris-9"
 
 
-def tree_rss(pid: int) -> int:
-    """Resident memory summed over a process and its descendants, in bytes."""
-    try:
-        top = psutil.Process(pid)
-        procs = [top, *top.children(recursive=True)]
-    except psutil.NoSuchProcess:
-        return 0
-    total = 0
-    for proc in procs:
-        try:
-            total += proc.memory_info().rss
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            continue
-    return total
-
-
 def measured(*args: str) -> tuple[float, float, int]:
     """Wall and CPU seconds and peak tree RSS (bytes) of one ``tablebase`` command (it must succeed)."""
-    peak = [0]
-    began = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.25):
-            peak[0] = max(peak[0], tree_rss(proc.pid))
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - began
-    done.set()
-    sampler.join()
-    if status != 0:
-        assert proc.stderr is not None
-        sys.exit(f"tablebase {' '.join(args)} failed: {proc.stderr.read().decode()[-2000:]}")
-    return wall, usage.ru_utime + usage.ru_stime, peak[0]
+    _, wall, cpu, peak = run_measured([sys.executable, "-m", "cli.main", *args])
+    return wall, cpu, peak
 
 
 def command(*args: str) -> float:
