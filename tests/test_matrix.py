@@ -14,6 +14,7 @@ The rows and columns, and which builds are slow, come from the registries
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import matrix_support as matrix
@@ -112,3 +113,15 @@ def test_the_storage_check_catches_a_storage_that_misreads(tmp_path: Path) -> No
 def test_the_storage_check_refuses_a_game_the_storage_cannot_keep(tmp_path: Path) -> None:
     with pytest.raises(BuildError, match="cannot be stored dense"):
         testing.check_storage("dense", tmp_path / "t.db", game="rota")
+
+
+@pytest.mark.parametrize("name", [n for n in registry.names() if registry.storage_class(n).written_by is not None])
+def test_a_storage_that_stores_no_solution_says_where_its_values_come_from(name: str) -> None:
+    """A storage whose values come from elsewhere (``written_by``: it solves the variant itself, or a
+    build tier by tier writes it) refuses a solver's result and its layers in one line saying so."""
+    from tablebase.solve import solve
+
+    storage = registry.storage_class(name)
+    solution = solve(games.get("tictactoe"))
+    with pytest.raises(BuildError, match=re.escape(f"tictactoe: storage {name!r} {storage.written_by}")):
+        storage.write_solution(solution, engine=None, path=None, seconds=0.0, progress=None)  # type: ignore[arg-type]

@@ -221,6 +221,9 @@ class BaseStorage:
     out_of_core: ClassVar[bool] = False
     solves: ClassVar[bool] = False
     any_orientation: ClassVar[bool] = False
+    #: Where the storage's values come from when it stores no solver's result, as a phrase after
+    #: its name ("solves the variant itself"); ``None``: it stores a solution or its layers.
+    written_by: ClassVar[str | None] = None
 
     def __init__(self, game: Game, variant_id: int, symmetry: bool):
         self.game = game
@@ -269,17 +272,26 @@ class BaseStorage:
     def write_solution(
         cls, solution: Solution, *, engine: Engine, path: Path | None, seconds: float, progress: Progress | None
     ) -> None:
-        """The solution written as the layers of an out-of-core build (:meth:`write_layers`)."""
+        """The solution written as the layers of an out-of-core build (:meth:`write_layers`); refused
+        by a storage whose values come from elsewhere (:attr:`written_by`)."""
         from tablebase.store.states import SolutionLayers
 
+        cls._refuse_results(solution.game)
         if path is None:
             raise BuildError(f"{cls.name!r} builds need a database path, not an engine")
         cls.write_layers(SolutionLayers(solution), path=path, seconds=seconds, progress=progress)
 
-    if TYPE_CHECKING:
+    @classmethod
+    def write_layers(cls, layers: Layers, *, path: Path, seconds: float, progress: Progress | None) -> None:
+        """Refused here: a storage that stores layers writes them itself."""
+        cls._refuse_results(layers.game)
+        raise BuildError(f"{layers.game.name}: storage {cls.name!r} does not store the layers of a build")
 
-        @classmethod
-        def write_layers(cls, layers: Layers, *, path: Path, seconds: float, progress: Progress | None) -> None: ...
+    @classmethod
+    def _refuse_results(cls, game: Game) -> None:
+        """A :class:`BuildError` naming where the values come from, for a storage of :attr:`written_by`."""
+        if cls.written_by is not None:
+            raise BuildError(f"{game.name}: storage {cls.name!r} {cls.written_by}")
 
     @classmethod
     def build(

@@ -26,10 +26,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     import numpy as np
-    from sqlalchemy.engine import Engine
 
     from tablebase.games.base import Game
-    from tablebase.solve import Progress, Solution
+    from tablebase.solve import Progress
     from tablebase.solve.executor import Executor
     from tablebase.store.dense_reader import DenseReader
     from tablebase.store.packed_reader import PackedReader
@@ -172,6 +171,7 @@ class Dense(BlockStorage):
     name = "dense"
     label = "dense index"
     solves = True
+    written_by = "solves the variant itself"
     any_orientation = True
 
     @cached_property
@@ -270,16 +270,6 @@ class Dense(BlockStorage):
             if bad.size > 10:
                 on_error(f"ply {ply}: {bad.size - 10} more height vectors hold a label that does not follow from its children's")
         return checked
-
-    @classmethod
-    def write_solution(
-        cls, solution: Solution, *, engine: Engine, path: Path | None, seconds: float, progress: Progress | None
-    ) -> None:
-        raise BuildError(f"{solution.game.name}: storage 'dense' solves the variant itself")
-
-    @classmethod
-    def write_layers(cls, layers: Layers, *, path: Path, seconds: float, progress: Progress | None) -> None:
-        raise BuildError(f"{layers.game.name}: storage 'dense' solves the variant itself")
 
     @classmethod
     def build(

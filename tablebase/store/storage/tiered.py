@@ -28,16 +28,11 @@ from tablebase.store.storage.rows import RulesMoves
 from tablebase.store.tier_blocks import BLOCK, STORAGE, decode_block, tier_values
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     import numpy as np
-    from sqlalchemy.engine import Engine
 
     from tablebase.games.base import Game
     from tablebase.games.tiering import DenseTiers
     from tablebase.progress import Progress
-    from tablebase.solve import Solution
-    from tablebase.store.states import Layers
 
 #: The value of a slot holding no class (:data:`tablebase.games.tiering.UNUSED`).
 _UNUSED = 0xFFFF
@@ -73,6 +68,7 @@ class Tiered(RulesMoves, BaseStorage):
 
     name = STORAGE
     label = "tiers, one value a class"
+    written_by = "is written by a build tier by tier (--stones)"
     any_orientation = True
 
     def __init__(self, game: Game, variant_id: int, symmetry: bool):
@@ -246,13 +242,3 @@ class Tiered(RulesMoves, BaseStorage):
     def check_game(cls, game: Game) -> None:
         if game.tiering() is None:
             raise BuildError(f"variant {game.name!r} is not built tier by tier")
-
-    @classmethod
-    def write_solution(
-        cls, solution: Solution, *, engine: Engine, path: Path | None, seconds: float, progress: Progress | None
-    ) -> None:
-        raise BuildError(f"{solution.game.name}: storage 'tiers' is written by a build tier by tier (--stones)")
-
-    @classmethod
-    def write_layers(cls, layers: Layers, *, path: Path, seconds: float, progress: Progress | None) -> None:
-        raise BuildError(f"{layers.game.name}: storage 'tiers' is written by a build tier by tier (--stones)")
