@@ -8,10 +8,11 @@ every class's value anew from the rules and its children's stored values
 slots that disagree. Both run on numba's threads, the representatives of
 the other side's stones shared out in blocks.
 
-The rules called here are those of :mod:`tablebase.games.morris.tier_kernels`
-(the index, the mills) and the game's removal rule; numba's cache does not
-follow calls into other modules, so a change there wants this module's
-cache cleared too.
+The values are derived by :func:`tablebase.games.morris.tier_kernels.derive_reps`,
+the derivation a tier's solving starts from, given the children's values
+this time; numba's cache does not follow calls into other modules, so a
+change there (or to the game's removal rule) wants this module's cache
+cleared too.
 """
 
 from __future__ import annotations
@@ -21,11 +22,8 @@ from typing import Any
 import numba
 import numpy as np
 
-from tablebase.games.common.kernels import DRAW_CODE, LOSS_CODE, WIN_CODE
-from tablebase.games.morris.kernels import removable_stones
-from tablebase.games.morris.tier_kernels import (
-    DISTANCE_MASK, UNUSED, _deposit, _image, _in_mill, _least, _low, rank,
-)
+from tablebase.games.common.kernels import LOSS_CODE, WIN_CODE
+from tablebase.games.morris.tier_kernels import UNUSED, _image, derive_reps, unrank
 
 #: Representatives a block of the parallel passes holds at most.
 _BLOCKS = 1024
@@ -33,24 +31,18 @@ _BLOCKS = 1024
 
 @numba.njit(cache=True)
 def _tally_reps(first: int, last: int, m: int, n: int, cells: int, ix: Any, value: np.ndarray, out: np.ndarray) -> None:
-    perm, stabs, reps, rep_start, binom = ix[0], ix[5], ix[3], ix[4], ix[6]
+    perm, stabs, rep_start, binom = ix[0], ix[5], ix[4], ix[6]
     per = binom[cells - n, m]
     syms = perm.shape[0]
     for i in range(first, last):
-        other = reps[rep_start[n] + i]
         stab = stabs[rep_start[n] + i]
-        comp = (1 << m) - 1
-        for k in range(per):
-            if k:
-                low = comp & -comp
-                ripple = comp + low
-                comp = ripple | (((ripple ^ comp) // low) >> 2)
-            v = value[i * per + k]
+        for slot in range(i * per, (i + 1) * per):
+            v = value[slot]
             if v == UNUSED:
                 continue
             orbit = syms
             if stab != 1:
-                mover = _deposit(comp, other, cells)
+                mover = unrank(slot, m, n, cells, ix)[0]
                 kept = 0
                 for h in range(syms):
                     if stab >> h & 1 and _image(mover, h, perm) == mover:
@@ -85,90 +77,6 @@ def tally(m: int, n: int, cells: int, ix: Any, value: np.ndarray) -> np.ndarray:
     return sums
 
 
-@numba.njit(cache=True)
-def _check_reps(
-    first: int, last: int, m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray,
-    mills_of: np.ndarray, ix: Any, value: np.ndarray, across: np.ndarray, lower: np.ndarray, lower_lost: bool,
-    bad: np.ndarray,
-) -> None:
-    perm, stabs, reps, rep_start, binom = ix[0], ix[5], ix[3], ix[4], ix[6]
-    per = binom[cells - n, m]
-    full = (1 << cells) - 1
-    for i in range(first, last):
-        other = reps[rep_start[n] + i]
-        stab = stabs[rep_start[n] + i]
-        comp = (1 << m) - 1
-        for k in range(per):
-            slot = i * per + k
-            if k:
-                low = comp & -comp
-                ripple = comp + low
-                comp = ripple | (((ripple ^ comp) // low) >> 2)
-            mover = _deposit(comp, other, cells)
-            v = value[slot]
-            if stab != 1 and _least(mover, stab, perm) != mover:
-                bad[slot] = v != UNUSED
-                continue
-            if m < 3:
-                bad[slot] = v != LOSS_CODE
-                continue
-            empty = full & ~(mover | other)
-            fly = flying and m == 3
-            removable = removable_stones(other, mills)
-            moves = 0
-            win = DISTANCE_MASK + 1
-            won = -1
-            drawn = False
-            broken = False
-            stones = mover
-            while stones:
-                a = _low(stones)
-                stones &= stones - 1
-                targets = empty if fly else neighbours[a] & empty
-                rest = mover & ~(1 << a)
-                while targets:
-                    b = _low(targets)
-                    targets &= targets - 1
-                    moves += 1
-                    after = rest | 1 << b
-                    children = 0
-                    taken = removable
-                    if _in_mill(after, b, mills_of):
-                        if lower_lost:
-                            win = 1
-                            continue
-                    else:
-                        taken = 0
-                        children = 1
-                    while taken or children:
-                        if children:
-                            w = across[rank(other, after, n, m, cells, ix)]
-                            children = 0
-                        else:
-                            c = _low(taken)
-                            taken &= taken - 1
-                            w = lower[rank(other & ~(1 << c), after, n - 1, m, cells, ix)]
-                        code = w & 3
-                        d = (w >> 2) & DISTANCE_MASK
-                        if w == UNUSED:
-                            broken = True
-                        elif code == LOSS_CODE:
-                            win = min(win, d + 1)
-                        elif code == WIN_CODE:
-                            won = max(won, d)
-                        else:
-                            drawn = True
-            if win <= DISTANCE_MASK:
-                expected = WIN_CODE | win << 2
-            elif moves == 0:
-                expected = LOSS_CODE
-            elif drawn:
-                expected = DRAW_CODE
-            else:
-                expected = LOSS_CODE | (won + 1) << 2
-            bad[slot] = broken or v != expected
-
-
 @numba.njit(cache=True, parallel=True)
 def check_tier(
     m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray, mills_of: np.ndarray,
@@ -181,8 +89,8 @@ def check_tier(
     bad = np.zeros(len(value), dtype=np.bool_)
     blocks = max(1, min(total, _BLOCKS))
     for b in numba.prange(blocks):
-        _check_reps(
+        derive_reps(
             b * total // blocks, (b + 1) * total // blocks, m, n, cells, flying, neighbours, mills, mills_of, ix,
-            value, across, lower, lower_lost, bad,
+            lower, lower_lost, across, value, bad,
         )
     return bad

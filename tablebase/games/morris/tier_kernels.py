@@ -285,15 +285,116 @@ def _first(s: int, keys: np.ndarray, stamps: np.ndarray, stamp: int) -> bool:
     return True
 
 
+@numba.njit(cache=True, inline="always")
+def _next_colex(comp: int) -> int:
+    """The set of as many bits as ``comp`` that follows it in colex order."""
+    low = comp & -comp
+    ripple = comp + low
+    return ripple | (((ripple ^ comp) // low) >> 2)
+
+
+@numba.njit(cache=True, inline="always")
+def _fold(w: int, win: int, won: int, drawn: bool, broken: bool) -> tuple[int, int, bool, bool]:
+    """``(win, won, drawn, broken)`` of a class with one more child's value ``w``: the least distance
+    of a win through a lost child, the largest of its won children, whether one is drawn, whether one
+    holds no class."""
+    code = w & 3
+    d = (w >> 2) & DISTANCE_MASK
+    if w == UNUSED:
+        broken = True
+    elif code == LOSS_CODE:
+        win = min(win, d + 1)
+    elif code == WIN_CODE:
+        won = max(won, d)
+    else:
+        drawn = True
+    return win, won, drawn, broken
+
+
 @numba.njit(cache=True)
-def _init_reps(
+def _derive(
+    mover: int, other: int, stab: int, m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray,
+    mills: np.ndarray, mills_of: np.ndarray, ix: Any, lower: np.ndarray, lower_lost: bool, across: np.ndarray | None,
+    keys: np.ndarray, stamps: np.ndarray, stamp: int,
+) -> tuple[int, int, bool]:
+    """``(value, waiting, broken)`` of the slot of ``(mover, other)`` in ``T(m, n)`` (``stab`` the
+    symmetries keeping ``other``), from its moves.
+
+    A move closing a mill leads to ``T(n - 1, m)``, read in ``lower`` (every
+    position there lost at 0 when ``lower_lost``); any other to ``T(n, m)``,
+    read in ``across`` when it is given; else the value is unknown while such
+    moves reach ``waiting`` distinct classes (the keys stamped ``stamp``), and
+    holds the largest distance of its won children and whether one is drawn
+    (:data:`DRAWN`). ``broken``: whether a child read holds no class.
+    """
+    if stab != 1 and _least(mover, stab, ix[0]) != mover:
+        return UNUSED, 0, False
+    if m < 3:
+        return LOSS_CODE, 0, False
+    empty = ((1 << cells) - 1) & ~(mover | other)
+    fly = flying and m == 3
+    removable = removable_stones(other, mills)
+    moves = 0
+    found = 0
+    win = DISTANCE_MASK + 1
+    won = 0
+    drawn = False
+    broken = False
+    stones = mover
+    while stones:
+        a = _low(stones)
+        stones &= stones - 1
+        targets = empty if fly else neighbours[a] & empty
+        rest = mover & ~(1 << a)
+        while targets:
+            b = _low(targets)
+            targets &= targets - 1
+            moves += 1
+            after = rest | 1 << b
+            if _in_mill(after, b, mills_of):
+                if lower_lost:
+                    win = 1
+                    continue
+                taken = removable
+                while taken:
+                    c = _low(taken)
+                    taken &= taken - 1
+                    w = lower[rank(other & ~(1 << c), after, n - 1, m, cells, ix)]
+                    win, won, drawn, broken = _fold(w, win, won, drawn, broken)
+            else:
+                s = rank(other, after, n, m, cells, ix)
+                if _first(s, keys, stamps, stamp):
+                    found += 1
+                    if across is not None:
+                        win, won, drawn, broken = _fold(across[s], win, won, drawn, broken)
+    if win <= DISTANCE_MASK:
+        return WIN_CODE | win << 2, 0, broken
+    if moves == 0:
+        return LOSS_CODE, 0, broken
+    if across is None and found:
+        return UNKNOWN_CODE | won << 2 | (DRAWN if drawn else 0), found, broken
+    if drawn:
+        return DRAW_CODE, 0, broken
+    return LOSS_CODE | (won + 1) << 2, 0, broken
+
+
+@numba.njit(cache=True)
+def derive_reps(
     first: int, last: int, m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray,
-    mills_of: np.ndarray, ix: Any, lower: np.ndarray, lower_lost: bool, value: np.ndarray, count: np.ndarray,
+    mills_of: np.ndarray, ix: Any, lower: np.ndarray, lower_lost: bool, across: np.ndarray | None,
+    value: np.ndarray, marks: np.ndarray,
 ) -> int:
-    """:func:`init_tier` on the slots of the representatives ``first`` to ``last`` (excluded)."""
-    perm, stabs, reps, rep_start, binom = ix[0], ix[5], ix[3], ix[4], ix[6]
+    """The value of each slot of the representatives ``first`` to ``last`` (excluded) of ``T(m, n)``
+    from its moves (:func:`_derive`).
+
+    Without ``across`` (:func:`init_tier`) it is stored in ``value``, ``marks``
+    gets how many classes of ``T(n, m)`` it waits for, and the largest
+    distance set is returned; with ``across``, the values of ``T(n, m)``
+    (the check of a solved tier), ``marks`` gets whether ``value`` disagrees
+    or a child holds no class, and 0 is returned.
+    """
+    stabs, reps, rep_start, binom = ix[5], ix[3], ix[4], ix[6]
     per = binom[cells - n, m]
-    full = (1 << cells) - 1
     keys = np.empty(_MOST, dtype=np.int64)
     stamps = np.zeros(_MOST, dtype=np.int64)
     top = 0
@@ -302,74 +403,20 @@ def _init_reps(
         stab = stabs[rep_start[n] + i]
         comp = (1 << m) - 1
         for k in range(per):
-            slot = i * per + k
             if k:
-                low = comp & -comp
-                ripple = comp + low
-                comp = ripple | (((ripple ^ comp) // low) >> 2)
-            mover = _deposit(comp, other, cells)
-            count[slot] = 0
-            if stab != 1 and _least(mover, stab, perm) != mover:
-                value[slot] = UNUSED
-                continue
-            if m < 3:
-                value[slot] = LOSS_CODE
-                continue
-            empty = full & ~(mover | other)
-            fly = flying and m == 3
-            removable = removable_stones(other, mills)
-            moves = 0
-            found = 0
-            win = DISTANCE_MASK + 1
-            won = 0
-            drawn = False
-            stones = mover
-            while stones:
-                a = _low(stones)
-                stones &= stones - 1
-                targets = empty if fly else neighbours[a] & empty
-                rest = mover & ~(1 << a)
-                while targets:
-                    b = _low(targets)
-                    targets &= targets - 1
-                    moves += 1
-                    after = rest | 1 << b
-                    if _in_mill(after, b, mills_of):
-                        if lower_lost:
-                            win = 1
-                            continue
-                        taken = removable
-                        while taken:
-                            c = _low(taken)
-                            taken &= taken - 1
-                            v = lower[rank(other & ~(1 << c), after, n - 1, m, cells, ix)]
-                            code = v & 3
-                            d = (v >> 2) & DISTANCE_MASK
-                            if code == LOSS_CODE:
-                                if d + 1 < win:
-                                    win = d + 1
-                            elif code == WIN_CODE:
-                                if d > won:
-                                    won = d
-                            else:
-                                drawn = True
-                    else:
-                        if _first(rank(other, after, n, m, cells, ix), keys, stamps, slot + 1):
-                            found += 1
-            if win <= DISTANCE_MASK:
-                value[slot] = WIN_CODE | win << 2
-                top = max(top, win)
-            elif moves == 0:
-                value[slot] = LOSS_CODE
-            elif found == 0:
-                if drawn:
-                    value[slot] = DRAW_CODE
-                else:
-                    value[slot] = LOSS_CODE | (won + 1) << 2
-                    top = max(top, won + 1)
+                comp = _next_colex(comp)
+            slot = i * per + k
+            v, waiting, broken = _derive(
+                _deposit(comp, other, cells), other, stab, m, n, cells, flying, neighbours, mills, mills_of, ix,
+                lower, lower_lost, across, keys, stamps, slot + 1,
+            )
+            if across is None:
+                value[slot] = v
+                marks[slot] = waiting
+                if v & 3 == WIN_CODE or v & 3 == LOSS_CODE:
+                    top = max(top, (v >> 2) & DISTANCE_MASK)
             else:
-                value[slot] = UNKNOWN_CODE | won << 2 | (DRAWN if drawn else 0)
-                count[slot] = found
+                marks[slot] = broken or value[slot] != v
     return top
 
 
@@ -385,7 +432,7 @@ def init_tier(
     ``T(n, m)``, in the unit, where ``count`` counts the distinct classes.
     """
     last = ix[4][n + 1] - ix[4][n]
-    return _init_reps(0, last, m, n, cells, flying, neighbours, mills, mills_of, ix, lower, lower_lost, value, count)
+    return derive_reps(0, last, m, n, cells, flying, neighbours, mills, mills_of, ix, lower, lower_lost, None, value, count)
 
 
 @numba.njit(cache=True, parallel=True)
@@ -399,8 +446,8 @@ def init_tier_parallel(
     tops = np.zeros(blocks, dtype=np.int64)
     for b in numba.prange(blocks):
         first, last = b * total // blocks, (b + 1) * total // blocks
-        tops[b] = _init_reps(
-            first, last, m, n, cells, flying, neighbours, mills, mills_of, ix, lower, lower_lost, value, count
+        tops[b] = derive_reps(
+            first, last, m, n, cells, flying, neighbours, mills, mills_of, ix, lower, lower_lost, None, value, count
         )
     return int(tops.max())
 
