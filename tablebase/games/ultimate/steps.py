@@ -22,18 +22,8 @@ from tablebase.games.ultimate.fields import (
     _needs,
     _threats,
 )
-from tablebase.games.ultimate.table import (
-    KEYS,
-    VALS,
-    _bound,
-    _dget,
-    _find,
-    _get,
-    _merge,
-    _pstore,
-    _rehash,
-    _store,
-)
+from tablebase.games.ultimate import table
+from tablebase.games.ultimate.table import KEYS, VALS, _dget, _find
 from tablebase.scores import M, settle, shift, unshift
 
 #: The rows of the explicit stack (:func:`.search._walk`, a frame a ply): of its move lists
@@ -177,8 +167,8 @@ def _distance_bounds(
 #: process; ``BESIDE[0]`` at the same time in a second one on a first use
 #: (:class:`tablebase.games.common.compiled.Beside`), ``BESIDE[1]``, what Python alone calls
 #: (and what it calls), while the walk compiles.
-HERE = (_find, _store, _bound, _pstore, _dget, _need, _needs, _distance_bounds, _descend)
+HERE = (_find, table._store, table._bound, table._pstore, _dget, _need, _needs, _distance_bounds, _descend)
 BESIDE = (
     (_at_once, _child, _threats, _moves, _knowledge),
-    (_find, _store, _bound, _get, _rehash, _merge),
+    (_find, table._store, table._bound, table._get, table._rehash, table._merge),
 )
