@@ -36,6 +36,7 @@ from tablebase.errors import (
     BuildError, DatabaseError, TablebaseError, UnknownVariantError, UnreachablePositionError, VariantNotBuiltError,
 )
 from tablebase.games.base import Game
+from tablebase.games.tiering import settled
 from tablebase.games.notation import parse_position
 from tablebase.reader import Reader, check_file, database_errors, read_variants
 from tablebase.results import PlyCount, SolveReport, Stats
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from tablebase.results import OpeningReport, Probe, VariantInfo, VerifyReport
 
     from tablebase.solve import Progress
+    from tablebase.games.tiering import TierSearch
     from tablebase.solve.search import SearchSession
 
 DEFAULT_DB = "tablebase.db"
@@ -418,6 +420,44 @@ class Tablebase:
             moves_proved=len(result.moves),
         )
 
+    @_writes
+    def _solve_in_tiers(
+        self, name: str, game: Game, state: int, time_limit: float | None, search: TierSearch
+    ) -> SolveReport:
+        """:meth:`solve` of ``state`` (already read) of a variant built tier by tier, by ``search`` over
+        its stored tiers: the position and each move proved, what was proved with its distance stored
+        in the ``states`` table (the tiers' positions are not stored again)."""
+        from tablebase.store.proved import write_proved
+
+        started = time.perf_counter()
+        deadline = None if time_limit is None else started + time_limit
+        shown = game.format_position(state)
+        if not search.covers(state):
+            raise BuildError(f"position {shown!r} of {name} lies in its stored tiers; probe it instead")
+        self._check_writable()
+        self._drop_reader()
+        canon = game.canonical(state)[0]
+        nodes = search.nodes
+        proof = search.prove(canon, None if deadline is None else deadline - 0.05 * (time_limit or 0.0))
+        positions = {s: v for s, v in proof.positions(lambda s: game.canonical(s)[0]).items() if search.covers(s)}
+        with self._write_connection() as conn:
+            stored = write_proved(conn, game, positions, [], time.perf_counter() - started)
+        self._drop_reader()
+        value = proof.value
+        return SolveReport(
+            variant=name,
+            position=shown,
+            outcome=None if value is None else value[0],
+            distance=None if value is None else value[1],
+            proved=proof.complete,
+            timed_out=not proof.complete,
+            stored=stored,
+            nodes=search.nodes - nodes,
+            seconds=time.perf_counter() - started,
+            moves=len(proof.moves),
+            moves_proved=sum(settled(v) for _, _, v in proof.moves),
+        )
+
     def solve_many(
         self, name: str, positions: list[str], *, time_limit: float | None = None, line: bool = False
     ) -> Iterator[SolveReport]:
@@ -489,6 +529,7 @@ class Solver:
         self.name = name
         self.game = games.get(name)
         self.session = SearchSession(self.game, kept=tablebase.kept_table_path(name))
+        self._tiers: TierSearch | None = None
 
     def solve(self, position: str | None = None, *, time_limit: float | None = None, line: bool = False) -> SolveReport:
         """:meth:`Tablebase.solve` of ``position`` (``None``: the start)."""
@@ -499,8 +540,19 @@ class Solver:
 
     def solve_state(self, state: int, time_limit: float | None = None, line: bool = False) -> SolveReport:
         """:meth:`solve` of a state already read."""
+        search = self._tier_search()
+        if search is not None:
+            return self.tablebase._solve_in_tiers(self.name, self.game, state, time_limit, search)
         self.session.open(state)
         return self.tablebase._solve(self.name, self.game, state, time_limit, self.session, line)
+
+    def _tier_search(self) -> TierSearch | None:
+        """The search over the stored tiers of a variant built tier by tier (kept between solves)."""
+        tb = self.tablebase
+        if self._tiers is None and self.game.tiering() is not None and (not tb._owns_engine or tb.path.exists()):
+            table = tb.get_variant(self.name)
+            self._tiers = None if table is None else table.tier_search()
+        return self._tiers
 
     def prepare(self) -> None:
         """Make the search's table, as large as for the start, with what earlier solves kept, and

@@ -28,6 +28,7 @@ from tablebase.store.tier_blocks import older_tiers
 
 if TYPE_CHECKING:
     from tablebase.results import StoredKey, VariantInfo
+    from tablebase.games.tiering import TierSearch
 
 #: Seconds a probe spends proving the moves of a position stored by ``solve`` with its value only.
 PROBE_BUDGET = 2.0
@@ -172,6 +173,11 @@ class VariantTable:
     def storage(self) -> Storage:
         """How the variant's positions are stored (the storage named in its row)."""
         return self._bound().storage
+
+    def tier_search(self) -> TierSearch | None:
+        """A search of the positions the variant's tiers do not hold (Morris: the placement phase),
+        reading the stored tiers at its leaves; ``None`` for a variant not built tier by tier."""
+        return self.storage.search(self.snapshot)
 
     def __repr__(self) -> str:
         return f"<VariantTable {self.name!r} in {str(self.tablebase.path)!r}>"

@@ -19,10 +19,12 @@ against.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Hashable, Mapping, Protocol, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Hashable, Mapping, Optional, Protocol, Sequence, Tuple, TypeVar
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from tablebase.outcome import Outcome
 
 T = TypeVar("T", bound=Hashable)
 
@@ -85,6 +87,59 @@ class TierCounts:
     draw_positions: int
 
 
+#: A proved value: outcome for the side to move and distance in plies (``None``: a draw, or not proved).
+TierValue = Tuple["Outcome", Optional[int]]
+
+
+@dataclass(frozen=True)
+class TierProof:
+    """What a :class:`TierSearch` proved of ``state``: its value (``None``: not proved) and each
+    move's ``(move, child, value of the child for its mover or None)``, in the rules' order."""
+
+    state: int
+    value: TierValue | None
+    moves: list[tuple[int, int, TierValue | None]]
+
+    @property
+    def complete(self) -> bool:
+        """Whether the position and every move are :func:`settled`."""
+        return settled(self.value) and all(settled(v) for _, _, v in self.moves)
+
+    def positions(self, canonical: Callable[[int], int]) -> dict[int, TierValue]:
+        """The position and its moves' positions whose values are :func:`settled`, by ``canonical`` state."""
+        found = {canonical(child): v for _, child, v in self.moves if v is not None and settled(v)}
+        if self.value is not None and settled(self.value):
+            found[canonical(self.state)] = self.value
+        return found
+
+
+def settled(value: TierValue | None) -> bool:
+    """Whether ``value`` is proved whole: an outcome, and a distance unless a draw."""
+    return value is not None and (value[1] is not None or value[0] == "draw")
+
+
+class TierSearch(Protocol):
+    """A search of the positions outside the stored tiers that lead into them without cycles
+    (Morris: the placement phase), reading the tiers' values at its leaves."""
+
+    #: Nodes searched so far.
+    nodes: int
+
+    def covers(self, state: int) -> bool:
+        """Whether ``state`` is one this search proves (it lies in no tier)."""
+        ...
+
+    def value(self, state: int, deadline: float | None = None) -> TierValue | None:
+        """The value of ``state`` for its side to move (distance ``None`` for a draw or where
+        ``deadline`` left it unproved); ``None`` when not even its outcome was proved."""
+        ...
+
+    def prove(self, state: int, deadline: float | None = None) -> TierProof:
+        """The value of ``state`` and of each of its moves, as far as proved by ``deadline``
+        (:func:`time.perf_counter` seconds)."""
+        ...
+
+
 class DenseTiers(Protocol):
     """A game's tiers, each numbered densely (one slot a class) and solved unit by unit by the game itself.
 
@@ -132,4 +187,9 @@ class DenseTiers(Protocol):
         """The slots of tier ``number`` whose value does not follow from the rules and its children's
         values (``values``: of the tier and of :meth:`check_reads`), a used slot holding
         :data:`UNUSED` or an unused one holding a value among them; on ``threads`` threads."""
+        ...
+
+    def search(self, read: Callable[[int], np.ndarray]) -> TierSearch | None:
+        """A search of the positions the tiers do not hold, ``read`` giving a stored tier's values by
+        its number (a :class:`KeyError` for one not stored); ``None``: the game has none."""
         ...

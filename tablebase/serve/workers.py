@@ -42,6 +42,7 @@ from typing import Any
 
 from tablebase.errors import TablebaseError
 from tablebase.games.base import Game
+from tablebase.games.tiering import TierSearch
 from tablebase.results import Probe
 from tablebase.serve.analysis import MAX_SECONDS, BusyError, NotProvedError
 
@@ -118,9 +119,19 @@ def _work(
 
     found: list[dict[int, tuple[str, int | None]]] = []
     searches = Searches(int(memory_cap * TABLE_SHARE))
+    tiers: dict[str, TierSearch | None] = {}
 
     def prover(game: Game, state: int, seconds: float) -> tuple[bool, dict[int, tuple[str, int | None]]]:
-        proved, positions = searches(game, state, seconds)
+        if game.name not in tiers:
+            table = tb.get_variant(game.name)
+            tiers[game.name] = None if table is None else table.tier_search()
+        search = tiers[game.name]
+        if search is not None and search.covers(state):
+            proof = search.prove(state, time.perf_counter() + seconds)
+            proved = proof.complete
+            positions: dict[int, tuple[str, int | None]] = dict(proof.positions(lambda s: game.canonical(s)[0]))
+        else:
+            proved, positions = searches(game, state, seconds)
         found.append(positions)
         return proved, positions
 

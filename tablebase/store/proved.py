@@ -11,7 +11,7 @@ import json
 import sqlite3
 import time
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Mapping
 
 from tablebase.version import installed_version
 
@@ -80,8 +80,12 @@ POSITION_OUTCOMES = ", ".join(
 
 
 def recount_plies(cur: sqlite3.Cursor, variant_id: int) -> None:
-    """Recompute the variant's rows of ``plies`` from its stored states (variants solved a few positions at a time)."""
-    cur.execute("DELETE FROM plies WHERE variant_id = ?", (variant_id,))
+    """Recompute the variant's rows of ``plies`` from its stored states (variants solved a few positions at a
+    time), leaving those of what it stores in blocks (a variant built tier by tier keeps its tiers' rows)."""
+    cur.execute(
+        "DELETE FROM plies WHERE variant_id = ? AND ply NOT IN (SELECT ply FROM blocks WHERE variant_id = ?)",
+        (variant_id, variant_id),
+    )
     cur.execute(
         f"INSERT INTO plies (variant_id, ply, {', '.join(PLY_COLUMNS)})"
         " SELECT s.variant_id, s.ply,"
@@ -89,15 +93,16 @@ def recount_plies(cur: sqlite3.Cursor, variant_id: int) -> None:
         " CASE WHEN v.symmetry THEN COUNT(*) ELSE SUM(s.representative) END,"
         " SUM(s.outcome = 'win'), SUM(s.outcome = 'loss'), SUM(s.outcome = 'draw'), SUM(s.terminal),"
         f" {POSITION_OUTCOMES}"
-        " FROM states AS s JOIN variants AS v ON v.id = s.variant_id WHERE s.variant_id = ? GROUP BY s.ply",
-        (variant_id,),
+        " FROM states AS s JOIN variants AS v ON v.id = s.variant_id WHERE s.variant_id = ?"
+        " AND s.ply NOT IN (SELECT ply FROM blocks WHERE variant_id = ?) GROUP BY s.ply",
+        (variant_id, variant_id),
     )
 
 
 def write_proved(
     conn: sqlite3.Connection,
     game: Any,
-    positions: dict[int, tuple[str, int | None]],
+    positions: Mapping[int, tuple[str, int | None]],
     edges: list[tuple[int, int, int]],
     seconds: float,
     deadline: float | None = None,
@@ -141,6 +146,10 @@ def write_proved(
         else:
             variant_id = row[0]
         before = cur.execute("SELECT COUNT(*) FROM states WHERE variant_id = ?", (variant_id,)).fetchone()[0]
+        moves_before = cur.execute(
+            "SELECT COUNT(*) FROM moves WHERE from_state IN (SELECT id FROM states WHERE variant_id = ?)",
+            (variant_id,),
+        ).fetchone()[0]
         ids: dict[int, int] = {}
 
         def store(states: list[int]) -> None:
@@ -210,11 +219,11 @@ def write_proved(
             (variant_id, game.format_position(root)),
         ).fetchone()
         cur.execute(
-            "UPDATE variants SET states_count = ?, moves_count = ?, build_seconds = build_seconds + ?,"
-            " outcome = ?, distance = ? WHERE id = ?",
+            "UPDATE variants SET states_count = states_count + ?, moves_count = moves_count + ?,"
+            " build_seconds = build_seconds + ?, outcome = ?, distance = ? WHERE id = ?",
             (
-                after,
-                moves,
+                after - before,
+                moves - moves_before,
                 seconds + time.perf_counter() - started,
                 start[0] if start else None,
                 start[1] if start else None,

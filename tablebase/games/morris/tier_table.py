@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import cache, cached_property
 from math import comb
-from typing import TYPE_CHECKING, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence, cast
 
 import numpy as np
 
@@ -24,6 +24,8 @@ from tablebase.games.morris.tier_rank import TierRanker
 from tablebase.games.tiering import TierCounts, TierUnit
 
 if TYPE_CHECKING:
+    from tablebase.games.morris.placement import PlacementSearch
+    from tablebase.games.morris.rules import MorrisGame
     from tablebase.games.morris.tier_engine import TierEngine
     from tablebase.games.morris.tier_index import TierIndex
 
@@ -187,3 +189,9 @@ class MorrisTierTable:
         )
         result: np.ndarray = np.flatnonzero(bad)
         return result
+
+    def search(self, read: Callable[[int], np.ndarray]) -> PlacementSearch:
+        """The placement phase searched over the stored tiers (:mod:`tablebase.games.morris.placement`)."""
+        from tablebase.games.morris.placement import PlacementSearch
+
+        return PlacementSearch(cast("MorrisGame", self.game), read)

@@ -12,6 +12,7 @@ there. :class:`BaseStorage` holds what the built-in storages answer alike.
 from __future__ import annotations
 
 import sqlite3
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, NamedTuple, Protocol, Sequence
 
 from tablebase.errors import BuildError
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import Engine
 
     from tablebase.games.base import Game
+    from tablebase.games.tiering import TierSearch
     from tablebase.solve import Progress, Solution
     from tablebase.solve.executor import Executor
     from tablebase.store.states import Layers
@@ -119,6 +121,12 @@ class Storage(Protocol):
 
     def probe(self, conn: sqlite3.Connection, state: int) -> tuple[Entry | None, list[tuple[int, Value | None]]]:
         """:meth:`lookup` of the canonical ``state`` and, unless it is missing or terminal, its :meth:`moves`."""
+        ...
+
+    def search(self, connect: Callable[[], AbstractContextManager[sqlite3.Connection]]) -> TierSearch | None:
+        """A search of the positions the storage does not hold that reads what it holds, through
+        connections ``connect`` opens (a variant built tier by tier: the game's
+        :meth:`~tablebase.games.tiering.DenseTiers.search`); ``None`` for none."""
         ...
 
     # -- whole tables ----------------------------------------------------------
@@ -244,6 +252,9 @@ class BaseStorage:
         if entry is None or entry.terminal:
             return entry, []
         return entry, self.moves(conn, state, entry)
+
+    def search(self, connect: Callable[[], AbstractContextManager[sqlite3.Connection]]) -> TierSearch | None:
+        return None
 
     def move_rows(self, conn: sqlite3.Connection) -> Iterator[tuple[int, str, int]]:
         return iter(())

@@ -15,6 +15,7 @@ by the game's compiled check, a tier at a time.
 from __future__ import annotations
 
 import sqlite3
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from tablebase.games.base import Game
-    from tablebase.games.tiering import DenseTiers
+    from tablebase.games.tiering import DenseTiers, TierSearch
     from tablebase.progress import Progress
 
 #: The value of a slot holding no class (:data:`tablebase.games.tiering.UNUSED`).
@@ -119,7 +120,7 @@ class Tiered(RulesMoves, BaseStorage):
         return self.cache.add(TierBlock(number, first, values))
 
     def _raw(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[int | None]:
-        """Each state's stored value (``None``: not stored)."""
+        """Each state's stored value in its tier (``None``: in no stored tier)."""
         stored = self.stored(conn)
         out: list[int | None] = []
         for where in self.tiering.locate(states):
@@ -130,14 +131,71 @@ class Tiered(RulesMoves, BaseStorage):
             out.append(None if block is None else int(block.values[where[1] - block.first]))
         return out
 
+    def _proved(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[tuple[Value, bool] | None]:
+        """The value and whether the game is over of each state (in no tier) that a search stored
+        in the ``states`` table (:meth:`search`); ``None`` for one it did not."""
+        game = self.game
+        keys = [game.format_position(game.canonical(s)[0]) for s in states]
+        found: dict[str, tuple[Value, bool]] = {}
+        for lo in range(0, len(keys), 500):
+            part = keys[lo : lo + 500]
+            rows = conn.execute(
+                f"SELECT key, outcome, distance, terminal FROM states WHERE variant_id = ?"
+                f" AND key IN ({','.join('?' * len(part))})",
+                (self.variant_id, *part),
+            )
+            found.update((key, ((outcome, distance), bool(terminal))) for key, outcome, distance, terminal in rows)
+        return [found.get(key) for key in keys]
+
     def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
-        return [None if v is None else _value(v) for v in self._raw(conn, states)]
+        out = [None if v is None else _value(v) for v in self._raw(conn, states)]
+        rest = [i for i, v in enumerate(out) if v is None]
+        if rest:
+            for i, proved in zip(rest, self._proved(conn, [states[i] for i in rest])):
+                out[i] = None if proved is None else proved[0]
+        return out
 
     def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
-        value = self.values(conn, [state])[0]
-        if value is None:
+        value = self._raw(conn, [state])[0]
+        if value is not None:
+            outcome, distance = _value(value) or ("draw", None)
+            return Entry(outcome, distance, distance == 0, state)
+        proved = self._proved(conn, [state])[0]
+        if proved is None:
             return None
-        return Entry(value[0], value[1], value[1] == 0, state)
+        return Entry(proved[0][0], proved[0][1], proved[1], state)
+
+    def probe(self, conn: sqlite3.Connection, state: int) -> tuple[Entry | None, list[tuple[int, Value | None]]]:
+        """:meth:`lookup` and every move's value; no moves for a position a search stored while
+        some of its moves' positions are stored nowhere (a position stored with its value only)."""
+        entry = self.lookup(conn, state)
+        if entry is None or entry.terminal:
+            return entry, []
+        moves = self.moves(conn, state, entry)
+        if any(value is None for _, value in moves) and self.tiering.locate([state])[0] is None:
+            return entry, []
+        return entry, moves
+
+    def search(self, connect: Callable[[], AbstractContextManager[sqlite3.Connection]]) -> TierSearch | None:
+        """The game's search of the positions no tier holds (:meth:`DenseTiers.search`), reading the
+        stored tiers through connections ``connect`` opens; ``None`` when the game has none. A tier
+        the search needs that is not stored is a :class:`BuildError` naming the build that adds it."""
+        game, tiering = self.game, self.tiering
+        variant_id = self.variant_id
+        with connect() as conn:
+            stored = dict(self.stored(conn))
+
+        def read(number: int) -> np.ndarray:
+            if number not in stored:
+                stones = max(int(c) for c in str(game.tier_name(number) or "0").split("-"))
+                raise BuildError(
+                    f"{game.name}: tier {game.tier_name(number)} is not stored, and the search needs it;"
+                    f" run: tablebase build {game.name} --stones {stones}"
+                )
+            with connect() as conn:
+                return tier_values(conn, variant_id, number, tiering.size(number))
+
+        return tiering.search(read)
 
     def _tiers(self, conn: sqlite3.Connection) -> Iterator[tuple[int, np.ndarray]]:
         """Every stored tier's number and values."""
