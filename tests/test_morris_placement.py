@@ -105,3 +105,18 @@ def test_cli_solve_over_the_tiers(six_tiers: Path, tmp_path: Path) -> None:
     assert '"proved": true' in result.output
     result = runner.invoke(app, ["probe", "morris-6", "x...o........... x 2 2", "--db", str(path)])
     assert result.exit_code == 0, result.output
+
+
+def test_a_distance_that_needs_too_many_tiers_is_left_unproved(six_tiers: Path) -> None:
+    game = games.get("morris-6")
+    with tablebase.open(six_tiers) as tb:
+        search = tb.variant("morris-6").tier_search()
+        assert search is not None
+        proof = search.prove(game.parse_position("x...o........... x 2 2"))
+        decided = [(child, value) for _, child, value in proof.moves if value is not None and value[0] != "draw"]
+        assert decided and all(value[1] is not None for _, value in decided)
+        capped = tb.variant("morris-6").tier_search()
+        assert capped is not None
+        capped.distance_bytes = 0  # type: ignore[attr-defined]
+        for child, (outcome, _) in decided:
+            assert capped.value(child) == (outcome, None)

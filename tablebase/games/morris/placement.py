@@ -27,6 +27,13 @@ if TYPE_CHECKING:
 BUDGET = 200_000
 #: Slots of each table of bounds, as a power of two (two tables: outcomes, distances).
 TABLE_BITS = 23
+#: Bytes of stored values (two a slot) the search of distances may hold; a distance that needs
+#: more is left unproved (the outcome needs a quarter of a byte a slot, always held).
+DISTANCE_BYTES = 4 << 30
+
+
+class _TooLarge(Exception):
+    """The distance search would hold more than :data:`DISTANCE_BYTES` of tiers."""
 
 
 class PlacementSearch:
@@ -54,6 +61,9 @@ class PlacementSearch:
         self.nodes = 0
         #: The tiers read so far, by stored number.
         self.loaded: set[int] = set()
+        #: Bytes of stored values the distance search holds, and the most it may.
+        self.held = 0
+        self.distance_bytes = DISTANCE_BYTES
 
     def covers(self, state: int) -> bool:
         """Whether ``state`` has a stone in hand (a position this search proves)."""
@@ -74,10 +84,13 @@ class PlacementSearch:
 
         m, n = divmod(index, 16)
         number = tier_number(m, n)
+        if exact and self.held + 2 * self.game.tiering().size(number) > self.distance_bytes:
+            raise _TooLarge
         values = self.read(number)
         self.loaded.add(number)
         if exact:
             self.values[index] = values
+            self.held += values.nbytes
         else:
             self.codes[index] = pk.pack_codes(values)
 
@@ -111,7 +124,10 @@ class PlacementSearch:
             return DRAW, None
         outcome = WIN if sign > 0 else LOSS
         window = (0, pk.M + 1) if sign > 0 else (-pk.M - 1, 0)
-        exact = self.score(state, window[0], window[1], True, deadline)
+        try:
+            exact = self.score(state, window[0], window[1], True, deadline)
+        except _TooLarge:
+            exact = None
         if exact is None:
             return outcome, None
         return outcome, pk.M - abs(exact)
