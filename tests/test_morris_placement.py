@@ -120,3 +120,21 @@ def test_a_distance_that_needs_too_many_tiers_is_left_unproved(six_tiers: Path) 
         capped.distance_bytes = 0  # type: ignore[attr-defined]
         for child, (outcome, _) in decided:
             assert capped.value(child) == (outcome, None)
+
+
+def test_the_server_solves_a_placement_position_over_the_tiers(six_tiers: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from tablebase.serve import create_app
+
+    position = "x...o........... x 2 2"
+    with tablebase.open(six_tiers) as tb:
+        search = tb.variant("morris-6").tier_search()
+        assert search is not None
+        expected = search.prove(games.get("morris-6").parse_position(position))
+    with TestClient(create_app(six_tiers, solvers=1)) as client:
+        reply = client.get("/api/morris-6/solve", params={"position": position, "time_limit": 30})
+        assert reply.status_code == 200, reply.text
+        body = reply.json()
+        assert body["proved"] and body["outcome"] == expected.value[0]  # type: ignore[index]
+        assert len(body["moves"]) == len(expected.moves) == 14
