@@ -4,6 +4,7 @@ with the search, and ``solve`` stores what it proved for probes and play."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,20 @@ def test_the_server_solves_a_placement_position_over_the_tiers(six_tiers: Path) 
         body = reply.json()
         assert body["proved"] and body["outcome"] == expected.value[0]  # type: ignore[index]
         assert len(body["moves"]) == len(expected.moves) == 14
+
+
+def test_verify_checks_the_positions_solve_stored(six_tiers: Path, tmp_path: Path) -> None:
+    path = tmp_path / "six.db"
+    path.write_bytes(six_tiers.read_bytes())
+    with tablebase.open(path) as tb:
+        tiers = tb.verify("morris-6").states
+        tb.solve("morris-6", "x...o........... x 2 2")
+        report = tb.verify("morris-6")
+        assert report.ok and report.states > tiers
+    game = games.get("morris-6")
+    key = game.format_position(game.canonical(game.parse_position("x...o........... x 2 2"))[0])
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("UPDATE states SET outcome = 'loss', distance = 3 WHERE key = ?", (key,)).rowcount == 1
+    with tablebase.open(path) as tb:
+        report = tb.verify("morris-6")
+        assert not report.ok and any(f"{key}: stored loss/3" in e for e in report.errors)

@@ -92,10 +92,10 @@ class Tiered(RulesMoves, BaseStorage):
         return states
 
     def stored(self, conn: sqlite3.Connection) -> dict[int, int]:
-        """The stored tiers' numbers and classes, in order."""
+        """The stored tiers' numbers and classes, in order (not the plies of positions a search stored)."""
         if self._stored is None:
             rows = conn.execute("SELECT ply, classes FROM plies WHERE variant_id = ? ORDER BY ply", (self.variant_id,))
-            self._stored = {int(p): int(c) for p, c in rows}
+            self._stored = {int(p): int(c) for p, c in rows if self.game.tier_name(int(p)) is not None}
         return self._stored
 
     def _block(self, conn: sqlite3.Connection, number: int, slot: int) -> TierBlock | None:
@@ -294,6 +294,26 @@ class Tiered(RulesMoves, BaseStorage):
                 del kept[n]
             if progress is not None:
                 progress("tiers", done + 1, len(stored))
+        return checked + self._check_proved(conn, on_error)
+
+    def _check_proved(self, conn: sqlite3.Connection, on_error: Callable[[str], None]) -> int:
+        """Check each position a search stored (:meth:`search`) whose moves' positions are all stored
+        against their values; the positions checked."""
+        from tablebase.outcome import label_from_children
+
+        game = self.game
+        rows = conn.execute("SELECT key, outcome, distance FROM states WHERE variant_id = ?", (self.variant_id,))
+        checked = 0
+        for key, outcome, distance in rows.fetchall():
+            state = game.parse_position(key)
+            children = [child for _, child in game.children(state)]
+            values = self.values(conn, children)
+            if not children or any(v is None for v in values):
+                continue
+            checked += 1
+            expected = label_from_children(v for v in values if v is not None)
+            if (outcome, distance) != expected:
+                on_error(f"{key}: stored {outcome}/{distance}, its moves say {expected[0]}/{expected[1]}")
         return checked
 
     @classmethod
