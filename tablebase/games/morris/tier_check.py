@@ -23,7 +23,7 @@ import numba
 import numpy as np
 
 from tablebase.games.common.kernels import LOSS_CODE, WIN_CODE
-from tablebase.games.morris.tier_kernels import UNUSED, _image, derive_reps, unrank
+from tablebase.games.morris.tier_kernels import UNUSED, _deposit, _image, _next_colex, derive_reps
 
 #: Representatives a block of the parallel passes holds at most.
 _BLOCKS = 1024
@@ -31,18 +31,22 @@ _BLOCKS = 1024
 
 @numba.njit(cache=True)
 def _tally_reps(first: int, last: int, m: int, n: int, cells: int, ix: Any, value: np.ndarray, out: np.ndarray) -> None:
-    perm, stabs, rep_start, binom = ix[0], ix[5], ix[4], ix[6]
+    perm, stabs, reps, rep_start, binom = ix[0], ix[5], ix[3], ix[4], ix[6]
     per = binom[cells - n, m]
     syms = perm.shape[0]
     for i in range(first, last):
+        other = reps[rep_start[n] + i]
         stab = stabs[rep_start[n] + i]
-        for slot in range(i * per, (i + 1) * per):
-            v = value[slot]
+        comp = (1 << m) - 1
+        for k in range(per):
+            if k:
+                comp = _next_colex(comp)
+            v = value[i * per + k]
             if v == UNUSED:
                 continue
             orbit = syms
             if stab != 1:
-                mover = unrank(slot, m, n, cells, ix)[0]
+                mover = _deposit(comp, other, cells)
                 kept = 0
                 for h in range(syms):
                     if stab >> h & 1 and _image(mover, h, perm) == mover:

@@ -312,107 +312,91 @@ def _fold(w: int, win: int, won: int, drawn: bool, broken: bool) -> tuple[int, i
 
 
 @numba.njit(cache=True)
-def _derive(
-    mover: int, other: int, stab: int, m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray,
-    mills: np.ndarray, mills_of: np.ndarray, ix: Any, lower: np.ndarray, lower_lost: bool, across: np.ndarray | None,
-    keys: np.ndarray, stamps: np.ndarray, stamp: int,
-) -> tuple[int, int, bool]:
-    """``(value, waiting, broken)`` of the slot of ``(mover, other)`` in ``T(m, n)`` (``stab`` the
-    symmetries keeping ``other``), from its moves.
-
-    A move closing a mill leads to ``T(n - 1, m)``, read in ``lower`` (every
-    position there lost at 0 when ``lower_lost``); any other to ``T(n, m)``,
-    read in ``across`` when it is given; else the value is unknown while such
-    moves reach ``waiting`` distinct classes (the keys stamped ``stamp``), and
-    holds the largest distance of its won children and whether one is drawn
-    (:data:`DRAWN`). ``broken``: whether a child read holds no class.
-    """
-    if stab != 1 and _least(mover, stab, ix[0]) != mover:
-        return UNUSED, 0, False
-    if m < 3:
-        return LOSS_CODE, 0, False
-    empty = ((1 << cells) - 1) & ~(mover | other)
-    fly = flying and m == 3
-    removable = removable_stones(other, mills)
-    moves = 0
-    found = 0
-    win = DISTANCE_MASK + 1
-    won = 0
-    drawn = False
-    broken = False
-    stones = mover
-    while stones:
-        a = _low(stones)
-        stones &= stones - 1
-        targets = empty if fly else neighbours[a] & empty
-        rest = mover & ~(1 << a)
-        while targets:
-            b = _low(targets)
-            targets &= targets - 1
-            moves += 1
-            after = rest | 1 << b
-            if _in_mill(after, b, mills_of):
-                if lower_lost:
-                    win = 1
-                    continue
-                taken = removable
-                while taken:
-                    c = _low(taken)
-                    taken &= taken - 1
-                    w = lower[rank(other & ~(1 << c), after, n - 1, m, cells, ix)]
-                    win, won, drawn, broken = _fold(w, win, won, drawn, broken)
-            else:
-                s = rank(other, after, n, m, cells, ix)
-                if _first(s, keys, stamps, stamp):
-                    found += 1
-                    if across is not None:
-                        win, won, drawn, broken = _fold(across[s], win, won, drawn, broken)
-    if win <= DISTANCE_MASK:
-        return WIN_CODE | win << 2, 0, broken
-    if moves == 0:
-        return LOSS_CODE, 0, broken
-    if across is None and found:
-        return UNKNOWN_CODE | won << 2 | (DRAWN if drawn else 0), found, broken
-    if drawn:
-        return DRAW_CODE, 0, broken
-    return LOSS_CODE | (won + 1) << 2, 0, broken
-
-
-@numba.njit(cache=True)
 def derive_reps(
     first: int, last: int, m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray,
     mills_of: np.ndarray, ix: Any, lower: np.ndarray, lower_lost: bool, across: np.ndarray | None,
     value: np.ndarray, marks: np.ndarray,
 ) -> int:
     """The value of each slot of the representatives ``first`` to ``last`` (excluded) of ``T(m, n)``
-    from its moves (:func:`_derive`).
+    from its moves.
 
-    Without ``across`` (:func:`init_tier`) it is stored in ``value``, ``marks``
-    gets how many classes of ``T(n, m)`` it waits for, and the largest
-    distance set is returned; with ``across``, the values of ``T(n, m)``
-    (the check of a solved tier), ``marks`` gets whether ``value`` disagrees
-    or a child holds no class, and 0 is returned.
+    A move closing a mill leads to ``T(n - 1, m)``, read in ``lower`` (every
+    position there lost at 0 when ``lower_lost``); any other to ``T(n, m)``,
+    read in ``across`` when it is given (the check of a solved tier: ``marks``
+    gets whether ``value`` disagrees or a child holds no class, and 0 is
+    returned). Without ``across`` (:func:`init_tier`) the value is stored in
+    ``value``, unknown while such moves reach classes, holding then the
+    largest distance of its won children and whether one is drawn
+    (:data:`DRAWN`), and ``marks`` gets how many distinct classes it waits
+    for; the largest distance set is returned.
     """
-    stabs, reps, rep_start, binom = ix[5], ix[3], ix[4], ix[6]
+    perm, stabs, reps, rep_start, binom = ix[0], ix[5], ix[3], ix[4], ix[6]
     per = binom[cells - n, m]
+    full = (1 << cells) - 1
     keys = np.empty(_MOST, dtype=np.int64)
     stamps = np.zeros(_MOST, dtype=np.int64)
     top = 0
     for i in range(first, last):
         other = reps[rep_start[n] + i]
         stab = stabs[rep_start[n] + i]
+        removable = removable_stones(other, mills)
         comp = (1 << m) - 1
         for k in range(per):
             if k:
                 comp = _next_colex(comp)
             slot = i * per + k
-            v, waiting, broken = _derive(
-                _deposit(comp, other, cells), other, stab, m, n, cells, flying, neighbours, mills, mills_of, ix,
-                lower, lower_lost, across, keys, stamps, slot + 1,
-            )
+            mover = _deposit(comp, other, cells)
+            v = UNUSED if stab != 1 and _least(mover, stab, perm) != mover else LOSS_CODE
+            found = 0
+            broken = False
+            if v != UNUSED and m >= 3:
+                empty = full & ~(mover | other)
+                fly = flying and m == 3
+                moves = 0
+                win = DISTANCE_MASK + 1
+                won = 0
+                drawn = False
+                stones = mover
+                while stones:
+                    a = _low(stones)
+                    stones &= stones - 1
+                    targets = empty if fly else neighbours[a] & empty
+                    rest = mover & ~(1 << a)
+                    while targets:
+                        b = _low(targets)
+                        targets &= targets - 1
+                        moves += 1
+                        after = rest | 1 << b
+                        if _in_mill(after, b, mills_of):
+                            if lower_lost:
+                                win = 1
+                                continue
+                            taken = removable
+                            while taken:
+                                c = _low(taken)
+                                taken &= taken - 1
+                                w = lower[rank(other & ~(1 << c), after, n - 1, m, cells, ix)]
+                                win, won, drawn, broken = _fold(w, win, won, drawn, broken)
+                        else:
+                            s = rank(other, after, n, m, cells, ix)
+                            if across is not None:
+                                win, won, drawn, broken = _fold(across[s], win, won, drawn, broken)
+                            elif _first(s, keys, stamps, slot + 1):
+                                found += 1
+                if win <= DISTANCE_MASK:
+                    v = WIN_CODE | win << 2
+                    found = 0
+                elif moves == 0:
+                    v = LOSS_CODE
+                elif found:
+                    v = UNKNOWN_CODE | won << 2 | (DRAWN if drawn else 0)
+                elif drawn:
+                    v = DRAW_CODE
+                else:
+                    v = LOSS_CODE | (won + 1) << 2
             if across is None:
                 value[slot] = v
-                marks[slot] = waiting
+                marks[slot] = found
                 if v & 3 == WIN_CODE or v & 3 == LOSS_CODE:
                     top = max(top, (v >> 2) & DISTANCE_MASK)
             else:
