@@ -74,6 +74,26 @@ def test_tiers_are_stored_as_solved_and_answer_probes(tmp_path: Path) -> None:
     assert_stored_as_in_memory(path, "morris-6", 3)
 
 
+def test_blocks_of_any_size_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file whose tiers were cut into blocks of another size (an older build's 16,384 slots, here
+    1,000 and a short last block) answers the same probes and passes verify."""
+    import tablebase.store.tiers
+
+    positions = ["xx.x.........ooo x 0 0", "x.x.x..o.o.o.... o 0 0"]
+    answers = []
+    for block in (tablebase.store.tiers.BLOCK, 1000):
+        monkeypatch.setattr(tablebase.store.tiers, "BLOCK", block)
+        path = tmp_path / f"b{block}.db"
+        with tablebase.open(path) as tb:
+            tb.build("morris-6", tiers=3, workers=1)
+            table = tb.variant("morris-6")
+            answers.append([table.probe(p) for p in positions])
+            assert tb.verify("morris-6").ok
+        with sqlite3.connect(path) as conn:
+            assert {c for (c,) in conn.execute("SELECT DISTINCT count FROM blocks")} >= {block}
+    assert answers[0] == answers[1]
+
+
 def test_a_stopped_build_goes_on_from_the_tiers_stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "t.db"
     calls: list[int] = []

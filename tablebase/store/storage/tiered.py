@@ -26,7 +26,7 @@ from tablebase.store.block_cache import CACHE_BYTES, BlockCache
 from tablebase.store.block_codec import CorruptBlockError
 from tablebase.store.storage.base import BaseStorage, Entry, Row, StateChunk, Value
 from tablebase.store.storage.rows import RulesMoves
-from tablebase.store.tier_blocks import BLOCK, STORAGE, decode_block, tier_values
+from tablebase.store.tier_blocks import STORAGE, decode_block, tier_values
 
 if TYPE_CHECKING:
     import numpy as np
@@ -103,15 +103,16 @@ class Tiered(RulesMoves, BaseStorage):
         if block is not None:
             return block
 
-        first = slot - slot % BLOCK
         row = conn.execute(
-            "SELECT count, data FROM blocks WHERE variant_id = ? AND ply = ? AND first_state = ?",
-            (self.variant_id, number, first),
+            "SELECT first_state, count, data FROM blocks WHERE variant_id = ? AND ply = ? AND first_state <= ?"
+            " ORDER BY first_state DESC LIMIT 1",
+            (self.variant_id, number, slot),
         ).fetchone()
-        if row is None:
+        if row is None or slot >= row[0] + row[1]:
             return None
+        first = row[0]
         try:
-            values = decode_block(row[1], number, first, row[0])
+            values = decode_block(row[2], number, first, row[1])
         except CorruptBlockError as exc:
             raise CorruptBlockError(
                 f"{self.game.name}: the block of tier {self.game.tier_name(number)} from slot {first} is corrupt"
