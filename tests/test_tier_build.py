@@ -77,12 +77,12 @@ def test_tiers_are_stored_as_solved_and_answer_probes(tmp_path: Path) -> None:
 def test_blocks_of_any_size_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file whose tiers were cut into blocks of another size (an older build's 16,384 slots, here
     1,000 and a short last block) answers the same probes and passes verify."""
-    import tablebase.store.tiers
+    from tablebase.store.tier_blocks import BLOCK
 
     positions = ["xx.x.........ooo x 0 0", "x.x.x..o.o.o.... o 0 0"]
     answers = []
-    for block in (tablebase.store.tiers.BLOCK, 1000):
-        monkeypatch.setattr(tablebase.store.tiers, "BLOCK", block)
+    for block in (BLOCK, 1000):
+        monkeypatch.setattr("tablebase.store.tiers.BLOCK", block)
         path = tmp_path / f"b{block}.db"
         with tablebase.open(path) as tb:
             tb.build("morris-6", tiers=3, workers=1)
