@@ -26,7 +26,7 @@ from tablebase.store.block_cache import CACHE_BYTES, BlockCache
 from tablebase.store.block_codec import CorruptBlockError
 from tablebase.store.storage.base import BaseStorage, Entry, Row, StateChunk, Value
 from tablebase.store.storage.rows import RulesMoves
-from tablebase.store.tier_blocks import STORAGE, decode_block, tier_values
+from tablebase.store.tier_blocks import BLOCK, STORAGE, decode_block, tier_values
 
 if TYPE_CHECKING:
     import numpy as np
@@ -102,7 +102,6 @@ class Tiered(RulesMoves, BaseStorage):
         block = self.cache.covering(number, slot)
         if block is not None:
             return block
-
         row = conn.execute(
             "SELECT first_state, count, data FROM blocks WHERE variant_id = ? AND ply = ? AND first_state <= ?"
             " ORDER BY first_state DESC LIMIT 1",
@@ -110,9 +109,12 @@ class Tiered(RulesMoves, BaseStorage):
         ).fetchone()
         if row is None or slot >= row[0] + row[1]:
             return None
-        first = row[0]
+        return self._decoded(number, *row)
+
+    def _decoded(self, number: int, first: int, count: int, data: bytes) -> TierBlock:
+        """The block of tier ``number`` from slot ``first`` decoded (and cached)."""
         try:
-            values = decode_block(row[2], number, first, row[1])
+            values = decode_block(data, number, first, count)
         except CorruptBlockError as exc:
             raise CorruptBlockError(
                 f"{self.game.name}: the block of tier {self.game.tier_name(number)} from slot {first} is corrupt"
@@ -120,16 +122,35 @@ class Tiered(RulesMoves, BaseStorage):
             ) from exc
         return self.cache.add(TierBlock(number, first, values))
 
+    def _read_ahead(self, conn: sqlite3.Connection, wheres: Sequence[tuple[int, int]]) -> None:
+        """Read into the cache, one query a tier, the blocks that start where the writer starts them
+        (:data:`~tablebase.store.tier_blocks.BLOCK`) and hold the slots ``wheres`` not cached yet."""
+        wanted: dict[int, set[int]] = {}
+        for (number, slot), block in zip(wheres, self.cache.covering_each(wheres)):
+            if block is None:
+                wanted.setdefault(number, set()).add(slot - slot % BLOCK)
+        for number, firsts in wanted.items():
+            if len(firsts) < 2:
+                continue
+            rows = conn.execute(
+                f"SELECT first_state, count, data FROM blocks WHERE variant_id = ? AND ply = ?"
+                f" AND first_state IN ({','.join('?' * len(firsts))})",
+                (self.variant_id, number, *firsts),
+            )
+            for row in rows.fetchall():
+                self._decoded(number, *row)
+
     def _raw(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[int | None]:
         """Each state's stored value in its tier (``None``: in no stored tier)."""
         stored = self.stored(conn)
+        wheres = [w if w is not None and w[0] in stored else None for w in self.tiering.locate(states)]
+        held = [w for w in wheres if w is not None]
+        if len(held) > 1:
+            self._read_ahead(conn, held)
         out: list[int | None] = []
-        for where in self.tiering.locate(states):
-            if where is None or where[0] not in stored:
-                out.append(None)
-                continue
-            block = self._block(conn, *where)
-            out.append(None if block is None else int(block.values[where[1] - block.first]))
+        for where in wheres:
+            block = None if where is None else self._block(conn, *where)
+            out.append(None if block is None or where is None else int(block.values[where[1] - block.first]))
         return out
 
     def _proved(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[tuple[Value, bool] | None]:
