@@ -198,6 +198,17 @@ class BlockTable:
         )
         return rows
 
+    def at_or_below(self, conn: sqlite3.Connection, ply: int, key: int) -> tuple[int, int, bytes, int | None] | None:
+        """``(first state, count, data, the next block's first state or None)`` of the block of ``ply``
+        that starts last at or below ``key``; ``None`` below the first block."""
+        row: tuple[int, int, bytes, int | None] | None = conn.execute(
+            "SELECT first_state, count, data, (SELECT first_state FROM blocks WHERE variant_id = ?1 AND ply = ?2"
+            " AND first_state > ?3 ORDER BY first_state LIMIT 1)"
+            " FROM blocks WHERE variant_id = ?1 AND ply = ?2 AND first_state <= ?3 ORDER BY first_state DESC LIMIT 1",
+            (self.variant_id, ply, key),
+        ).fetchone()
+        return row
+
     def corrupt(self, ply: int, first: int, exc: Exception) -> CorruptBlockError:
         """The error that names the variant and the block of ``ply`` from ``first`` that ``exc`` found corrupt."""
         state = first if self._first_state is None else self._first_state(ply, first)

@@ -50,12 +50,7 @@ class PackedReader:
         block = self.cache.covering(ply, key)
         if block is not None:
             return block
-        row = conn.execute(
-            "SELECT first_state, count, data, (SELECT first_state FROM blocks WHERE variant_id = ?1 AND ply = ?2"
-            " AND first_state > ?3 ORDER BY first_state LIMIT 1)"
-            " FROM blocks WHERE variant_id = ?1 AND ply = ?2 AND first_state <= ?3 ORDER BY first_state DESC LIMIT 1",
-            (self.variant_id, ply, key),
-        ).fetchone()
+        row = self.table.at_or_below(conn, ply, key)
         if row is None:
             return None
         first, count, data, following = row

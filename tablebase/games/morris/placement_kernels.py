@@ -151,15 +151,19 @@ def search(
     entering = True
     result = 0
     while True:
+        returning = False
         if entering:
             entering = False
             own, other = f_own[depth], f_other[depth]
             own_hand, other_hand = f_hand[depth], f_other_hand[depth]
             alpha, beta = f_alpha[depth], f_beta[depth]
+            returning = True
             if _popcount(own) + own_hand < 3:
                 result = -M
             elif own_hand == 0 and other_hand == 0:
                 result = _leaf(own, other, cells, ix, values, codes, exact, need)
+                if result == NEED:
+                    return NEED
             else:
                 budget[0] -= 1
                 if budget[0] < 0:
@@ -168,20 +172,20 @@ def search(
                 at = (key * 0x2545F4914F6CDD1D >> 40) & (len(keys) - 1)
                 hint = NO_MOVE
                 lo, hi = -M - 1, M + 1
-                settled = False
+                returning = False
                 if keys[at] == key:
                     lo, hi = int(lows[at]), int(highs[at])
                     if lo >= beta or lo == hi:
                         result = lo
-                        settled = True
+                        returning = True
                     elif hi <= alpha:
                         result = hi
-                        settled = True
+                        returning = True
                     else:
                         alpha = max(alpha, lo)
                         beta = min(beta, hi)
                         hint = int(best_moves[at])
-                if not settled:
+                if not returning:
                     empty = full & ~(own | other)
                     threats = 0
                     for mill in mills:
@@ -215,68 +219,55 @@ def search(
                     f_lo[depth], f_hi[depth], f_at[depth], f_key[depth] = lo, hi, at, key
                     f_best[depth], f_move[depth] = -M - 1, NO_MOVE
                     f_count[depth], f_next[depth] = count, 0
-                    result = NEED + 2
-            if result >= NEED and result != NEED + 2:
-                return result
-            if result != NEED + 2:
-                if depth == 0:
-                    return result
-                depth -= 1
-                score = _parent(result)
-                if score > f_best[depth]:
-                    f_best[depth] = score
-                    f_move[depth] = f_current[depth]
-                    if score > f_alpha[depth]:
-                        f_alpha[depth] = score
-                        if score >= f_beta[depth]:
-                            f_next[depth] = f_count[depth]
+        elif f_next[depth] >= f_count[depth]:
+            result = f_best[depth]
+            lo, hi = f_lo[depth], f_hi[depth]
+            if result <= f_alpha0[depth]:
+                hi = min(hi, result)
+            elif result >= f_beta[depth]:
+                lo = max(lo, result)
+            else:
+                lo = hi = result
+            at = f_at[depth]
+            keys[at] = f_key[depth]
+            lows[at] = lo
+            highs[at] = hi
+            best_moves[at] = f_move[depth]
+            returning = True
+        if returning:
+            if depth == 0:
+                return int(result)
+            depth -= 1
+            score = _parent(result)
+            if score > f_best[depth]:
+                f_best[depth] = score
+                f_move[depth] = f_current[depth]
+                if score > f_alpha[depth]:
+                    f_alpha[depth] = score
+                    if score >= f_beta[depth]:
+                        f_next[depth] = f_count[depth]
+            continue
         i = f_next[depth]
         count = f_count[depth]
-        if i < count:
-            top = i
-            for j in range(i + 1, count):
-                if order[depth, j] > order[depth, top]:
-                    top = j
-            mv = moves[depth, top]
-            moves[depth, top] = moves[depth, i]
-            order[depth, top] = order[depth, i]
-            f_next[depth] = i + 1
-            f_current[depth] = mv
-            p = mv >> 5
-            c = (mv & 31) - 1
-            d = depth + 1
-            f_own[d] = f_other[depth] if c < 0 else f_other[depth] & ~(1 << c)
-            f_other[d] = f_own[depth] | 1 << p
-            f_hand[d] = f_other_hand[depth]
-            f_other_hand[d] = f_hand[depth] - 1
-            f_alpha[d], f_beta[d] = _child_window(f_alpha[depth], f_beta[depth])
-            depth = d
-            entering = True
-            continue
-        best = f_best[depth]
-        lo, hi = f_lo[depth], f_hi[depth]
-        if best <= f_alpha0[depth]:
-            hi = min(hi, best)
-        elif best >= f_beta[depth]:
-            lo = max(lo, best)
-        else:
-            lo = hi = best
-        at = f_at[depth]
-        keys[at] = f_key[depth]
-        lows[at] = lo
-        highs[at] = hi
-        best_moves[at] = f_move[depth]
-        if depth == 0:
-            return int(best)
-        depth -= 1
-        score = _parent(best)
-        if score > f_best[depth]:
-            f_best[depth] = score
-            f_move[depth] = f_current[depth]
-            if score > f_alpha[depth]:
-                f_alpha[depth] = score
-                if score >= f_beta[depth]:
-                    f_next[depth] = f_count[depth]
+        top = i
+        for j in range(i + 1, count):
+            if order[depth, j] > order[depth, top]:
+                top = j
+        mv = moves[depth, top]
+        moves[depth, top] = moves[depth, i]
+        order[depth, top] = order[depth, i]
+        f_next[depth] = i + 1
+        f_current[depth] = mv
+        p = mv >> 5
+        c = (mv & 31) - 1
+        d = depth + 1
+        f_own[d] = f_other[depth] if c < 0 else f_other[depth] & ~(1 << c)
+        f_other[d] = f_own[depth] | 1 << p
+        f_hand[d] = f_other_hand[depth]
+        f_other_hand[d] = f_hand[depth] - 1
+        f_alpha[d], f_beta[d] = _child_window(f_alpha[depth], f_beta[depth])
+        depth = d
+        entering = True
 
 
 def new_table(bits: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 from tablebase.errors import BuildError, DatabaseError
 from tablebase.outcome import NAMES
 from tablebase.store.block_cache import CACHE_BYTES, BlockCache
-from tablebase.store.block_codec import CorruptBlockError
+from tablebase.store.block_codec import BlockTable, CorruptBlockError
 from tablebase.store.storage.base import BaseStorage, Entry, Row, StateChunk, Value
 from tablebase.store.storage.rows import RulesMoves
 from tablebase.store.tier_blocks import BLOCK, STORAGE, decode_block, tier_values
@@ -75,6 +75,7 @@ class Tiered(RulesMoves, BaseStorage):
     def __init__(self, game: Game, variant_id: int, symmetry: bool):
         super().__init__(game, variant_id, symmetry)
         self.cache: BlockCache[TierBlock] = BlockCache(CACHE_BYTES)
+        self.table = BlockTable(game, variant_id)
         self._stored: dict[int, int] | None = None
 
     @cached_property
@@ -102,14 +103,10 @@ class Tiered(RulesMoves, BaseStorage):
         block = self.cache.covering(number, slot)
         if block is not None:
             return block
-        row = conn.execute(
-            "SELECT first_state, count, data FROM blocks WHERE variant_id = ? AND ply = ? AND first_state <= ?"
-            " ORDER BY first_state DESC LIMIT 1",
-            (self.variant_id, number, slot),
-        ).fetchone()
+        row = self.table.at_or_below(conn, number, slot)
         if row is None or slot >= row[0] + row[1]:
             return None
-        return self._decoded(number, *row)
+        return self._decoded(number, row[0], row[1], row[2])
 
     def _decoded(self, number: int, first: int, count: int, data: bytes) -> TierBlock:
         """The block of tier ``number`` from slot ``first`` decoded (and cached)."""
