@@ -11,7 +11,7 @@ compiled search. It asks for a tier's values the first time a leaf lies in it.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -19,9 +19,6 @@ from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.morris import placement_kernels as pk
 from tablebase.games.morris.kernels import line_arrays
 from tablebase.games.tiering import TierProof, TierValue
-
-if TYPE_CHECKING:
-    from tablebase.games.morris.rules import MorrisGame
 
 #: Nodes searched between two looks at the clock.
 BUDGET = 200_000
@@ -40,7 +37,7 @@ class PlacementSearch:
     """Proofs of positions of ``game`` with stones in hand, over the tiers ``read`` gives (by their
     stored number; a :class:`KeyError` for one that is not stored)."""
 
-    def __init__(self, game: MorrisGame, read: Callable[[int], np.ndarray], table_bits: int = TABLE_BITS):
+    def __init__(self, game: Any, read: Callable[[int], np.ndarray], table_bits: int = TABLE_BITS):
         import numba.typed
 
         from tablebase.games.morris.tier_table import _index
