@@ -64,7 +64,7 @@ class PlacementSearch:
 
     def covers(self, state: int) -> bool:
         """Whether ``state`` has a stone in hand (a position this search proves)."""
-        return self.game.hands(state) != (0, 0)
+        return bool(self.game.hands(state) != (0, 0))
 
     def _fold(self, state: int) -> tuple[int, int, int, int]:
         """``(own, other, own hand, other hand)`` for the side to move."""
