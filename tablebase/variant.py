@@ -177,7 +177,8 @@ class VariantTable:
     def tier_search(self) -> TierSearch | None:
         """A search of the positions the variant's tiers do not hold (Morris: the placement phase),
         reading the stored tiers at its leaves; ``None`` for a variant not built tier by tier."""
-        return self.storage.search(self.snapshot)
+        bound = self._bound_or_shipped()
+        return None if bound is None else bound.storage.search(self.snapshot)
 
     def __repr__(self) -> str:
         return f"<VariantTable {self.name!r} in {str(self.tablebase.path)!r}>"

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from tablebase.errors import BuildError
 from tablebase.games.base import DRAW, LOSS, WIN
 from tablebase.games.morris import placement_kernels as pk
 from tablebase.games.morris.kernels import line_arrays
@@ -35,17 +36,21 @@ class _TooLarge(Exception):
 
 class PlacementSearch:
     """Proofs of positions of ``game`` with stones in hand, over the tiers ``read`` gives (by their
-    stored number; a :class:`KeyError` for one that is not stored)."""
+    stored number ``number(m, n)``, ``size(number)`` slots; a :class:`KeyError` for one not stored),
+    ranked by the tier index's compiled arrays ``index``."""
 
-    def __init__(self, game: Any, read: Callable[[int], np.ndarray], table_bits: int = TABLE_BITS):
+    def __init__(
+        self, game: Any, read: Callable[[int], np.ndarray], index: tuple[Any, ...], number: Callable[[int, int], int],
+        size: Callable[[int], int], table_bits: int = TABLE_BITS,
+    ):
         import numba.typed
-
-        from tablebase.games.morris.tier_table import _index
 
         self.game = game
         self.read = read
+        self.number = number
+        self.size = size
         self.cells = game.cells
-        self.ix = _index(game.board).arrays
+        self.ix = index
         neighbours, mills, mills_of = line_arrays(game)
         weight = np.array([8 * int(b).bit_count() for b in neighbours], dtype=np.int64)
         self.lines = (neighbours, mills, mills_of, weight)
@@ -77,13 +82,17 @@ class PlacementSearch:
 
     def _load(self, index: int, exact: bool) -> None:
         """Read the tier of the search's index ``16 m + n``."""
-        from tablebase.games.morris.tier_table import tier_number
-
         m, n = divmod(index, 16)
-        number = tier_number(m, n)
-        if exact and self.held + 2 * self.game.tiering().size(number) > self.distance_bytes:
+        number = self.number(m, n)
+        if exact and self.held + 2 * self.size(number) > self.distance_bytes:
             raise _TooLarge
-        values = self.read(number)
+        try:
+            values = self.read(number)
+        except KeyError:
+            raise BuildError(
+                f"{self.game.name}: tier {m}-{n} is not stored, and the search needs it;"
+                f" run: tablebase build {self.game.name} --stones {max(m, n)}"
+            ) from None
         self.loaded.add(number)
         if exact:
             self.values[index] = values

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import cache, cached_property
 from math import comb
-from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence, cast
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -25,7 +25,6 @@ from tablebase.games.tiering import TierCounts, TierUnit
 
 if TYPE_CHECKING:
     from tablebase.games.morris.placement import PlacementSearch
-    from tablebase.games.morris.rules import MorrisGame
     from tablebase.games.morris.tier_engine import TierEngine
     from tablebase.games.morris.tier_index import TierIndex
 
@@ -194,4 +193,4 @@ class MorrisTierTable:
         """The placement phase searched over the stored tiers (:mod:`tablebase.games.morris.placement`)."""
         from tablebase.games.morris.placement import PlacementSearch
 
-        return PlacementSearch(cast("MorrisGame", self.game), read)
+        return PlacementSearch(self.game, read, _index(self.board).arrays, tier_number, self.size)

@@ -198,19 +198,15 @@ class Tiered(RulesMoves, BaseStorage):
     def search(self, connect: Callable[[], AbstractContextManager[sqlite3.Connection]]) -> TierSearch | None:
         """The game's search of the positions no tier holds (:meth:`DenseTiers.search`), reading the
         stored tiers through connections ``connect`` opens; ``None`` when the game has none. A tier
-        the search needs that is not stored is a :class:`BuildError` naming the build that adds it."""
-        game, tiering = self.game, self.tiering
+        the search needs that is not stored is a :class:`KeyError` of its number (the game names the build)."""
+        tiering = self.tiering
         variant_id = self.variant_id
         with connect() as conn:
             stored = dict(self.stored(conn))
 
         def read(number: int) -> np.ndarray:
             if number not in stored:
-                stones = max(int(c) for c in str(game.tier_name(number) or "0").split("-"))
-                raise BuildError(
-                    f"{game.name}: tier {game.tier_name(number)} is not stored, and the search needs it;"
-                    f" run: tablebase build {game.name} --stones {stones}"
-                )
+                raise KeyError(number)
             with connect() as conn:
                 return tier_values(conn, variant_id, number, tiering.size(number))
 
