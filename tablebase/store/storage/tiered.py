@@ -166,34 +166,46 @@ class Tiered(RulesMoves, BaseStorage):
             found.update((key, ((outcome, distance), bool(terminal))) for key, outcome, distance, terminal in rows)
         return [found.get(key) for key in keys]
 
-    def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
-        out = [None if v is None else _value(v) for v in self._raw(conn, states)]
+    def _completed(self, conn: sqlite3.Connection, states: Sequence[int], raw: Sequence[int | None]) -> list[Value | None]:
+        """The values of ``states`` whose tier values are ``raw``, those in no stored tier read from
+        what a search stored."""
+        out = [None if v is None else _value(v) for v in raw]
         rest = [i for i, v in enumerate(out) if v is None]
         if rest:
             for i, proved in zip(rest, self._proved(conn, [states[i] for i in rest])):
                 out[i] = None if proved is None else proved[0]
         return out
 
-    def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
-        value = self._raw(conn, [state])[0]
-        if value is not None:
-            outcome, distance = _value(value) or ("draw", None)
+    def values(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[Value | None]:
+        return self._completed(conn, states, self._raw(conn, states))
+
+    def _entry(self, conn: sqlite3.Connection, state: int, raw: int | None) -> Entry | None:
+        """The entry of ``state`` whose tier value is ``raw``."""
+        if raw is not None:
+            outcome, distance = _value(raw) or ("draw", None)
             return Entry(outcome, distance, distance == 0, state)
         proved = self._proved(conn, [state])[0]
         if proved is None:
             return None
         return Entry(proved[0][0], proved[0][1], proved[1], state)
 
+    def lookup(self, conn: sqlite3.Connection, state: int) -> Entry | None:
+        return self._entry(conn, state, self._raw(conn, [state])[0])
+
     def probe(self, conn: sqlite3.Connection, state: int) -> tuple[Entry | None, list[tuple[int, Value | None]]]:
-        """:meth:`lookup` and every move's value; no moves for a position a search stored while
-        some of its moves' positions are stored nowhere (a position stored with its value only)."""
-        entry = self.lookup(conn, state)
+        """:meth:`lookup` and every move's value, the position and its moves' positions found in
+        their tiers together; no moves for a position a search stored while some of its moves'
+        positions are stored nowhere (a position stored with its value only)."""
+        children = self.game.children(state)
+        states = [state, *(child for _, child in children)]
+        raw = self._raw(conn, states)
+        entry = self._entry(conn, state, raw[0])
         if entry is None or entry.terminal:
             return entry, []
-        moves = self.moves(conn, state, entry)
-        if any(value is None for _, value in moves) and self.tiering.locate([state])[0] is None:
+        values = self._completed(conn, states[1:], raw[1:])
+        if raw[0] is None and any(value is None for value in values):
             return entry, []
-        return entry, moves
+        return entry, [(code, value) for (code, _), value in zip(children, values)]
 
     def search(self, connect: Callable[[], AbstractContextManager[sqlite3.Connection]]) -> TierSearch | None:
         """The game's search of the positions no tier holds (:meth:`DenseTiers.search`), reading the
