@@ -186,18 +186,31 @@ def _colex_unrank(k: int, m: int, free: int, binom: np.ndarray) -> int:
     return comp
 
 
-@numba.njit(cache=True)
-def rank(mover: int, other: int, m: int, n: int, cells: int, ix: Any) -> int:
-    """The slot of the class of ``(mover, other)`` in ``T(m, n)``."""
-    perm, rep_of, sym_of, reps, rep_start, stabs, binom, sub_start = ix
+@numba.njit(cache=True, inline="always")
+def _other_class(other: int, n: int, ix: Any) -> tuple[int, int]:
+    """``(i, g)``: the number of the representative of the other side's ``n`` stones ``other`` and a
+    symmetry taking them there (what every position with those stones shares of its slot)."""
+    rep_of, sym_of, binom, sub_start = ix[1], ix[2], ix[6], ix[7]
     at = sub_start[n] + _colex(other, 0, binom)
-    i = rep_of[at]
-    g = sym_of[at]
+    return rep_of[at], sym_of[at]
+
+
+@numba.njit(cache=True, inline="always")
+def _slot(mover: int, m: int, n: int, cells: int, ix: Any, i: int, g: int) -> int:
+    """The slot in ``T(m, n)`` of ``mover`` against the other side's stones of class ``(i, g)`` (:func:`_other_class`)."""
+    perm, reps, rep_start, stabs, binom = ix[0], ix[3], ix[4], ix[5], ix[6]
     j = rep_start[n] + i
     s = _image(mover, g, perm) if g else mover
     s = _least(s, stabs[j], perm)
     slot: int = i * binom[cells - n, m] + _colex(s, reps[j], binom)
     return slot
+
+
+@numba.njit(cache=True)
+def rank(mover: int, other: int, m: int, n: int, cells: int, ix: Any) -> int:
+    """The slot of the class of ``(mover, other)`` in ``T(m, n)``."""
+    i, g = _other_class(other, n, ix)
+    return _slot(mover, m, n, cells, ix, i, g)
 
 
 @numba.njit(cache=True)
@@ -328,7 +341,10 @@ def derive_reps(
     ``value``, unknown while such moves reach classes, holding then the
     largest distance of its won children and whether one is drawn
     (:data:`DRAWN`), and ``marks`` gets how many distinct classes it waits
-    for; the largest distance set is returned.
+    for; the largest distance set is returned. Two such children are one
+    class only through a symmetry keeping the other side's stones, so where
+    no symmetry but the identity keeps them, each move counts one class,
+    ranked by none.
     """
     perm, stabs, reps, rep_start, binom = ix[0], ix[5], ix[3], ix[4], ix[6]
     per = binom[cells - n, m]
@@ -371,18 +387,18 @@ def derive_reps(
                             if lower_lost:
                                 win = 1
                                 continue
+                            ai, ag = _other_class(after, m, ix)
                             taken = removable
                             while taken:
                                 c = _low(taken)
                                 taken &= taken - 1
-                                w = lower[rank(other & ~(1 << c), after, n - 1, m, cells, ix)]
+                                w = lower[_slot(other & ~(1 << c), n - 1, m, cells, ix, ai, ag)]
                                 win, won, drawn, broken = _fold(w, win, won, drawn, broken)
-                        else:
-                            s = rank(other, after, n, m, cells, ix)
-                            if across is not None:
-                                win, won, drawn, broken = _fold(across[s], win, won, drawn, broken)
-                            elif _first(s, keys, stamps, slot + 1):
-                                found += 1
+                        elif across is not None:
+                            w = across[rank(other, after, n, m, cells, ix)]
+                            win, won, drawn, broken = _fold(w, win, won, drawn, broken)
+                        elif stab == 1 or _first(rank(other, after, n, m, cells, ix), keys, stamps, slot + 1):
+                            found += 1
                 if win <= DISTANCE_MASK:
                     v = WIN_CODE | win << 2
                     found = 0
@@ -502,6 +518,7 @@ def _level_block(
             continue
         passed += 1
         mover, other = unrank(slot, p, q, cells, ix)
+        pi, pg = _other_class(mover, p, ix)
         empty = full & ~(mover | other)
         fly = flying and q == 3
         stones = other
@@ -515,7 +532,7 @@ def _level_block(
             while sources:
                 a = _low(sources)
                 sources &= sources - 1
-                s = rank(rest | 1 << a, mover, q, p, cells, ix)
+                s = _slot(rest | 1 << a, q, p, cells, ix, pi, pg)
                 if not _first(s, keys, stamps, slot + 1):
                     continue
                 w = dst[s]
