@@ -122,7 +122,7 @@ class TierEngine:
             for p, q in tiers:
                 _, reached = tk.propagate(
                     d, p, q, self.cells, self.flying, self.neighbours, self.mills_of, ix,
-                    values[(p, q)], pending[(p, q)], values[(q, p)], counts[(q, p)], pending[(q, p)],
+                    values[(p, q)], pending[(p, q)], values[(q, p)], counts[(q, p)], pending[(q, p)], self.threads > 1,
                 )
                 top = max(top, reached)
             d += 1

@@ -49,6 +49,10 @@ BLOCK = 4096
 NONE = 1 << 30
 #: The most children or parents one position has on a board of up to 24 points.
 _MOST = 128
+#: The most positions below the unit one position's moves reach (a move closing a mill, then a
+#: removal): at most four neighbours, or the empty points for a side flying with three, of each stone,
+#: times the other side's stones.
+_REMOVALS = 1024
 
 
 def _ctpop(typingctx: Any, x: Any) -> Any:
@@ -337,7 +341,8 @@ def derive_reps(
     position there lost at 0 when ``lower_lost``); any other to ``T(n, m)``,
     read in ``across`` when it is given (the check of a solved tier: ``marks``
     gets whether ``value`` disagrees or a child holds no class, and 0 is
-    returned). Without ``across`` (:func:`init_tier`) the value is stored in
+    returned). The positions below are fetched ahead and read once every move is made. Without
+    ``across`` (:func:`init_tier`) the value is stored in
     ``value``, unknown while such moves reach classes, holding then the
     largest distance of its won children and whether one is drawn
     (:data:`DRAWN`), and ``marks`` gets how many distinct classes it waits
@@ -351,6 +356,7 @@ def derive_reps(
     full = (1 << cells) - 1
     keys = np.empty(_MOST, dtype=np.int64)
     stamps = np.zeros(_MOST, dtype=np.int64)
+    lows = np.empty(_REMOVALS, dtype=np.int64)
     top = 0
     for i in range(first, last):
         other = reps[rep_start[n] + i]
@@ -369,6 +375,7 @@ def derive_reps(
                 empty = full & ~(mover | other)
                 fly = flying and m == 3
                 moves = 0
+                removals = 0
                 win = DISTANCE_MASK + 1
                 won = 0
                 drawn = False
@@ -392,13 +399,17 @@ def derive_reps(
                             while taken:
                                 c = _low(taken)
                                 taken &= taken - 1
-                                w = lower[_slot(other & ~(1 << c), n - 1, m, cells, ix, ai, ag)]
-                                win, won, drawn, broken = _fold(w, win, won, drawn, broken)
+                                below = _slot(other & ~(1 << c), n - 1, m, cells, ix, ai, ag)
+                                _prefetch(lower, below)
+                                lows[removals] = below
+                                removals += 1
                         elif across is not None:
                             w = across[rank(other, after, n, m, cells, ix)]
                             win, won, drawn, broken = _fold(w, win, won, drawn, broken)
                         elif stab == 1 or _first(rank(other, after, n, m, cells, ix), keys, stamps, slot + 1):
                             found += 1
+                for r in range(removals):
+                    win, won, drawn, broken = _fold(lower[lows[r]], win, won, drawn, broken)
                 if win <= DISTANCE_MASK:
                     v = WIN_CODE | win << 2
                     found = 0
@@ -486,6 +497,23 @@ def _atomic_min_i32(typingctx: Any, array: Any, index: Any, value: Any) -> Any:
     return types.int32(types.Array(types.int32, 1, "C"), types.int64, types.int32), codegen
 
 
+def _prefetch_item(typingctx: Any, array: Any, index: Any) -> Any:
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])  # type: ignore[no-untyped-call]
+        i32, byte = ir.IntType(32), ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")  # type: ignore[no-untyped-call]
+        # read-write, into every cache level, of data
+        builder.call(fn, [builder.bitcast(ptr, byte), ir.Constant(i32, 1), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(array, types.int64), codegen
+
+
+#: Fetch ``array[index]`` into the cache ahead of its write, in compiled code.
+_prefetch = cast(Callable[[np.ndarray, int], None], intrinsic(_prefetch_item))
 #: ``array[index] -= 1`` at once for every thread, in compiled code; returns the value before.
 _decrement = cast(Callable[[np.ndarray, int], int], intrinsic(_atomic_sub_u8))
 #: ``array[index] = min(array[index], value)`` at once for every thread, in compiled code.
@@ -495,14 +523,17 @@ _lower = cast(Callable[[np.ndarray, int, int], int], intrinsic(_atomic_min_i32))
 @numba.njit(cache=True)
 def _level_block(
     block: int, d: int, p: int, q: int, cells: int, flying: bool, neighbours: np.ndarray, mills_of: np.ndarray,
-    ix: Any, src: np.ndarray, dst: np.ndarray, dst_count: np.ndarray, fresh: np.ndarray,
+    ix: Any, src: np.ndarray, dst: np.ndarray, dst_count: np.ndarray, fresh: np.ndarray, shared: bool,
 ) -> tuple[int, int, int]:
     """The values of one block of ``T(p, q)`` final at ``d`` passed to their parents in ``T(q, p)``:
     ``(passed, largest distance set, least distance above d met in the block)``; each value set
-    lowers its block's entry of ``fresh``."""
+    lowers its block's entry of ``fresh``. Each value's parents are found first, their values fetched
+    ahead, then passed; ``shared``: other threads pass values to the same parents (the counts and
+    ``fresh`` are lowered at once for every thread)."""
     full = (1 << cells) - 1
     keys = np.empty(_MOST, dtype=np.int64)
     stamps = np.zeros(_MOST, dtype=np.int64)
+    parents = np.empty(_MOST, dtype=np.int64)
     top = 0
     passed = 0
     later = NONE
@@ -522,6 +553,7 @@ def _level_block(
         empty = full & ~(mover | other)
         fly = flying and q == 3
         stones = other
+        found = 0
         while stones:
             b = _low(stones)
             stones &= stones - 1
@@ -533,22 +565,34 @@ def _level_block(
                 a = _low(sources)
                 sources &= sources - 1
                 s = _slot(rest | 1 << a, q, p, cells, ix, pi, pg)
-                if not _first(s, keys, stamps, slot + 1):
-                    continue
-                w = dst[s]
-                held = w & 3
-                reached = 0
-                if code == LOSS_CODE:
-                    if held == UNKNOWN_CODE or (held == WIN_CODE and (w >> 2) & DISTANCE_MASK > d + 1):
-                        reached = d + 1
-                        dst[s] = WIN_CODE | reached << 2
-                elif held == UNKNOWN_CODE:
-                    if _decrement(dst_count, s) == 1 and not w & DRAWN:
-                        reached = max(d, (w >> 2) & DISTANCE_MASK) + 1
-                        dst[s] = LOSS_CODE | reached << 2
-                if reached:
-                    top = max(top, reached)
+                if _first(s, keys, stamps, slot + 1):
+                    parents[found] = s
+                    found += 1
+                    _prefetch(dst, s)
+                    if code == WIN_CODE:
+                        _prefetch(dst_count, s)
+        for k in range(found):
+            s = parents[k]
+            w = dst[s]
+            held = w & 3
+            reached = 0
+            if code == LOSS_CODE:
+                if held == UNKNOWN_CODE or (held == WIN_CODE and (w >> 2) & DISTANCE_MASK > d + 1):
+                    reached = d + 1
+                    dst[s] = WIN_CODE | reached << 2
+            elif held == UNKNOWN_CODE:
+                left = _decrement(dst_count, s) if shared else dst_count[s]
+                if not shared:
+                    dst_count[s] = left - 1
+                if left == 1 and not w & DRAWN:
+                    reached = max(d, (w >> 2) & DISTANCE_MASK) + 1
+                    dst[s] = LOSS_CODE | reached << 2
+            if reached:
+                top = max(top, reached)
+                if shared:
                     _lower(fresh, s // BLOCK, reached)
+                elif reached < fresh[s // BLOCK]:
+                    fresh[s // BLOCK] = reached
     return passed, top, later
 
 
@@ -568,6 +612,7 @@ def _merge_levels(blocks: np.ndarray, later: np.ndarray, src_pending: np.ndarray
 def propagate(
     d: int, p: int, q: int, cells: int, flying: bool, neighbours: np.ndarray, mills_of: np.ndarray, ix: Any,
     src: np.ndarray, src_pending: np.ndarray, dst: np.ndarray, dst_count: np.ndarray, dst_pending: np.ndarray,
+    shared: bool = True,
 ) -> tuple[int, int]:
     """Pass the values of ``T(p, q)`` final at distance ``d`` to their parents in ``T(q, p)``, on numba's threads.
 
@@ -588,7 +633,7 @@ def propagate(
     fresh = np.full(len(dst_pending), NONE, dtype=np.int32)
     for i in numba.prange(len(blocks)):
         passed[i], tops[i], later[i] = _level_block(
-            blocks[i], d, p, q, cells, flying, neighbours, mills_of, ix, src, dst, dst_count, fresh
+            blocks[i], d, p, q, cells, flying, neighbours, mills_of, ix, src, dst, dst_count, fresh, shared
         )
     _merge_levels(blocks, later, src_pending, fresh, dst_pending)
     return int(passed.sum()), int(tops.max()) if len(tops) else 0
