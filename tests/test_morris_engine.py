@@ -87,14 +87,21 @@ def test_every_image_of_a_position_ranks_to_its_slot() -> None:
 
 
 @pytest.mark.parametrize("board, m, n", [(SIX, 4, 3), (SIX, 2, 5), (NINE, 3, 4)])
-def test_the_numpy_ranker_gives_the_index_s_slots(board: MorrisBoard, m: int, n: int) -> None:
+def test_the_probe_ranker_gives_the_index_s_slots(board: MorrisBoard, m: int, n: int) -> None:
+    """In numpy (a process's first calls) and in the compiled loop (the calls after)."""
+    from tablebase.games.morris.tier_rank import COMPILED_FROM
+
     ranker = TierRanker(board)
     rng = np.random.default_rng(7)
     slots = rng.choice(np.flatnonzero(index(board).used(m, n)), size=500, replace=False)
     movers, others = index(board).unrank(slots, m, n)
     sym = rng.integers(len(board.symmetries), size=len(slots))
     at = np.arange(len(slots))
-    assert np.array_equal(ranker.rank(ranker.images(movers)[sym, at], ranker.images(others)[sym, at], m, n), slots)
+    seen = ranker.images(movers)[sym, at], ranker.images(others)[sym, at]
+    assert np.array_equal(ranker.rank(*seen, m, n), slots)
+    ranker.calls = COMPILED_FROM
+    assert np.array_equal(ranker.rank(*seen, m, n), slots)
+    assert ranker.calls == COMPILED_FROM + 1
     assert np.array_equal(ranker.representatives(n), index(board).reps[index(board).rep_start[n] : index(board).rep_start[n + 1]])
 
 

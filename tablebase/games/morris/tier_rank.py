@@ -6,8 +6,11 @@ stones among the representatives of their size (the least masks of their
 classes, in increasing order), times ``C(cells - n, m)``, plus the colex rank
 of the least image of the mover's stones, under the symmetries taking the
 other side's stones to that representative, among the points it leaves free.
-A probe ranks a position and its children here (one compiled loop over the
-positions), without the table over every subset of points the tier engine builds.
+A probe ranks a position and its children here, without the table over
+every subset of points the tier engine builds: in numpy for a process's first
+:data:`COMPILED_FROM` calls (a command that probes once never loads numba),
+then in one compiled loop (:mod:`tablebase.games.morris.tier_rank_kernels`,
+about 20 times quicker on a probe's positions).
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ from __future__ import annotations
 from functools import cached_property
 from math import comb
 
-import numba
 import numpy as np
 
 from tablebase.games.morris.board import MorrisBoard
+
+#: Calls of :meth:`TierRanker.rank` made in numpy before the compiled loop takes over.
+COMPILED_FROM = 64
 
 
 def permutation_tables(board: MorrisBoard) -> np.ndarray:
@@ -46,41 +51,6 @@ def subsets(n: int, k: int) -> np.ndarray:
     return np.concatenate([np.empty(0, dtype=np.int64), *parts])
 
 
-@numba.njit(cache=True)
-def _image(x: int, g: int, perm: np.ndarray) -> int:
-    out = 0
-    for b in range(perm.shape[1]):
-        out |= perm[g, b, (x >> (8 * b)) & 255]
-    return out
-
-
-@numba.njit(cache=True)
-def _rank_each(
-    movers: np.ndarray, others: np.ndarray, per: int, cells: int, perm: np.ndarray, reps: np.ndarray, binom: np.ndarray
-) -> np.ndarray:
-    """The slot of each ``(movers[i], others[i])`` among ``per`` slots a representative of ``reps``."""
-    out = np.empty(len(movers), dtype=np.int64)
-    for i in range(len(movers)):
-        other, mover = others[i], movers[i]
-        rep = other
-        for g in range(1, perm.shape[0]):
-            rep = min(rep, _image(other, g, perm))
-        least = -1
-        for g in range(perm.shape[0]):
-            if _image(other, g, perm) == rep:
-                image = _image(mover, g, perm)
-                if least < 0 or image < least:
-                    least = image
-        colex, j, below = 0, 0, 0
-        for p in range(cells):
-            if least >> p & 1:
-                j += 1
-                colex += binom[p - below, j]
-            below += rep >> p & 1
-        out[i] = np.searchsorted(reps, rep) * per + colex
-    return out
-
-
 class TierRanker:
     """Slots of positions of the folded tiers of ``board`` (see the module notes)."""
 
@@ -88,6 +58,7 @@ class TierRanker:
         self.cells = board.cells
         self.perm = permutation_tables(board)
         self._reps: dict[int, np.ndarray] = {}
+        self.calls = 0
 
     @cached_property
     def binom(self) -> np.ndarray:
@@ -123,4 +94,27 @@ class TierRanker:
         others = np.asarray(others, dtype=np.int64)
         if not len(movers):
             return np.empty(0, dtype=np.int64)
-        return _rank_each(movers, others, comb(self.cells - n, m), self.cells, self.perm, self.representatives(n), self.binom)
+        self.calls += 1
+        if self.calls > COMPILED_FROM:
+            from tablebase.games.morris.tier_rank_kernels import rank_each
+
+            compiled: np.ndarray = rank_each(
+                movers, others, comb(self.cells - n, m), self.cells, self.perm, self.representatives(n), self.binom
+            )
+            return compiled
+        return self.ranked(movers, others, m, n)
+
+    def ranked(self, movers: np.ndarray, others: np.ndarray, m: int, n: int) -> np.ndarray:
+        """:meth:`rank` in numpy."""
+        other_images = self.images(others)
+        reps = other_images.min(axis=0)
+        mover_images = np.where(other_images == reps, self.images(movers), np.iinfo(np.int64).max)
+        least = mover_images.min(axis=0)
+        points = np.arange(self.cells)
+        stones = (least[:, None] >> points) & 1
+        taken = (reps[:, None] >> points) & 1
+        below = np.cumsum(taken, axis=1) - taken
+        colex = (self.binom[points - below, np.cumsum(stones, axis=1)] * stones).sum(axis=1)
+        index = np.searchsorted(self.representatives(n), reps)
+        slots: np.ndarray = index * comb(self.cells - n, m) + colex
+        return slots
