@@ -7,13 +7,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-
-@numba.njit(cache=True)
-def _image(x: int, g: int, perm: np.ndarray) -> int:
-    out = 0
-    for b in range(perm.shape[1]):
-        out |= perm[g, b, (x >> (8 * b)) & 255]
-    return out
+from tablebase.games.morris.tier_kernels import _image
 
 
 @numba.njit(cache=True)
