@@ -49,10 +49,6 @@ BLOCK = 4096
 NONE = 1 << 30
 #: The most children or parents one position has on a board of up to 24 points.
 _MOST = 128
-#: The most positions below the unit one position's moves reach (a move closing a mill, then a
-#: removal): at most four neighbours, or the empty points for a side flying with three, of each stone,
-#: times the other side's stones.
-_REMOVALS = 1024
 
 
 def _ctpop(typingctx: Any, x: Any) -> Any:
@@ -356,7 +352,8 @@ def derive_reps(
     full = (1 << cells) - 1
     keys = np.empty(_MOST, dtype=np.int64)
     stamps = np.zeros(_MOST, dtype=np.int64)
-    lows = np.empty(_REMOVALS, dtype=np.int64)
+    # the positions below one class's moves reach: each stone to each empty point, each removal
+    lows = np.empty(max(1, m * (cells - m - n) * n), dtype=np.int64)
     top = 0
     for i in range(first, last):
         other = reps[rep_start[n] + i]
@@ -581,8 +578,10 @@ def _level_block(
                     reached = d + 1
                     dst[s] = WIN_CODE | reached << 2
             elif held == UNKNOWN_CODE:
-                left = _decrement(dst_count, s) if shared else dst_count[s]
-                if not shared:
+                if shared:
+                    left = _decrement(dst_count, s)
+                else:
+                    left = dst_count[s]
                     dst_count[s] = left - 1
                 if left == 1 and not w & DRAWN:
                     reached = max(d, (w >> 2) & DISTANCE_MASK) + 1

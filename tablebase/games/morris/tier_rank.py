@@ -99,7 +99,7 @@ class TierRanker:
             from tablebase.games.morris.tier_rank_kernels import rank_each
 
             compiled: np.ndarray = rank_each(
-                movers, others, comb(self.cells - n, m), self.cells, self.perm, self.representatives(n), self.binom
+                movers, others, comb(self.cells - n, m), self.perm, self.representatives(n), self.binom
             )
             return compiled
         return self.ranked(movers, others, m, n)

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from tablebase.games.morris.tier_kernels import _image
+from tablebase.games.morris.tier_kernels import _colex, _image
 
 
 @numba.njit(cache=True)
 def rank_each(
-    movers: np.ndarray, others: np.ndarray, per: int, cells: int, perm: np.ndarray, reps: np.ndarray, binom: np.ndarray
+    movers: np.ndarray, others: np.ndarray, per: int, perm: np.ndarray, reps: np.ndarray, binom: np.ndarray
 ) -> np.ndarray:
     """The slot of each ``(movers[i], others[i])`` among ``per`` slots a representative of ``reps``."""
     out = np.empty(len(movers), dtype=np.int64)
@@ -27,11 +27,5 @@ def rank_each(
                 image = _image(mover, g, perm)
                 if least < 0 or image < least:
                     least = image
-        colex, j, below = 0, 0, 0
-        for p in range(cells):
-            if least >> p & 1:
-                j += 1
-                colex += binom[p - below, j]
-            below += rep >> p & 1
-        out[i] = np.searchsorted(reps, rep) * per + colex
+        out[i] = np.searchsorted(reps, rep) * per + _colex(least, rep, binom)
     return out
