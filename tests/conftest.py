@@ -25,6 +25,7 @@ from typing import Any
 
 import dev_extras
 import pytest
+import xdist_groups
 from serve_support import build_database
 
 import tablebase
@@ -138,6 +139,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(dev_extras, "dev-extras")
+    config.pluginmanager.register(xdist_groups, "xdist-groups")
     if config.getoption("--numba-compiles"):
         folder = os.environ.get("NUMBA_CACHE_DIR")
         if not folder:
