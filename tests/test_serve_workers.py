@@ -90,7 +90,8 @@ def test_busy_is_refused_at_once_with_retry_after_and_a_closed_request_frees_its
         # time_limit=0 searches nothing, so a busy pool answers it as an idle one would: not_proved at once
         began = time.monotonic()
         lookup = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 0})
-        assert time.monotonic() - began < 1
+        # answered while the 30 s search still holds the worker: it did not wait for it
+        assert pool.busy and time.monotonic() - began < 15
         assert lookup.status_code == 503 and lookup.json()["error"] == "not_proved", lookup.text
         assert "Retry-After" not in lookup.headers
         # the client goes away: its search is stopped and the worker killed within a second
@@ -110,7 +111,7 @@ def test_a_lookup_without_search_while_every_worker_is_busy_answers_from_what_is
         began = time.monotonic()
         unproved = client.get("/api/ultimate-classic/solve", params={"time_limit": 0})
         proved = client.get("/api/ultimate/solve", params={"position": LATE, "time_limit": 0})
-        assert time.monotonic() - began < 1
+        assert len(pool.busy) == 1 and time.monotonic() - began < 15
         assert unproved.status_code == 503 and unproved.json()["error"] == "not_proved"
         assert proved.status_code == 200 and proved.json()["position"]
         first.close()
