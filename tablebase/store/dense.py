@@ -38,25 +38,10 @@ from __future__ import annotations
 
 import struct
 import zlib
-from typing import Callable
 
 import numpy as np
 
-from tablebase.store.block_codec import CorruptBlockError, checksum
-
-# libdeflate (``tablebase[fast]``) inflates a part of known size and checks a block in about half the
-# time of zlib, which does both without it
-_crc32: Callable[[bytes | memoryview, int], int] = zlib.crc32
-_inflate_exact: Callable[[bytes, int], bytearray] | None = None
-_INFLATE_ERRORS: tuple[type[Exception], ...] = (zlib.error,)
-try:
-    import deflate
-except ImportError:
-    pass
-else:
-    _crc32 = deflate.crc32
-    _inflate_exact = deflate.deflate_decompress
-    _INFLATE_ERRORS = (zlib.error, deflate.DeflateError)
+from tablebase.store.block_codec import CorruptBlockError, checksum, fast_crc32, inflate
 
 #: Slots per block.
 BLOCK = 16384
@@ -154,7 +139,7 @@ class SlotBlock:
         self.data = data
         if version not in (3, FORMAT) or parts != -(-count // PART) or len(data) < _HEADER.size + 2 * parts:
             raise CorruptBlockError("block does not decode (unknown block format)")
-        if checksum(memoryview(data)[_HEADER.size :], ply, first, count, _crc32) != crc:
+        if checksum(memoryview(data)[_HEADER.size :], ply, first, count, fast_crc32) != crc:
             raise CorruptBlockError("block fails its checksum")
         self.parts = [None] * parts
 
@@ -170,13 +155,7 @@ class SlotBlock:
             at = _HEADER.size + 2 * parts
             size = min(PART, self.count - i * PART)
             stream = data[at + start : at + (end & ~BYTES_FLAG)]
-            try:
-                if as_bytes and _inflate_exact is not None:
-                    raw: bytes | bytearray = _inflate_exact(stream, size)
-                else:
-                    raw = zlib.decompress(stream, -15)
-            except _INFLATE_ERRORS as exc:
-                raise CorruptBlockError(f"block does not decode ({exc})") from exc
+            raw = inflate(stream, size if as_bytes else None)
             if not as_bytes:
                 raw = _expand(raw, size)
             elif len(raw) != size:

@@ -16,7 +16,7 @@ import struct
 import zlib
 from typing import TYPE_CHECKING, Iterable
 
-from tablebase.store.block_codec import CorruptBlockError, checksum
+from tablebase.store.block_codec import CorruptBlockError, checksum, fast_crc32, inflate
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,25 +46,29 @@ def encode_block(values: np.ndarray, number: int, first: int) -> bytes:
     return _HEADER.pack(FORMAT, checksum(stream, number, first, len(values))) + stream
 
 
-def decode_block(data: bytes, number: int, first: int, count: int) -> np.ndarray:
-    """The ``count`` values of a block; :class:`CorruptBlockError` when it does not decode to them."""
-    import numpy as np
-
+def decode_planes(data: bytes, number: int, first: int, count: int) -> bytes | bytearray:
+    """The ``count`` values of a block as their two planes, the low bytes then the high bytes (the
+    value of slot ``first + i`` is ``planes[i] | planes[count + i] << 8``); :class:`CorruptBlockError`
+    when the block does not decode to them."""
     if len(data) < _HEADER.size:
         raise CorruptBlockError("the block is shorter than its header")
     version, crc = _HEADER.unpack_from(data)
     stream = memoryview(data)[_HEADER.size :]
     if version != FORMAT:
         raise CorruptBlockError(f"block format {version}, this version reads {FORMAT}")
-    if checksum(stream, number, first, count) != crc:
+    if checksum(stream, number, first, count, fast_crc32) != crc:
         raise CorruptBlockError("checksum mismatch")
-    try:
-        planes = zlib.decompress(stream, -15)
-    except zlib.error as exc:
-        raise CorruptBlockError(str(exc)) from None
+    planes = inflate(stream, 2 * count)
     if len(planes) != 2 * count:
         raise CorruptBlockError(f"{len(planes) // 2} values, the row says {count}")
-    raw = np.frombuffer(planes, dtype=np.uint8).reshape(2, count)
+    return planes
+
+
+def decode_block(data: bytes, number: int, first: int, count: int) -> np.ndarray:
+    """The ``count`` values of a block; :class:`CorruptBlockError` when it does not decode to them."""
+    import numpy as np
+
+    raw = np.frombuffer(decode_planes(data, number, first, count), dtype=np.uint8).reshape(2, count)
     result: np.ndarray = raw[0].astype(np.uint16) | (raw[1].astype(np.uint16) << 8)
     return result
 

@@ -26,7 +26,7 @@ from tablebase.store.block_cache import CACHE_BYTES, BlockCache
 from tablebase.store.block_codec import BlockTable, CorruptBlockError
 from tablebase.store.storage.base import BaseStorage, Entry, Row, StateChunk, Value
 from tablebase.store.storage.rows import RulesMoves
-from tablebase.store.tier_blocks import BLOCK, STORAGE, decode_block, tier_values
+from tablebase.store.tier_blocks import BLOCK, STORAGE, decode_planes, tier_values
 
 if TYPE_CHECKING:
     import numpy as np
@@ -49,19 +49,25 @@ def _value(v: int) -> Value | None:
 
 @dataclass(frozen=True, eq=False)
 class TierBlock:
-    """The values of one block of a tier (its slots ``first`` to ``end``)."""
+    """The values of one block of a tier (its slots ``first`` to ``end``), as the block's two planes
+    (:func:`~tablebase.store.tier_blocks.decode_planes`)."""
 
     ply: int
     first: int
-    values: np.ndarray
+    planes: bytes | bytearray
 
     @property
     def end(self) -> int:
-        return self.first + len(self.values) - 1
+        return self.first + len(self.planes) // 2 - 1
 
     @property
     def nbytes(self) -> int:
-        return int(self.values.nbytes)
+        return len(self.planes)
+
+    def value(self, slot: int) -> int:
+        """The value of ``slot`` (inside the block)."""
+        at, count = slot - self.first, len(self.planes) // 2
+        return self.planes[at] | self.planes[count + at] << 8
 
 
 class Tiered(RulesMoves, BaseStorage):
@@ -111,13 +117,13 @@ class Tiered(RulesMoves, BaseStorage):
     def _decoded(self, number: int, first: int, count: int, data: bytes) -> TierBlock:
         """The block of tier ``number`` from slot ``first`` decoded (and cached)."""
         try:
-            values = decode_block(data, number, first, count)
+            planes = decode_planes(data, number, first, count)
         except CorruptBlockError as exc:
             raise CorruptBlockError(
                 f"{self.game.name}: the block of tier {self.game.tier_name(number)} from slot {first} is corrupt"
                 f" ({exc}); rebuild the variant"
             ) from exc
-        return self.cache.add(TierBlock(number, first, values))
+        return self.cache.add(TierBlock(number, first, planes))
 
     def _read_ahead(self, conn: sqlite3.Connection, wheres: Sequence[tuple[int, int]]) -> None:
         """Read into the cache, one query a tier, the blocks that start where the writer starts them
@@ -147,7 +153,7 @@ class Tiered(RulesMoves, BaseStorage):
         out: list[int | None] = []
         for where in wheres:
             block = None if where is None else self._block(conn, *where)
-            out.append(None if block is None or where is None else int(block.values[where[1] - block.first]))
+            out.append(None if block is None or where is None else block.value(where[1]))
         return out
 
     def _proved(self, conn: sqlite3.Connection, states: Sequence[int]) -> list[tuple[Value, bool] | None]:
@@ -280,7 +286,7 @@ class Tiered(RulesMoves, BaseStorage):
             number = numbers[int(rng.choice(len(numbers), p=weights / weights.sum()))]
             slot = int(rng.integers(self.tiering.size(number)))
             block = self._block(conn, number, slot)
-            value = None if block is None else int(block.values[slot - block.first])
+            value = None if block is None else block.value(slot)
             if value is not None and value != _UNUSED:
                 picked.append(self._row(int(self.tiering.states(number, np.array([slot]))[0]), value))
         return picked
