@@ -236,6 +236,33 @@ def test_a_file_of_the_older_tier_format_is_refused_in_one_line(tmp_path: Path) 
     assert result.exit_code == 1 and "older tablebase" in result.output
 
 
+@pytest.mark.parametrize("fault", ["a changed byte", "a stream cut short"])
+def test_a_corrupt_block_is_one_line_naming_its_tier(fault: str, tmp_path: Path) -> None:
+    """A block whose bytes fail their checksum, or whose checksum holds over a stream that does not
+    inflate, is refused when read, naming the tier and the rebuild, and the CLI says so in one line."""
+    from tablebase.store.block_codec import checksum
+    from tablebase.store.tier_blocks import _HEADER, FORMAT
+
+    path = tmp_path / "t.db"
+    built(path, 3)
+    number = tier_number(3, 3)
+    with sqlite3.connect(path) as conn:
+        for first, count, data in conn.execute(
+            "SELECT first_state, count, data FROM blocks WHERE ply = ?", (number,)
+        ).fetchall():
+            if fault == "a changed byte":
+                bad = data[:-1] + bytes([data[-1] ^ 0x5A])
+            else:
+                stream = data[_HEADER.size : _HEADER.size + 3]
+                bad = _HEADER.pack(FORMAT, checksum(stream, number, first, count)) + stream
+            conn.execute("UPDATE blocks SET data = ? WHERE ply = ? AND first_state = ?", (bad, number, first))
+    with tablebase.open(path) as tb, pytest.raises(tablebase.DatabaseError, match="block of tier 3-3 from slot .* is corrupt"):
+        tb.variant("morris-6").probe("xx.x.........ooo x 0 0")
+    result = runner.invoke(app, ["probe", "morris-6", "xx.x.........ooo x 0 0", "--db", str(path)])
+    assert result.exit_code == 1 and "is corrupt" in result.output and "rebuild" in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+
+
 @pytest.mark.slow
 def test_stored_values_agree_with_the_engine_on_nine_mens_morris(tmp_path: Path) -> None:
     """morris-9 to three a side through the command line on two local processes: the stored values
