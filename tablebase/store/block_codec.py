@@ -12,7 +12,8 @@ own, and share what is around them, written here once:
   and :func:`stored_value` on one value, :func:`stored_moves` on a probe's moves;
 * the seed of a block's CRC-32 (:func:`checksum`), which ties the data to the
   row's ply, first state and count, so a block moved to another ply or
-  position fails to decode;
+  position fails to decode; and the inflate of a raw deflate stream
+  (:func:`inflate`, with :func:`fast_crc32`: libdeflate's where installed);
 * the rows of the ``blocks`` table: encoded on threads (:func:`encode_rows`),
   inserted in batches (:func:`insert_rows`), read by ply and named in errors
   (:class:`BlockTable`), written into a file with pages of :data:`PAGE_SIZE`
