@@ -94,6 +94,24 @@ def test_blocks_of_any_size_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert answers[0] == answers[1]
 
 
+def test_blocks_read_alike_with_and_without_libdeflate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("deflate")
+    import zlib
+
+    from tablebase.store import block_codec, tier_blocks
+
+    assert block_codec._inflate_exact is not None
+    path = tmp_path / "t.db"
+    with tablebase.open(path) as tb:
+        tb.build("morris-6", tiers=3, workers=1)
+    rows = sqlite3.connect(path).execute("SELECT ply, first_state, count, data FROM blocks").fetchall()
+    with_lib = [tier_blocks.decode_block(data, ply, first, count).tolist() for ply, first, count, data in rows]
+    monkeypatch.setattr(block_codec, "_inflate_exact", None)
+    monkeypatch.setattr(tier_blocks, "fast_crc32", zlib.crc32)
+    without = [tier_blocks.decode_block(data, ply, first, count).tolist() for ply, first, count, data in rows]
+    assert without == with_lib and len(rows) > 1
+
+
 def test_a_stopped_build_goes_on_from_the_tiers_stored(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "t.db"
     calls: list[int] = []
