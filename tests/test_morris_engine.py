@@ -4,6 +4,7 @@ class of the small tiers, the passes on two threads, and its counts of positions
 
 from __future__ import annotations
 
+import itertools
 from functools import cache
 from math import comb
 
@@ -137,6 +138,28 @@ def test_the_passes_on_two_threads_give_the_same_values() -> None:
     one = {(t.m, t.n): t.values for t in TierEngine(SIX, True, index(SIX)).solve(5)}
     two = {(t.m, t.n): t.values for t in TierEngine(SIX, True, index(SIX), threads=2).solve(5)}
     assert one.keys() == two.keys() and all(np.array_equal(one[t], two[t]) for t in one)
+    asked = itertools.count()
+    changing = TierEngine(SIX, True, index(SIX), threads=lambda: 1 + next(asked) % 2)
+    assert all(np.array_equal(t.values, one[(t.m, t.n)]) for t in changing.solve(5))
+    assert next(asked) > 100
+
+
+def test_threads_given_as_a_function_are_asked_as_the_unit_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tablebase.games.morris.tier_engine.CHUNK", 1 << 10)
+    asked: list[int] = []
+
+    def threads() -> int:
+        asked.append(1)
+        return 1
+
+    engine = TierEngine(SIX, True, index(SIX), threads=threads)
+    below = {(t.m, t.n): t.values for t in engine.solve(3)}
+    asked.clear()
+    (tier,) = engine.solve_unit(3, 3, below)
+    # the pass over the moves asks before each part of at most 1,024 slots (3 classes of the other
+    # side's stones, of C(13, 3) = 286 slots each), then each level asks once
+    reps = int(index(SIX).arrays[4][4] - index(SIX).arrays[4][3])
+    assert len(asked) == -(-reps // (1024 // comb(13, 3))) + tier.levels > tier.levels + 5
 
 
 @pytest.mark.slow

@@ -308,3 +308,20 @@ def test_stored_values_agree_with_the_engine_on_nine_mens_morris(tmp_path: Path)
             assert child.outcome == {"win": "loss", "loss": "win", "draw": "draw"}[move.outcome]
         report = tb.verify("morris-9")
         assert report.ok and report.states == table.info.states
+
+
+def test_the_cores_are_shared_among_the_tasks_running(tmp_path: Path) -> None:
+    from tablebase.solve.tier_build import CoreShare
+
+    cores = os.cpu_count() or 1
+    share = CoreShare(str(tmp_path))
+    with share.held() as first:
+        assert first() == cores
+        with share.held() as second:
+            assert first() == second() == max(1, cores // 2)
+        assert first() == cores
+        (tmp_path / "999999999-gone").touch()
+        assert first() == cores and not (tmp_path / "999999999-gone").exists()
+    assert not list(tmp_path.iterdir())
+    with CoreShare().held() as anywhere:
+        assert anywhere() == cores

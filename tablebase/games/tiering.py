@@ -170,9 +170,11 @@ class DenseTiers(Protocol):
         """A state of the class of each slot of tier ``number`` (``np.uint64``)."""
         ...
 
-    def solve(self, unit: TierUnit, below: Mapping[int, np.ndarray], threads: int) -> dict[int, np.ndarray]:
+    def solve(
+        self, unit: TierUnit, below: Mapping[int, np.ndarray], threads: Callable[[], int]
+    ) -> dict[int, np.ndarray]:
         """The values of the tiers of ``unit``, reading ``below`` (the values of the tiers it reads), on
-        ``threads`` threads."""
+        the threads ``threads()`` gives, asked again as the solve goes on (other tasks start and end)."""
         ...
 
     def counts(self, number: int, values: np.ndarray) -> TierCounts:

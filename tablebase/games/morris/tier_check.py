@@ -90,11 +90,11 @@ def check_tier(
     ``across`` the values of ``T(n, m)``, ``lower`` those of ``T(n - 1, m)`` (every position there lost
     at 0 when ``lower_lost``)."""
     total = ix[4][n + 1] - ix[4][n]
-    bad = np.zeros(len(value), dtype=np.bool_)
+    bad = np.zeros(len(value), dtype=np.uint8)
     blocks = max(1, min(total, _BLOCKS))
     for b in numba.prange(blocks):
         derive_reps(
             b * total // blocks, (b + 1) * total // blocks, m, n, cells, flying, neighbours, mills, mills_of, ix,
-            lower, lower_lost, across, value, bad,
+            lower, lower_lost, across, True, value, bad,
         )
     return bad

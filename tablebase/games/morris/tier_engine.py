@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numba
 import numpy as np
@@ -73,20 +73,35 @@ def units(max_stones: int) -> list[tuple[int, int]]:
     return sorted(pairs, key=lambda p: (p[0] + p[1], p[0]))
 
 
+#: The slots of a tier one call of the pass over the moves fills: the threads are counted again between calls.
+CHUNK = 1 << 22
+
+
 class TierEngine:
     """The folded tiers of ``board`` solved unit by unit; ``flying``: a side of three stones flies.
 
     ``threads`` above 1 runs the pass over the moves and the levels on that
-    many of numba's threads (at most numba's own count).
+    many of numba's threads (at most numba's own count); given as a function,
+    it is asked again between the parts of the pass over the moves and before
+    each level, so that a unit takes the cores other work leaves it.
     """
 
-    def __init__(self, board: MorrisBoard, flying: bool, index: TierIndex | None = None, threads: int = 1):
+    def __init__(
+        self, board: MorrisBoard, flying: bool, index: TierIndex | None = None, threads: int | Callable[[], int] = 1
+    ):
         self.board = board
         self.flying = flying
-        self.threads = max(1, min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
+        self.threads = threads
         self.index = TierIndex(board) if index is None else index
         self.cells = board.cells
         self.neighbours, self.mills, self.mills_of = line_arrays(board)
+
+    def _threads(self) -> int:
+        """The threads to run on now (numba's set to them)."""
+        wanted: int = self.threads() if callable(self.threads) else self.threads
+        threads: int = max(1, min(wanted, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
+        numba.set_num_threads(threads)
+        return threads
 
     def lost_tier(self, n: int) -> FoldedTier:
         """``T(2, n)``: the mover has two stones, every class lost at distance 0."""
@@ -104,25 +119,27 @@ class TierEngine:
         counts = {t: np.empty(self.index.size(*t), dtype=np.uint8) for t in tiers}
         top = 0
         ix = self.index.arrays
-        init = tk.init_tier
-        numba.set_num_threads(self.threads)
-        if self.threads > 1:
-            init = tk.init_tier_parallel
+        rep_start = ix[4]
         for p, q in tiers:
             lost = q - 1 < 3
             lower = np.empty(0, dtype=np.uint16) if lost else below[(q - 1, p)]
-            top = max(top, init(
-                p, q, self.cells, self.flying, self.neighbours, self.mills, self.mills_of, ix, lower, lost,
-                values[(p, q)], counts[(p, q)],
-            ))
+            reps = int(rep_start[q + 1] - rep_start[q])
+            step = max(1, CHUNK // max(1, self.index.size(p, q) // max(1, reps)))
+            for first in range(0, reps, step):
+                init = tk.init_tier_parallel if self._threads() > 1 else tk.init_tier
+                top = max(top, init(
+                    first, min(reps, first + step), p, q, self.cells, self.flying, self.neighbours, self.mills,
+                    self.mills_of, ix, lower, lost, values[(p, q)], counts[(p, q)],
+                ))
         moves_seconds = time.perf_counter() - start
         pending = {t: tk.pending_levels(values[t]) for t in tiers}
         d = 0
         while d <= top:
+            shared = self._threads() > 1
             for p, q in tiers:
                 _, reached = tk.propagate(
                     d, p, q, self.cells, self.flying, self.neighbours, self.mills_of, ix,
-                    values[(p, q)], pending[(p, q)], values[(q, p)], counts[(q, p)], pending[(q, p)], self.threads > 1,
+                    values[(p, q)], pending[(p, q)], values[(q, p)], counts[(q, p)], pending[(q, p)], shared,
                 )
                 top = max(top, reached)
             d += 1

@@ -327,7 +327,7 @@ def _fold(w: int, win: int, won: int, drawn: bool, broken: bool) -> tuple[int, i
 @numba.njit(cache=True)
 def derive_reps(
     first: int, last: int, m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray,
-    mills_of: np.ndarray, ix: Any, lower: np.ndarray, lower_lost: bool, across: np.ndarray | None,
+    mills_of: np.ndarray, ix: Any, lower: np.ndarray, lower_lost: bool, across: np.ndarray, checking: bool,
     value: np.ndarray, marks: np.ndarray,
 ) -> int:
     """The value of each slot of the representatives ``first`` to ``last`` (excluded) of ``T(m, n)``
@@ -335,10 +335,10 @@ def derive_reps(
 
     A move closing a mill leads to ``T(n - 1, m)``, read in ``lower`` (every
     position there lost at 0 when ``lower_lost``); any other to ``T(n, m)``,
-    read in ``across`` when it is given (the check of a solved tier: ``marks``
+    read in ``across`` when ``checking`` (the check of a solved tier: ``marks``
     gets whether ``value`` disagrees or a child holds no class, and 0 is
-    returned). The positions below are fetched ahead and read once every move is made. Without
-    ``across`` (:func:`init_tier`) the value is stored in
+    returned). The positions below are fetched ahead and read once every move is made. Else
+    (:func:`init_tier`, ``across`` not read) the value is stored in
     ``value``, unknown while such moves reach classes, holding then the
     largest distance of its won children and whether one is drawn
     (:data:`DRAWN`), and ``marks`` gets how many distinct classes it waits
@@ -400,7 +400,7 @@ def derive_reps(
                                 _prefetch(lower, below)
                                 lows[removals] = below
                                 removals += 1
-                        elif across is not None:
+                        elif checking:
                             w = across[rank(other, after, n, m, cells, ix)]
                             win, won, drawn, broken = _fold(w, win, won, drawn, broken)
                         elif stab == 1 or _first(rank(other, after, n, m, cells, ix), keys, stamps, slot + 1):
@@ -418,7 +418,7 @@ def derive_reps(
                     v = DRAW_CODE
                 else:
                     v = LOSS_CODE | (won + 1) << 2
-            if across is None:
+            if not checking:
                 value[slot] = v
                 marks[slot] = found
                 if v & 3 == WIN_CODE or v & 3 == LOSS_CODE:
@@ -430,32 +430,36 @@ def derive_reps(
 
 @numba.njit(cache=True)
 def init_tier(
-    m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray, mills_of: np.ndarray,
-    ix: Any, lower: np.ndarray, lower_lost: bool, value: np.ndarray, count: np.ndarray,
+    first: int, last: int, m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray,
+    mills_of: np.ndarray, ix: Any, lower: np.ndarray, lower_lost: bool, value: np.ndarray, count: np.ndarray,
 ) -> int:
-    """Fill ``value`` and ``count`` of ``T(m, n)`` from its moves; returns the largest distance set.
+    """Fill ``value`` and ``count`` of the slots of ``T(m, n)``'s representatives ``first`` to ``last``
+    (excluded) from their moves; returns the largest distance set.
 
     A move closing a mill leads to ``T(n - 1, m)``, read in ``lower`` (every
     position there lost at 0 when ``lower_lost``); any other move to
     ``T(n, m)``, in the unit, where ``count`` counts the distinct classes.
     """
-    last = ix[4][n + 1] - ix[4][n]
-    return derive_reps(0, last, m, n, cells, flying, neighbours, mills, mills_of, ix, lower, lower_lost, None, value, count)
+    across = np.empty(0, dtype=np.uint16)
+    return derive_reps(
+        first, last, m, n, cells, flying, neighbours, mills, mills_of, ix, lower, lower_lost, across, False, value, count
+    )
 
 
 @numba.njit(cache=True, parallel=True)
 def init_tier_parallel(
-    m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray, mills_of: np.ndarray,
-    ix: Any, lower: np.ndarray, lower_lost: bool, value: np.ndarray, count: np.ndarray,
+    first: int, last: int, m: int, n: int, cells: int, flying: bool, neighbours: np.ndarray, mills: np.ndarray,
+    mills_of: np.ndarray, ix: Any, lower: np.ndarray, lower_lost: bool, value: np.ndarray, count: np.ndarray,
 ) -> int:
     """:func:`init_tier` on numba's threads, the representatives shared out in blocks."""
-    total = ix[4][n + 1] - ix[4][n]
-    blocks = min(total, 1024)
+    total = last - first
+    blocks = max(1, min(total, 1024))
     tops = np.zeros(blocks, dtype=np.int64)
+    across = np.empty(0, dtype=np.uint16)
     for b in numba.prange(blocks):
-        first, last = b * total // blocks, (b + 1) * total // blocks
+        lo, hi = first + b * total // blocks, first + (b + 1) * total // blocks
         tops[b] = derive_reps(
-            first, last, m, n, cells, flying, neighbours, mills, mills_of, ix, lower, lower_lost, None, value, count
+            lo, hi, m, n, cells, flying, neighbours, mills, mills_of, ix, lower, lower_lost, across, False, value, count
         )
     return int(tops.max())
 

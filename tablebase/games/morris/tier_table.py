@@ -147,9 +147,11 @@ class MorrisTierTable:
 
         return TierEngine(self.board, self.game.flying, _index(self.board))
 
-    def solve(self, unit: TierUnit, below: Mapping[int, np.ndarray], threads: int) -> dict[int, np.ndarray]:
+    def solve(
+        self, unit: TierUnit, below: Mapping[int, np.ndarray], threads: Callable[[], int]
+    ) -> dict[int, np.ndarray]:
         engine = self._engine
-        engine.threads = _threads(threads)
+        engine.threads = threads
         m, n = tier_of(unit.tiers[0])
         if m == 2:
             return {unit.tiers[0]: engine.lost_tier(n).values}
