@@ -3,7 +3,8 @@
 The game gives its tiers in units (:class:`~tablebase.games.tiering.DenseTiers`):
 tiers solved together, each unit reading tiers of units before it. The
 units fall into waves: a unit's wave is one past the highest wave of the
-units it reads, so the units of one wave are solved side by side. A task
+units it reads, so the units of one wave are solved side by side (the
+largest first). A task
 (:func:`solve_task`) reads the tiers its unit reads from the database file,
 has the game solve the unit on the cores it may use (:class:`CoreShare`:
 this machine's cores shared among the tasks running on it, counted again
@@ -135,6 +136,7 @@ def build_tiers(
         cores = CoreShare(directory if executor.local_workers is not None else None)
         for wave in waves(tiering):
             units = [unit for unit in wave if not all(t in done for t in unit.tiers)]
+            units.sort(key=lambda unit: -sum(tiering.size(t) for t in unit.tiers))
             tasks = [(str(path), game.name, limit, variant_id, unit, cores) for unit in units]
             for result in executor.map(solve_task, tasks):
                 solved += len(result)
