@@ -18,24 +18,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 SEARCHES = ("outcome", "distance", "draw")
 
 
 def sample(variant: str, empty: int, samples: int, seed: int) -> list[str]:
-    """The positions, as text."""
+    """The positions of ``benchmarks/ultimate_solve.py``'s sampling, as text."""
     from tablebase.games import get
-    from tablebase.games.playouts import random_live_position
+    from ultimate_solve import sample_positions
 
     game = get(variant)
-    rng = random.Random(f"{seed}-{variant}-{empty}")
-    return [game.format_position(random_live_position(game, empty, rng)) for _ in range(samples)]
+    return [game.format_position(s) for s in sample_positions(game, empty, samples, seed, variant)]
 
 
 def measure(variant: str, positions: list[str]) -> dict[str, tuple[int, float]]:
@@ -70,18 +67,14 @@ def run_build(root: str | None, variant: str, positions: list[str]) -> dict[str,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", default="ultimate")
-    parser.add_argument("--empty", type=int, default=38)
-    parser.add_argument("--samples", type=int, default=10)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--vs", help="a checkout of the build to compare against")
-    parser.add_argument("--measure", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.measure:
-        print(json.dumps(measure(args.measure, json.loads(sys.stdin.read()))))
+    if sys.argv[1:2] == ["--measure"]:
+        print(json.dumps(measure(sys.argv[2], json.loads(sys.stdin.read()))))
         return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for flag, default in (("--variant", "ultimate"), ("--empty", 38), ("--samples", 10), ("--seed", 1), ("--rounds", 3)):
+        parser.add_argument(flag, type=type(default), default=default)
+    parser.add_argument("--vs", help="a checkout of the build to compare against")
+    args = parser.parse_args()
     positions = sample(args.variant, args.empty, args.samples, args.seed)
     print(f"{args.variant}: {len(positions)} positions of {args.empty} empty spots (seed {args.seed}), one thread")
     builds: list[tuple[str, str | None]] = [("this", None)] + ([("vs", args.vs)] if args.vs else [])

@@ -95,6 +95,12 @@ def solve_command(variant: str, position: str, limit: float) -> Solved:
     )
 
 
+def sample_positions(game: object, empty: int, samples: int, seed: int, variant: str) -> list[int]:
+    """``samples`` live positions of ``empty`` empty spots from random play, the same for a seed."""
+    rng = random.Random(f"{seed}-{variant}-{empty}")
+    return [random_live_position(game, empty, rng) for _ in range(samples)]  # type: ignore[arg-type]
+
+
 def run(
     variants: list[str],
     empties: list[int],
@@ -109,14 +115,12 @@ def run(
     for variant in variants:
         game = get(variant)
         for e in empties:
-            rng = random.Random(f"{seed}-{variant}-{e}")
             times: list[float] = []
             labelled = 0
             outcomes: dict[str, int] = {}
             nodes = 0
             seconds = 0.0
-            for k in range(samples):
-                state = random_live_position(game, e, rng)
+            for state in sample_positions(game, e, samples, seed, variant):
                 if command:
                     result: SearchResult | Solved = solve_command(variant, game.format_position(state), limit)
                 else:

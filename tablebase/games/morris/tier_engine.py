@@ -124,7 +124,7 @@ class TierEngine:
             lost = q - 1 < 3
             lower = np.empty(0, dtype=np.uint16) if lost else below[(q - 1, p)]
             reps = int(rep_start[q + 1] - rep_start[q])
-            step = max(1, CHUNK // max(1, self.index.size(p, q) // max(1, reps)))
+            step = max(1, CHUNK * reps // self.index.size(p, q))
             for first in range(0, reps, step):
                 init = tk.init_tier_parallel if self._threads() > 1 else tk.init_tier
                 top = max(top, init(
