@@ -7,7 +7,9 @@ the peak resident memory of its process tree (sampled every quarter second),
 the file's size, the load average, and per tier the positions, classes and
 classes won, drawn and lost (``tablebase stats``). Then ``--probes`` random
 stored positions (drawn from the stored tiers) are probed in this process
-(warm: one open file, blocks cached as they are read: p50 and p95), and the
+(warm: one open file, blocks cached as they are read: p50 and p95; after
+the file's pages are written out, since probes beside the writing back of
+gigabytes just written take twice as long), and the
 whole ``tablebase probe morris-9 P`` command (the console script beside this
 Python, bytecode caches allowed: ``PYTHONDONTWRITEBYTECODE`` is dropped from
 its environment and one untimed run writes them) is timed ``--commands``
@@ -81,7 +83,7 @@ def main() -> None:
         table = tb.variant(NAME)
         info, name = table.info, table.game.tier_name
         with table.snapshot() as conn:
-            plies = table.storage.plies(conn)
+            plies = [row for row in table.storage.plies(conn) if name(row[0]) is not None]
             positions = [row[1] for row in table.storage.sample(conn, args.probes, args.seed)]
     size = db.stat().st_size
     print(f"build --stones {args.stones}: {wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS of the process tree"
@@ -92,6 +94,7 @@ def main() -> None:
         print(f"{name(number):>5} {count:>15,} {classes:>13,} {won:>13,} {drawn:>13,} {lost:>13,}")
     print(f"{'all':>5} {sum(r[1] for r in plies):>15,} {sum(r[2] for r in plies):>13,}"
           f" {sum(r[3] for r in plies):>13,} {sum(r[5] for r in plies):>13,} {sum(r[4] for r in plies):>13,}")
+    os.sync()
     with tablebase.open(db) as tb:
         table = tb.variant(NAME)
         table.probe(positions[0])

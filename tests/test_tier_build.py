@@ -22,7 +22,7 @@ from tablebase.games.morris.tier_index import fold
 from tablebase.games.morris.tier_table import tier_number
 from tablebase.games.morris.tiers import MorrisTiers
 from tablebase.solve.tiers import solve_tiers
-from tablebase.store.tiers import open_tiered, read_values, stored_tiers
+from tablebase.store.tiers import PAGE_SIZE, open_tiered, read_values, stored_tiers, widen_pages
 
 #: One worker compiles these tests' kernels for all of them (pytest-xdist, ``--dist loadgroup``).
 pytestmark = pytest.mark.xdist_group("morris-tiers")
@@ -164,6 +164,50 @@ def test_cli_errors(args: list[str], message: str, tmp_path: Path) -> None:
     result = runner.invoke(app, ["build", *args, "--db", str(tmp_path / "t.db"), "-q"])
     assert result.exit_code == 1
     assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def page_size(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("PRAGMA page_size").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_a_tier_build_widens_the_pages_of_its_file_keeping_what_it_holds(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    with tablebase.open(path) as tb:
+        tb.build("tictactoe")
+        before = tb.variant("tictactoe").probe("x../.../...")
+    assert page_size(path) == 4096
+    with tablebase.open(path) as tb:
+        tb.build("morris-6", tiers=3, workers=1)
+        assert tb.variant("tictactoe").probe("x../.../...") == before
+        assert tb.variant("morris-6").stats().classes > 0
+    assert page_size(path) == PAGE_SIZE
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    finally:
+        conn.close()
+
+
+def test_pages_are_left_as_they_are_while_another_connection_holds_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    with tablebase.open(path) as tb:
+        tb.build("tictactoe")
+    holder = sqlite3.connect(path)
+    try:
+        holder.execute("SELECT COUNT(*) FROM variants").fetchone()
+        assert not widen_pages(path)
+        with tablebase.open(path) as tb:
+            tb.build("morris-6", tiers=3, workers=1)
+            assert tb.variant("morris-6").stats().classes > 0
+        assert page_size(path) == 4096
+    finally:
+        holder.close()
+    assert widen_pages(path) and page_size(path) == PAGE_SIZE
 
 
 def test_a_variant_built_whole_is_not_overwritten_by_tiers(tmp_path: Path) -> None:

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 
 #: Seconds a writer waits for another writer's transaction.
 WRITE_TIMEOUT = 3600
+#: Page size of a file a tier build starts in. Blocks of about 1.6 KB fill 64 KB pages; 4 KB pages
+#: hold one or two and leave about 720 bytes a row empty (nine-a-side Morris: 5.3 GB against 3.8 GB).
+PAGE_SIZE = 65536
 
 
 def _connect(path: Path, timeout: float = 60) -> sqlite3.Connection:
@@ -43,8 +46,8 @@ def _connect(path: Path, timeout: float = 60) -> sqlite3.Connection:
 
 def open_tiered(path: Path, game: Game) -> int:
     """The id of ``game``'s variant in the file ``path`` (made, with the newest schema, if missing) to
-    build tier by tier: added with no tier when absent; :class:`BuildError` when the file holds it
-    built otherwise."""
+    build tier by tier: added with no tier when absent, the file's pages widened to :data:`PAGE_SIZE`
+    first (:func:`widen_pages`); :class:`BuildError` when the file holds it built otherwise."""
     from tablebase.store.engine import make_engine, upgrade
 
     engine = make_engine(path)
@@ -52,6 +55,13 @@ def open_tiered(path: Path, game: Game) -> int:
         upgrade(engine)
     finally:
         engine.dispose()
+    conn = _connect(path)
+    try:
+        absent = conn.execute("SELECT 1 FROM variants WHERE name = ?", (game.name,)).fetchone() is None
+    finally:
+        conn.close()
+    if absent:
+        widen_pages(path)
     conn = _connect(path)
     try:
         cur = conn.cursor()
@@ -75,6 +85,28 @@ def open_tiered(path: Path, game: Game) -> int:
         insert_variant(cur, variant_id, game, game.format_position(root), symmetry=True, storage=STORAGE, complete=False)
         cur.execute("COMMIT")
         return int(variant_id)
+    finally:
+        conn.close()
+
+
+def widen_pages(path: Path, page_size: int = PAGE_SIZE) -> bool:
+    """Rewrite the file ``path`` with pages of ``page_size`` bytes if its pages are smaller; whether its
+    pages are that large now (not when another connection holds the file open: it is left as it was)."""
+    conn = sqlite3.connect(path, isolation_level=None, timeout=1)
+    try:
+        if conn.execute("PRAGMA page_size").fetchone()[0] >= page_size:
+            return True
+        try:
+            if conn.execute("PRAGMA journal_mode = DELETE").fetchone()[0] != "delete":
+                return False
+        except sqlite3.OperationalError:
+            return False
+        try:
+            conn.execute(f"PRAGMA page_size = {int(page_size)}")
+            conn.execute("VACUUM")
+        finally:
+            conn.execute("PRAGMA journal_mode = WAL")
+        return bool(conn.execute("PRAGMA page_size").fetchone()[0] >= page_size)
     finally:
         conn.close()
 
