@@ -81,12 +81,11 @@ def _knowledge(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int) -> 
     return (-1 if you else 0), (1 if me else 0)
 
 
-@kernel((ROW, ROW, INT, INT), python=False)
-def _need(mine: np.ndarray, other: np.ndarray, mine_won: int, other_won: int) -> int:
+@njit(cache=True, inline="always")
+def _need(need: np.ndarray, mine: np.ndarray, other: np.ndarray, mine_won: int, other_won: int) -> int:
     """The fewest marks a side that holds ``mine`` and has won the fields ``mine_won`` still needs
     to make a line of fields (a field won by either side is settled); :data:`UNREACHABLE` or more
-    when it cannot make one any more."""
-    need = NEED  # read once: numba puts a copy of the 256 KB table in the code for each read
+    when it cannot make one any more. ``need``: :data:`NEED`."""
     f0 = 0 if mine_won & 1 else UNREACHABLE if other_won & 1 else need[512 * mine[0] + other[0]]
     f1 = 0 if mine_won & 2 else UNREACHABLE if other_won & 2 else need[512 * mine[1] + other[1]]
     f2 = 0 if mine_won & 4 else UNREACHABLE if other_won & 4 else need[512 * mine[2] + other[2]]
@@ -101,11 +100,13 @@ def _need(mine: np.ndarray, other: np.ndarray, mine_won: int, other_won: int) ->
     return int(best)
 
 
-@kernel((ROW, ROW, INT, INT, INT))
+@njit(cache=True, inline="always")
 def _needs(xf: np.ndarray, of: np.ndarray, wx: int, wo: int, mover: int) -> tuple[int, int]:
-    """:func:`_need` of the side to move and of the other side."""
-    nx = _need(xf, of, wx, wo)
-    no = _need(of, xf, wo, wx)
+    """:func:`_need` of the side to move and of the other side (inlined where it is called: called,
+    it cost the distance search about 5 % of its nodes a second)."""
+    need = NEED  # read once: numba puts a copy of the 256 KB table in the code for each read
+    nx = _need(need, xf, of, wx, wo)
+    no = _need(need, of, xf, wo, wx)
     return (nx, no) if mover == 0 else (no, nx)
 
 

@@ -18,7 +18,6 @@ from tablebase.games.ultimate.fields import (
     _in_time,
     _knowledge,
     _moves,
-    _need,
     _needs,
     _threats,
 )
@@ -167,7 +166,7 @@ def _distance_bounds(
 #: process; ``BESIDE[0]`` at the same time in a second one on a first use
 #: (:class:`tablebase.games.common.compiled.Beside`), ``BESIDE[1]``, what Python alone calls
 #: (and what it calls), while the walk compiles.
-HERE = (_find, table._store, table._bound, table._pstore, _dget, _need, _needs, _distance_bounds, _descend)
+HERE = (_find, table._store, table._bound, table._pstore, _dget, _distance_bounds, _descend)
 BESIDE = (
     (_at_once, _child, _threats, _moves, _knowledge),
     (_find, table._store, table._bound, table._get, table._rehash, table._merge),
