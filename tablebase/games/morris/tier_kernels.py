@@ -34,6 +34,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from tablebase.games.common.intrinsics import prefetch as _prefetch
 from tablebase.games.common.kernels import DRAW_CODE, LOSS_CODE, UNKNOWN_CODE, WIN_CODE
 from tablebase.games.morris.kernels import removable_stones
 
@@ -498,23 +499,6 @@ def _atomic_min_i32(typingctx: Any, array: Any, index: Any, value: Any) -> Any:
     return types.int32(types.Array(types.int32, 1, "C"), types.int64, types.int32), codegen
 
 
-def _prefetch_item(typingctx: Any, array: Any, index: Any) -> Any:
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        aryty = signature.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])  # type: ignore[no-untyped-call]
-        i32, byte = ir.IntType(32), ir.IntType(8).as_pointer()
-        fnty = ir.FunctionType(ir.VoidType(), [byte, i32, i32, i32])
-        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")  # type: ignore[no-untyped-call]
-        # read-write, into every cache level, of data
-        builder.call(fn, [builder.bitcast(ptr, byte), ir.Constant(i32, 1), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-
-    return types.void(array, types.int64), codegen
-
-
-#: Fetch ``array[index]`` into the cache ahead of its write, in compiled code.
-_prefetch = cast(Callable[[np.ndarray, int], None], intrinsic(_prefetch_item))
 #: ``array[index] -= 1`` at once for every thread, in compiled code; returns the value before.
 _decrement = cast(Callable[[np.ndarray, int], int], intrinsic(_atomic_sub_u8))
 #: ``array[index] = min(array[index], value)`` at once for every thread, in compiled code.

@@ -104,6 +104,7 @@ from tablebase.games.ultimate.table import (
     ProofTable,
     _bound,
     _dget,
+    _fetch,
     _find,
     _get,
     _merge,
@@ -184,6 +185,8 @@ def _walk(
     xf, of, wx, wo, active, w0, w1, w2, mover, classic = board
     two, newly, isknown, one = _frames()
     key = np.empty(81, dtype=np.int64)
+    child_ends = np.empty(81, dtype=np.int64)
+    child_replies = np.empty(81, dtype=np.int64)
     threats = np.empty(9, dtype=np.int64)
     own_threats = np.empty(9, dtype=np.int64)
     if kind == PROOF:
@@ -263,13 +266,26 @@ def _walk(
             pick = -1
             skipped = False
             count = 0
+            # every child's words first, its table slots fetched, then what is known of each
+            last = n
             for i in range(n):
-                m = two[MOVES, d, i]
                 ends, wins_field, a0, a1, a2, replies = _child(
-                    xf, of, w0, w1, w2, won, mine_won, mover, closed, free_open, classic, m
+                    xf, of, w0, w1, w2, won, mine_won, mover, closed, free_open, classic, two[MOVES, d, i]
                 )
                 newly[d, i] = wins_field
                 two[C0, d, i], two[C1, d, i], two[C2, d, i] = a0, a1, a2
+                child_ends[i], child_replies[i] = ends, replies
+                if ends == WINS and kind != DISTANCE:
+                    last = i + 1
+                    break
+                if ends == GOES_ON:
+                    _fetch(keys, vals, a0, a1, a2)
+                    if kind == DISTANCE:
+                        _fetch(side_keys, side_vals, a0, a1, a2)
+            for i in range(last):
+                m = two[MOVES, d, i]
+                ends, wins_field, replies = child_ends[i], newly[d, i], child_replies[i]
+                a0, a1, a2 = two[C0, d, i], two[C1, d, i], two[C2, d, i]
                 isknown[d, i] = ends != GOES_ON
                 if kind == OUTCOME:
                     if ends == WINS:

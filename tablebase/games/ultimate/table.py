@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit, types
 
 from tablebase.games.common.compiled import kernel
+from tablebase.games.common.intrinsics import prefetch
 from tablebase.games.ultimate.fields import INT, words
 
 #: A free slot of a table (zeroed memory: the pages are only touched when used) and the tag
@@ -31,6 +32,14 @@ def _slot(w0: int, w1: int, w2: int, mask: int) -> int:
     h = w0 ^ ((w1 << 3) & 0x7FFFFFFFFFFFFFFF) ^ ((w2 << 5) & 0x7FFFFFFFFFFFFFFF) ^ (w0 >> 31) ^ (w1 >> 29) ^ (w2 >> 23)
     h ^= h >> 29
     return h & mask
+
+
+@njit(cache=True, inline="always")
+def _fetch(keys: np.ndarray, vals: np.ndarray, w0: int, w1: int, w2: int) -> None:
+    """Bring the slot of a state, key and value, into the cache ahead of a lookup."""
+    i = _slot(w0, w1, w2, keys.shape[0] - 1)
+    prefetch(keys, i)
+    prefetch(vals, i)
 
 
 @kernel((KEYS, INT, INT, INT))
