@@ -29,9 +29,13 @@ VALS = (types.int8[:, ::1], types.int64[:, ::1])
 
 @njit(cache=True, inline="always")
 def _slot(w0: int, w1: int, w2: int, mask: int) -> int:
+    """The home slot of a state: the shifts and xors of its words keep a position's slot near its
+    parent's and children's; the low 8 bits from a product of the words spread the states those
+    collide within that neighbourhood."""
     h = w0 ^ ((w1 << 3) & 0x7FFFFFFFFFFFFFFF) ^ ((w2 << 5) & 0x7FFFFFFFFFFFFFFF) ^ (w0 >> 31) ^ (w1 >> 29) ^ (w2 >> 23)
     h ^= h >> 29
-    return h & mask
+    mixed = w0 * -7046029254386353131 + w1 * -4417276706812531889 + w2 * 1609587929392839161
+    return (h ^ ((mixed >> 56) & 255)) & mask
 
 
 @njit(cache=True, inline="always")
