@@ -120,7 +120,7 @@ def run(
             outcomes: dict[str, int] = {}
             nodes = 0
             seconds = 0.0
-            for state in sample_positions(game, e, samples, seed, variant):
+            for k, state in enumerate(sample_positions(game, e, samples, seed, variant)):
                 if command:
                     result: SearchResult | Solved = solve_command(variant, game.format_position(state), limit)
                 else:
