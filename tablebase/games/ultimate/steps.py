@@ -9,19 +9,8 @@ import numpy as np
 from numba import njit, types
 
 from tablebase.games.common.compiled import kernel
-from tablebase.games.ultimate.fields import (
-    INT,
-    ROW,
-    UNREACHABLE,
-    _at_once,
-    _child,
-    _in_time,
-    _knowledge,
-    _moves,
-    _needs,
-    _threats,
-)
-from tablebase.games.ultimate import table
+from tablebase.games.ultimate import fields, table
+from tablebase.games.ultimate.fields import INT, ROW, UNREACHABLE, _in_time, _knowledge, _needs
 from tablebase.games.ultimate.table import KEYS, VALS, _dget, _find
 from tablebase.scores import M, settle, shift, unshift
 
@@ -168,6 +157,6 @@ def _distance_bounds(
 #: (and what it calls), while the walk compiles.
 HERE = (_find, table._store, table._bound, table._pstore, _dget, _distance_bounds, _descend)
 BESIDE = (
-    (_at_once, _child, _threats, _moves, _knowledge),
+    (fields._at_once, fields._child, fields._threats, fields._moves, _knowledge),
     (_find, table._store, table._bound, table._get, table._rehash, table._merge),
 )
