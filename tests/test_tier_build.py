@@ -8,7 +8,9 @@ from __future__ import annotations
 import os
 import signal
 import sqlite3
+from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -166,12 +168,14 @@ def test_cli_errors(args: list[str], message: str, tmp_path: Path) -> None:
     assert message in result.output and len(result.output.strip().splitlines()) == 1
 
 
+def pragma(path: Path, name: str) -> Any:
+    """The value of ``PRAGMA name`` in the file at ``path``, read on a connection of its own."""
+    with closing(sqlite3.connect(path)) as conn:
+        return conn.execute(f"PRAGMA {name}").fetchone()[0]
+
+
 def page_size(path: Path) -> int:
-    conn = sqlite3.connect(path)
-    try:
-        return int(conn.execute("PRAGMA page_size").fetchone()[0])
-    finally:
-        conn.close()
+    return int(pragma(path, "page_size"))
 
 
 def test_a_tier_build_widens_the_pages_of_its_file_keeping_what_it_holds(tmp_path: Path) -> None:
@@ -185,28 +189,21 @@ def test_a_tier_build_widens_the_pages_of_its_file_keeping_what_it_holds(tmp_pat
         assert tb.variant("tictactoe").probe("x../.../...") == before
         assert tb.variant("morris-6").stats().classes > 0
     assert page_size(path) == PAGE_SIZE
-    conn = sqlite3.connect(path)
-    try:
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-    finally:
-        conn.close()
+    assert pragma(path, "journal_mode") == "wal"
+    assert pragma(path, "integrity_check") == "ok"
 
 
 def test_pages_are_left_as_they_are_while_another_connection_holds_the_file(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     with tablebase.open(path) as tb:
         tb.build("tictactoe")
-    holder = sqlite3.connect(path)
-    try:
+    with closing(sqlite3.connect(path)) as holder:
         holder.execute("SELECT COUNT(*) FROM variants").fetchone()
         assert not widen_pages(path)
         with tablebase.open(path) as tb:
             tb.build("morris-6", tiers=3, workers=1)
             assert tb.variant("morris-6").stats().classes > 0
         assert page_size(path) == 4096
-    finally:
-        holder.close()
     assert widen_pages(path) and page_size(path) == PAGE_SIZE
 
 
